@@ -225,6 +225,10 @@ pub(super) fn find(
     let (place, rest) = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
     let templates = template_candidates(ground, &heads, &place, &rest, &board, &templated);
+    let small: BTreeSet<u32> = templates.iter().filter(|m| m.len() < GROUP_MIN).flatten().copied().collect();
+    // The members that small candidates brought to a larger one: a group that does not pay
+    // with them is tried again without them before it is dropped.
+    let mut joined: BTreeSet<u32> = small;
     let mut candidates: Vec<(Vec<u32>, bool)> = with_small_ones_merged(templates, &heads, &place)
         .into_iter()
         .filter(|members| members.len() >= GROUP_MIN)
@@ -303,12 +307,36 @@ pub(super) fn find(
                 move_words::read_moves(&mut groups);
                 return NodeWords { groups, member, rank, move_kinds, move_places, loops, loop_of };
             }
-            candidates =
-                candidates.into_iter().enumerate().filter(|(g, _)| !dropped.contains(g)).map(|(_, c)| c).collect();
+            let keep: Vec<bool> = (0..candidates.len()).map(|g| !dropped.contains(&g)).collect();
+            candidates = without_failed(candidates, &keep, &mut joined);
             continue;
         }
-        candidates = candidates.into_iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect();
+        candidates = without_failed(candidates, &keep, &mut joined);
     }
+}
+
+/// The `candidates` that `keep` keeps; of the others, those that members of small candidates
+/// joined (`joined`) are kept without them, to be tried again.
+fn without_failed(
+    candidates: Vec<(Vec<u32>, bool)>,
+    keep: &[bool],
+    joined: &mut BTreeSet<u32>,
+) -> Vec<(Vec<u32>, bool)> {
+    let mut kept = Vec::new();
+    for ((members, gathered), &keep) in candidates.into_iter().zip(keep) {
+        if keep {
+            kept.push((members, gathered));
+        } else if members.iter().any(|m| joined.contains(m)) {
+            let own: Vec<u32> = members.iter().filter(|m| !joined.contains(m)).copied().collect();
+            members.iter().for_each(|m| {
+                joined.remove(m);
+            });
+            if own.len() >= GROUP_MIN {
+                kept.push((own, gathered));
+            }
+        }
+    }
+    kept
 }
 
 /// The board of a ground program, with what is placed on it.
