@@ -32,6 +32,9 @@ pub mod checkers;
 /// `games/checkers.kif`, compiled with its functions in parts.
 #[rustfmt::skip]
 pub mod checkers_parts;
+/// `games/checkersTorus.kif`, compiled.
+#[rustfmt::skip]
+pub mod checkers_torus;
 /// `games/chineseCheckers3.kif`, compiled.
 #[rustfmt::skip]
 pub mod chinese_checkers3;
@@ -122,6 +125,7 @@ macro_rules! for_each_game {
         $callback!(buttons, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
         $callback!(checkers_parts, "games/checkers.kif");
+        $callback!(checkers_torus, "games/checkersTorus.kif");
         $callback!(chinese_checkers3, "games/chineseCheckers3.kif");
         $callback!(chomp, "games/chomp.kif");
         $callback!(connect_four, "games/connectFour.kif");

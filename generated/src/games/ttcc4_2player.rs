@@ -3877,10 +3877,10 @@ static FRAMES: [[[[u64; 4]; 2]; 312]; 2] = [
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 20] = [
     [
-        0, 1, 162, 36, 169, 174, 179, 183, 37, 195, 203, 211, 217, 38, 229, 237, 245,
-        251, 39, 263, 271, 279, 285, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52,
-        53, 54, 55, 56, 59, 60, 61, 161, 311, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0,
+        36, 37, 162, 38, 169, 174, 179, 183, 39, 195, 203, 211, 217, 40, 229, 237, 245,
+        251, 41, 263, 271, 279, 285, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54,
+        55, 56, 161, 311, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0,
     ],
     [
         0, 0, 0, 164, 168, 173, 178, 0, 187, 194, 202, 210, 0, 221, 228, 236, 244, 0,
@@ -3918,23 +3918,23 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 20] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        0, 0, 0, 63, 66, 70, 73, 0, 78, 82, 88, 92, 0, 99, 105, 113, 119, 0, 0, 0, 0, 0,
+        59, 0, 0, 62, 64, 68, 0, 0, 77, 80, 86, 0, 0, 98, 103, 111, 0, 0, 126, 130, 136,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        61, 0, 0, 63, 66, 70, 73, 0, 78, 82, 88, 92, 0, 99, 105, 113, 119, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        0, 0, 0, 0, 65, 69, 72, 75, 0, 81, 87, 91, 95, 0, 104, 112, 118, 123, 0, 0, 0, 0,
+        60, 0, 0, 0, 65, 69, 72, 75, 0, 81, 87, 91, 95, 0, 104, 112, 118, 123, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
         0, 0, 0, 0, 0, 67, 71, 74, 0, 0, 85, 90, 94, 0, 0, 110, 117, 122, 0, 0, 135, 140,
         143, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ],
-    [
-        0, 0, 0, 62, 64, 68, 0, 0, 77, 80, 86, 0, 0, 98, 103, 111, 0, 0, 126, 130, 136,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
@@ -3958,7 +3958,7 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 20] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        0, 0, 0, 0, 3, 0, 5, 0, 7, 0, 11, 0, 0, 0, 17, 0, 21, 0, 23, 0, 27, 0, 0, 0, 0,
+        0, 1, 0, 0, 3, 0, 5, 0, 7, 0, 11, 0, 0, 0, 17, 0, 21, 0, 23, 0, 27, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
@@ -3981,10 +3981,10 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 20] = [
 ///The move of every bit of the words in which role 1's legal moves are found.
 static LEGAL_MOVE_OF_1: [[u32; 64]; 20] = [
     [
-        34, 35, 36, 37, 38, 41, 42, 43, 186, 192, 200, 208, 44, 220, 226, 234, 242, 45,
-        254, 260, 268, 276, 46, 288, 292, 297, 302, 47, 309, 48, 49, 50, 51, 52, 53, 54,
-        55, 56, 57, 58, 158, 159, 160, 310, 311, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0,
+        36, 37, 38, 41, 42, 43, 44, 45, 186, 192, 200, 208, 46, 220, 226, 234, 242, 47,
+        254, 260, 268, 276, 48, 288, 292, 297, 302, 49, 309, 50, 51, 52, 53, 54, 55, 56,
+        57, 58, 310, 311, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0,
     ],
     [
         0, 0, 0, 164, 168, 173, 178, 0, 187, 194, 202, 210, 0, 221, 228, 236, 244, 0,
@@ -4022,29 +4022,29 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 20] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 83, 89, 93, 0, 0, 108, 116, 121, 0, 0, 133, 139,
+        142, 0, 0, 151, 155, 157, 0, 0, 160, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 96, 101, 107, 115, 0, 124, 128, 132, 138,
+        0, 144, 147, 150, 154, 0, 0, 0, 159, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 106, 114, 120, 0, 127, 131, 137,
+        141, 0, 146, 149, 153, 156, 0, 0, 158, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
         0, 0, 0, 0, 0, 0, 0, 0, 76, 79, 84, 0, 0, 97, 102, 109, 0, 0, 125, 129, 134, 0,
         0, 145, 148, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 96, 101, 107, 115, 0, 124, 128, 132, 138,
-        0, 144, 147, 150, 154, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ],
-    [
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 106, 114, 120, 0, 127, 131, 137,
-        141, 0, 146, 149, 153, 156, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ],
-    [
         0, 0, 0, 0, 0, 67, 71, 74, 0, 0, 85, 90, 94, 0, 0, 110, 117, 122, 0, 0, 135, 140,
         143, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ],
-    [
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 83, 89, 93, 0, 0, 108, 116, 121, 0, 0, 133, 139,
-        142, 0, 0, 151, 155, 157, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
         0, 0, 0, 62, 64, 68, 0, 0, 77, 80, 86, 0, 0, 98, 103, 111, 0, 0, 126, 130, 136,
@@ -4063,13 +4063,13 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 20] = [
     ],
     [
         0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 9, 0, 0, 0, 15, 0, 19, 0, 22, 0, 25, 0, 0, 0, 31,
-        0, 33, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 33, 0, 0, 35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 12, 0, 14, 0, 18, 0, 0, 0, 24, 0, 28, 0, 30,
-        0, 32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 32, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
         0, 0, 0, 0, 2, 0, 4, 0, 0, 0, 10, 0, 13, 0, 16, 0, 20, 0, 0, 0, 26, 0, 29, 0, 0,
@@ -4094,7 +4094,7 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `light` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 39];
+    let mut n = [false; 34];
     let mut g = [0u64; 26];
     // g[0]: 25 node words, bit 12 ((aux 2) light 3 6), bit 17 ((aux 2) light 4 6), bit 22 ((aux 2) light 5 6), bit 6 ((aux 2) light 2 5), and 21 more
     g[0] = (0x5555550 & s.0[4]) | (0xffffff8 & s.0[5])
@@ -4259,40 +4259,37 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // g[13]: 16 node words, bit 11 (legal light (pawnmove 3 5 2 4)), bit 12 (legal light (pawnmove 3 6 2 5)), bit 10 (legal light (pawnmove 3 4 2 3)), bit 16 (legal light (pawnmove 4 5 3 4)), and 12 more
     g[13] = 0xf7bde00 & (s.0[5] >> 31u32) & (g[1] << 6u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
-    // n[16]: (legal light (knightmove 1 3 2 5))
-    n[16] = ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (g[2] & 0x40 != 0))
-        | ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[1] & 0x40 != 0));
-    // n[17]: (legal light (knightmove 1 3 3 4))
-    n[17] = ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (g[2] & 0x400 != 0))
-        | ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[1] & 0x400 != 0));
-    // n[18]: (legal light (knightmove 1 3 3 2))
-    n[18] = ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (g[2] & 0x100 != 0))
-        | ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[1] & 0x100 != 0));
-    // g[14]: 12 node words, bit 6 (legal light (knightmove 2 5 4 6)), bit 10 (legal light (knightmove 3 4 5 5)), bit 8 (legal light (knightmove 3 2 5 3)), bit 15 (legal light (knightmove 4 4 6 5)), and 8 more
-    g[14] = (0x1ef78 & s.0[5] & (g[1] >> 11u32)
+    // g[14]: 13 node words, bit 0 (legal light (knightmove 1 3 2 5)), bit 10 (legal light (knightmove 3 4 4 6)), bit 8 (legal light (knightmove 3 2 4 4)), bit 15 (legal light (knightmove 4 4 5 6)), and 9 more
+    g[14] = (0x1 & s.0[5] & (g[1] >> 6u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x1ce738 & s.0[5] & (g[1] >> 7u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x1 & s.0[5] & (g[2] >> 6u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x1ce738 & s.0[5] & (g[2] >> 7u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    // g[15]: 13 node words, bit 0 (legal light (knightmove 1 3 3 4)), bit 6 (legal light (knightmove 2 5 4 6)), bit 10 (legal light (knightmove 3 4 5 5)), bit 8 (legal light (knightmove 3 2 5 3)), and 9 more
+    g[15] = (0x1 & s.0[5] & (g[1] >> 10u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x1ef78 & s.0[5] & (g[1] >> 11u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x1 & s.0[5] & (g[2] >> 10u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
         | (0x1ef78 & s.0[5] & (g[2] >> 11u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-    // g[15]: 12 node words, bit 6 (legal light (knightmove 2 5 4 4)), bit 10 (legal light (knightmove 3 4 5 3)), bit 17 (legal light (knightmove 4 6 6 5)), bit 15 (legal light (knightmove 4 4 6 3)), and 8 more
-    g[15] = (0x3def0 & s.0[5] & (g[1] >> 9u32)
+    // g[16]: 13 node words, bit 0 (legal light (knightmove 1 3 3 2)), bit 6 (legal light (knightmove 2 5 4 4)), bit 10 (legal light (knightmove 3 4 5 3)), bit 17 (legal light (knightmove 4 6 6 5)), and 9 more
+    g[16] = (0x1 & s.0[5] & (g[1] >> 8u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x3def0 & s.0[5] & (g[1] >> 9u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x1 & s.0[5] & (g[2] >> 8u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
         | (0x3def0 & s.0[5] & (g[2] >> 9u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-    // g[16]: 12 node words, bit 6 (legal light (knightmove 2 5 3 3)), bit 10 (legal light (knightmove 3 4 4 2)), bit 17 (legal light (knightmove 4 6 5 4)), bit 15 (legal light (knightmove 4 4 5 2)), and 8 more
-    g[16] = (0x739ce0 & s.0[5] & (g[1] >> 3u32)
+    // g[17]: 12 node words, bit 6 (legal light (knightmove 2 5 3 3)), bit 10 (legal light (knightmove 3 4 4 2)), bit 17 (legal light (knightmove 4 6 5 4)), bit 15 (legal light (knightmove 4 4 5 2)), and 8 more
+    g[17] = (0x739ce0 & s.0[5] & (g[1] >> 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
         | (0x739ce0 & s.0[5] & (g[2] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-    // g[17]: 12 node words, bit 10 (legal light (knightmove 3 4 4 6)), bit 8 (legal light (knightmove 3 2 4 4)), bit 15 (legal light (knightmove 4 4 5 6)), bit 9 (legal light (knightmove 3 3 4 5)), and 8 more
-    g[17] = (0x1ce738 & s.0[5] & (g[1] >> 7u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1ce738 & s.0[5] & (g[2] >> 7u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
     // g[18]: 12 node words, bit 10 (legal light (knightmove 3 4 2 6)), bit 8 (legal light (knightmove 3 2 2 4)), bit 15 (legal light (knightmove 4 4 3 6)), bit 9 (legal light (knightmove 3 3 2 5)), and 8 more
     g[18] = (0x39ce700 & s.0[5] & (g[1] << 3u32)
@@ -4314,77 +4311,75 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
         | (0x7bde000 & s.0[5] & (g[2] << 9u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-    // n[19]: (legal light (checkermove 1 4 2 5))
-    n[19] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (g[2] & 0x40 != 0);
-    // n[20]: (legal light (checkermove 1 4 2 3))
-    n[20] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
-        & (g[2] & 0x10 != 0);
-    // g[22]: 8 node words, bit 6 (legal light (checkermove 2 5 3 6)), bit 4 (legal light (checkermove 2 3 3 4)), bit 10 (legal light (checkermove 3 4 4 5)), bit 8 (legal light (checkermove 3 2 4 3)), and 4 more
-    g[22] = 0x154550 & s.0[4] & (g[2] >> 6u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
-    // g[23]: 8 node words, bit 6 (legal light (checkermove 2 5 3 4)), bit 4 (legal light (checkermove 2 3 3 2)), bit 12 (legal light (checkermove 3 6 4 5)), bit 10 (legal light (checkermove 3 4 4 3)), and 4 more
-    g[23] = 0x515450 & s.0[4] & (g[2] >> 4u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
+    // g[22]: 9 node words, bit 1 (legal light (checkermove 1 4 2 5)), bit 6 (legal light (checkermove 2 5 3 6)), bit 4 (legal light (checkermove 2 3 3 4)), bit 10 (legal light (checkermove 3 4 4 5)), and 5 more
+    g[22] = (0x2 & s.0[4] & (g[2] >> 5u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x154550 & s.0[4] & (g[2] >> 6u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    // g[23]: 9 node words, bit 1 (legal light (checkermove 1 4 2 3)), bit 6 (legal light (checkermove 2 5 3 4)), bit 4 (legal light (checkermove 2 3 3 2)), bit 12 (legal light (checkermove 3 6 4 5)), and 5 more
+    g[23] = (0x2 & s.0[4] & (g[2] >> 3u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+        | (0x515450 & s.0[4] & (g[2] >> 4u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
     // g[24]: 8 node words, bit 12 (legal light (checkermove 3 6 2 5)), bit 10 (legal light (checkermove 3 4 2 3)), bit 16 (legal light (checkermove 4 5 3 4)), bit 14 (legal light (checkermove 4 3 3 2)), and 4 more
     g[24] = 0x5515400 & s.0[4] & (g[2] << 6u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
     // g[25]: 8 node words, bit 10 (legal light (checkermove 3 4 2 5)), bit 8 (legal light (checkermove 3 2 2 3)), bit 16 (legal light (checkermove 4 5 3 6)), bit 14 (legal light (checkermove 4 3 3 4)), and 4 more
     g[25] = 0x5154500 & s.0[4] & (g[2] << 4u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
-    // n[21]: (legal light (jump 1 4 2 5 3 6))
-    n[21] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[16]: (legal light (jump 1 4 2 5 3 6))
+    n[16] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x1000 != 0) & (g[1] & 0x40 != 0);
-    // n[22]: (legal light (jump 2 3 3 4 4 5))
-    n[22] = (s.0[4] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[17]: (legal light (jump 2 3 3 4 4 5))
+    n[17] = (s.0[4] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x10000 != 0) & (g[1] & 0x400 != 0);
-    // n[23]: (legal light (jump 3 4 4 5 5 6))
-    n[23] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[18]: (legal light (jump 3 4 4 5 5 6))
+    n[18] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x400000 != 0) & (g[1] & 0x10000 != 0);
-    // n[24]: (legal light (jump 3 2 4 3 5 4))
-    n[24] = (s.0[4] & 0x100 == 0x100) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[19]: (legal light (jump 3 2 4 3 5 4))
+    n[19] = (s.0[4] & 0x100 == 0x100) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x100000 != 0) & (g[1] & 0x4000 != 0);
-    // n[25]: (legal light (jump 4 3 5 4 6 5))
-    n[25] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[20]: (legal light (jump 4 3 5 4 6 5))
+    n[20] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x4000000 != 0) & (g[1] & 0x100000 != 0);
-    // n[26]: (legal light (jump 4 3 3 4 2 5))
-    n[26] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[21]: (legal light (jump 4 3 3 4 2 5))
+    n[21] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x40 != 0) & (g[1] & 0x400 != 0);
-    // n[27]: (legal light (jump 5 4 4 5 3 6))
-    n[27] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[22]: (legal light (jump 5 4 4 5 3 6))
+    n[22] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x1000 != 0) & (g[1] & 0x10000 != 0);
-    // n[28]: (legal light (jump 5 2 4 3 3 4))
-    n[28] = (s.0[4] & 0x40000 == 0x40000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[23]: (legal light (jump 5 2 4 3 3 4))
+    n[23] = (s.0[4] & 0x40000 == 0x40000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x400 != 0) & (g[1] & 0x4000 != 0);
-    // n[29]: (legal light (jump 6 3 5 4 4 5))
-    n[29] = (s.0[4] & 0x1000000 == 0x1000000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[24]: (legal light (jump 6 3 5 4 4 5))
+    n[24] = (s.0[4] & 0x1000000 == 0x1000000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x10000 != 0) & (g[1] & 0x100000 != 0);
-    // n[30]: (legal light (jump 1 4 2 3 3 2))
-    n[30] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[25]: (legal light (jump 1 4 2 3 3 2))
+    n[25] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x100 != 0) & (g[1] & 0x10 != 0);
-    // n[31]: (legal light (jump 2 5 3 4 4 3))
-    n[31] = (s.0[4] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[26]: (legal light (jump 2 5 3 4 4 3))
+    n[26] = (s.0[4] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x4000 != 0) & (g[1] & 0x400 != 0);
-    // n[32]: (legal light (jump 3 6 4 5 5 4))
-    n[32] = (s.0[4] & 0x1000 == 0x1000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[27]: (legal light (jump 3 6 4 5 5 4))
+    n[27] = (s.0[4] & 0x1000 == 0x1000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x100000 != 0) & (g[1] & 0x10000 != 0);
-    // n[33]: (legal light (jump 3 4 4 3 5 2))
-    n[33] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[28]: (legal light (jump 3 4 4 3 5 2))
+    n[28] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x40000 != 0) & (g[1] & 0x4000 != 0);
-    // n[34]: (legal light (jump 4 5 5 4 6 3))
-    n[34] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[29]: (legal light (jump 4 5 5 4 6 3))
+    n[29] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x1000000 != 0) & (g[1] & 0x100000 != 0);
-    // n[35]: (legal light (jump 4 5 3 4 2 3))
-    n[35] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[30]: (legal light (jump 4 5 3 4 2 3))
+    n[30] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x10 != 0) & (g[1] & 0x400 != 0);
-    // n[36]: (legal light (jump 5 6 4 5 3 4))
-    n[36] = (s.0[4] & 0x400000 == 0x400000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[31]: (legal light (jump 5 6 4 5 3 4))
+    n[31] = (s.0[4] & 0x400000 == 0x400000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x400 != 0) & (g[1] & 0x10000 != 0);
-    // n[37]: (legal light (jump 5 4 4 3 3 2))
-    n[37] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[32]: (legal light (jump 5 4 4 3 3 2))
+    n[32] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x100 != 0) & (g[1] & 0x4000 != 0);
-    // n[38]: (legal light (jump 6 5 5 4 4 3))
-    n[38] = (s.0[4] & 0x4000000 == 0x4000000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+    // n[33]: (legal light (jump 6 5 5 4 4 3))
+    n[33] = (s.0[4] & 0x4000000 == 0x4000000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x4000 != 0) & (g[1] & 0x100000 != 0);
     let mut parts = [0u64; 20];
     if s.0[1] & 0x4000000000 != 0 {
@@ -4396,47 +4391,42 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         parts[5] |= g[11] & 0x3def78;
         parts[6] |= g[12] & 0x7bdef00;
         parts[7] |= g[13] & 0xf7bde00;
-        parts[8] |= g[14] & 0x1ef78;
-        parts[9] |= g[15] & 0x3def0;
-        parts[10] |= g[16] & 0x739ce0;
-        parts[11] |= g[17] & 0x1ce738;
+        parts[8] |= g[14] & 0x1ce739;
+        parts[9] |= g[15] & 0x1ef79;
+        parts[10] |= g[16] & 0x3def1;
+        parts[11] |= g[17] & 0x739ce0;
         parts[12] |= g[18] & 0x39ce700;
         parts[13] |= g[19] & 0xe739c00;
         parts[14] |= g[20] & 0xf7bc000;
         parts[15] |= g[21] & 0x7bde000;
-        parts[16] |= g[22] & 0x154550;
-        parts[17] |= g[23] & 0x515450;
+        parts[16] |= g[22] & 0x154552;
+        parts[17] |= g[23] & 0x515452;
         parts[18] |= g[24] & 0x5515400;
         parts[19] |= g[25] & 0x5154500;
-        parts[0] |= u64::from(n[20]);
-        parts[0] |= u64::from(n[19]) << 1;
-        parts[0] |= u64::from(n[12]) << 3;
-        parts[0] |= u64::from(n[13]) << 8;
-        parts[0] |= u64::from(n[14]) << 13;
-        parts[0] |= u64::from(n[30]) << 18;
-        parts[0] |= u64::from(n[21]) << 23;
-        parts[0] |= u64::from(n[22]) << 24;
-        parts[0] |= u64::from(n[31]) << 25;
-        parts[0] |= u64::from(n[24]) << 26;
-        parts[0] |= u64::from(n[33]) << 27;
-        parts[0] |= u64::from(n[23]) << 28;
-        parts[0] |= u64::from(n[32]) << 29;
-        parts[0] |= u64::from(n[26]) << 30;
-        parts[0] |= u64::from(n[25]) << 31;
-        parts[0] |= u64::from(n[35]) << 32;
-        parts[0] |= u64::from(n[34]) << 33;
-        parts[0] |= u64::from(n[28]) << 34;
-        parts[0] |= u64::from(n[37]) << 35;
-        parts[0] |= u64::from(n[27]) << 36;
-        parts[0] |= u64::from(n[36]) << 37;
-        parts[0] |= u64::from(n[29]) << 38;
-        parts[0] |= u64::from(n[38]) << 39;
-        parts[0] |= u64::from(n[16]) << 40;
-        parts[0] |= u64::from(n[18]) << 41;
-        parts[0] |= u64::from(n[17]) << 42;
-        parts[0] |= u64::from(n[15]) << 43;
+        parts[0] |= u64::from(n[12]);
+        parts[0] |= u64::from(n[13]) << 1;
+        parts[0] |= u64::from(n[14]) << 3;
+        parts[0] |= u64::from(n[25]) << 8;
+        parts[0] |= u64::from(n[16]) << 13;
+        parts[0] |= u64::from(n[17]) << 18;
+        parts[0] |= u64::from(n[26]) << 23;
+        parts[0] |= u64::from(n[19]) << 24;
+        parts[0] |= u64::from(n[28]) << 25;
+        parts[0] |= u64::from(n[18]) << 26;
+        parts[0] |= u64::from(n[27]) << 27;
+        parts[0] |= u64::from(n[21]) << 28;
+        parts[0] |= u64::from(n[20]) << 29;
+        parts[0] |= u64::from(n[30]) << 30;
+        parts[0] |= u64::from(n[29]) << 31;
+        parts[0] |= u64::from(n[23]) << 32;
+        parts[0] |= u64::from(n[32]) << 33;
+        parts[0] |= u64::from(n[22]) << 34;
+        parts[0] |= u64::from(n[31]) << 35;
+        parts[0] |= u64::from(n[24]) << 36;
+        parts[0] |= u64::from(n[33]) << 37;
+        parts[0] |= u64::from(n[15]) << 38;
     }
-    parts[0] |= u64::from(n[11]) << 44;
+    parts[0] |= u64::from(n[11]) << 39;
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -4448,7 +4438,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `dark` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 39];
+    let mut n = [false; 34];
     let mut g = [0u64; 26];
     // g[0]: 25 node words, bit 12 ((aux 2) light 3 6), bit 17 ((aux 2) light 4 6), bit 22 ((aux 2) light 5 6), bit 6 ((aux 2) light 2 5), and 21 more
     g[0] = (0x5555550 & s.0[4]) | (0xffffff8 & s.0[5])
@@ -4629,45 +4619,42 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     // g[13]: 16 node words, bit 19 (legal dark (pawnmove 5 3 6 2)), bit 20 (legal dark (pawnmove 5 4 6 3)), bit 14 (legal dark (pawnmove 4 3 5 2)), bit 21 (legal dark (pawnmove 5 5 6 4)), and 12 more
     g[13] = 0x7bdef0 & (s.0[3] >> 31u32) & (g[0] >> 4u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
-    // n[16]: (legal dark (knightmove 7 5 6 3))
-    n[16] = ((s.0[3] & 0x40000000 == 0x40000000)
-        & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x1000000 != 0))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (g[0] & 0x1000000 != 0));
-    // n[17]: (legal dark (knightmove 7 5 5 6))
-    n[17] = ((s.0[3] & 0x40000000 == 0x40000000)
-        & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x400000 != 0))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (g[0] & 0x400000 != 0));
-    // n[18]: (legal dark (knightmove 7 5 5 4))
-    n[18] = ((s.0[3] & 0x40000000 == 0x40000000)
-        & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x100000 != 0))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
-            & (g[0] & 0x100000 != 0));
-    // g[14]: 12 node words, bit 24 (legal dark (knightmove 6 3 5 5)), bit 20 (legal dark (knightmove 5 4 4 6)), bit 15 (legal dark (knightmove 4 4 3 6)), bit 13 (legal dark (knightmove 4 2 3 4)), and 8 more
-    g[14] = (0x39ce700 & s.0[3] & (g[0] << 3u32)
+    // g[14]: 13 node words, bit 30 (legal dark (knightmove 7 5 6 3)), bit 22 (legal dark (knightmove 5 6 4 4)), bit 20 (legal dark (knightmove 5 4 4 2)), bit 21 (legal dark (knightmove 5 5 4 3)), and 9 more
+    g[14] = (0xe739c00 & s.0[3] & (g[0] << 7u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x40000000 & s.0[3] & (g[0] << 6u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0xe739c00 & s.0[3] & (g[2] << 7u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x40000000 & s.0[3] & (g[2] << 6u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    // g[15]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 6)), bit 24 (legal dark (knightmove 6 3 4 4)), bit 20 (legal dark (knightmove 5 4 3 5)), bit 21 (legal dark (knightmove 5 5 3 6)), and 9 more
+    g[15] = (0x7bde000 & s.0[3] & (g[0] << 9u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x40000000 & s.0[3] & (g[0] << 8u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x7bde000 & s.0[3] & (g[2] << 9u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x40000000 & s.0[3] & (g[2] << 8u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    // g[16]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 4)), bit 24 (legal dark (knightmove 6 3 4 2)), bit 22 (legal dark (knightmove 5 6 3 5)), bit 20 (legal dark (knightmove 5 4 3 3)), and 9 more
+    g[16] = (0xf7bc000 & s.0[3] & (g[0] << 11u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x40000000 & s.0[3] & (g[0] << 10u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0xf7bc000 & s.0[3] & (g[2] << 11u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x40000000 & s.0[3] & (g[2] << 10u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    // g[17]: 12 node words, bit 24 (legal dark (knightmove 6 3 5 5)), bit 20 (legal dark (knightmove 5 4 4 6)), bit 15 (legal dark (knightmove 4 4 3 6)), bit 13 (legal dark (knightmove 4 2 3 4)), and 8 more
+    g[17] = (0x39ce700 & s.0[3] & (g[0] << 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
         | (0x39ce700 & s.0[3] & (g[2] << 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-    // g[15]: 12 node words, bit 24 (legal dark (knightmove 6 3 4 4)), bit 20 (legal dark (knightmove 5 4 3 5)), bit 21 (legal dark (knightmove 5 5 3 6)), bit 15 (legal dark (knightmove 4 4 2 5)), and 8 more
-    g[15] = (0x7bde000 & s.0[3] & (g[0] << 9u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x7bde000 & s.0[3] & (g[2] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-    // g[16]: 12 node words, bit 24 (legal dark (knightmove 6 3 4 2)), bit 22 (legal dark (knightmove 5 6 3 5)), bit 20 (legal dark (knightmove 5 4 3 3)), bit 21 (legal dark (knightmove 5 5 3 4)), and 8 more
-    g[16] = (0xf7bc000 & s.0[3] & (g[0] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0xf7bc000 & s.0[3] & (g[2] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-    // g[17]: 12 node words, bit 22 (legal dark (knightmove 5 6 6 4)), bit 20 (legal dark (knightmove 5 4 6 2)), bit 21 (legal dark (knightmove 5 5 6 3)), bit 15 (legal dark (knightmove 4 4 5 2)), and 8 more
-    g[17] = (0x739ce0 & s.0[3] & (g[0] >> 3u32)
+    // g[18]: 12 node words, bit 22 (legal dark (knightmove 5 6 6 4)), bit 20 (legal dark (knightmove 5 4 6 2)), bit 21 (legal dark (knightmove 5 5 6 3)), bit 15 (legal dark (knightmove 4 4 5 2)), and 8 more
+    g[18] = (0x739ce0 & s.0[3] & (g[0] >> 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
         | (0x739ce0 & s.0[3] & (g[2] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-    // g[18]: 12 node words, bit 22 (legal dark (knightmove 5 6 4 4)), bit 20 (legal dark (knightmove 5 4 4 2)), bit 21 (legal dark (knightmove 5 5 4 3)), bit 15 (legal dark (knightmove 4 4 3 2)), and 8 more
-    g[18] = (0xe739c00 & s.0[3] & (g[0] << 7u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0xe739c00 & s.0[3] & (g[2] << 7u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
     // g[19]: 12 node words, bit 20 (legal dark (knightmove 5 4 6 6)), bit 15 (legal dark (knightmove 4 4 5 6)), bit 13 (legal dark (knightmove 4 2 5 4)), bit 9 (legal dark (knightmove 3 3 4 5)), and 8 more
     g[19] = (0x1ce738 & s.0[3] & (g[0] >> 7u32)
@@ -4684,77 +4671,75 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
         | (0x3def0 & s.0[3] & (g[2] >> 9u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-    // n[19]: (legal dark (checkermove 7 4 6 5))
-    n[19] = (s.0[2] & 0x20000000 == 0x20000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
-        & (g[2] & 0x4000000 != 0);
-    // n[20]: (legal dark (checkermove 7 4 6 3))
-    n[20] = (s.0[2] & 0x20000000 == 0x20000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
-        & (g[2] & 0x1000000 != 0);
-    // g[22]: 8 node words, bit 26 (legal dark (checkermove 6 5 5 6)), bit 24 (legal dark (checkermove 6 3 5 4)), bit 20 (legal dark (checkermove 5 4 4 5)), bit 18 (legal dark (checkermove 5 2 4 3)), and 4 more
-    g[22] = 0x5154500 & s.0[2] & (g[2] << 4u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
-    // g[23]: 8 node words, bit 26 (legal dark (checkermove 6 5 5 4)), bit 24 (legal dark (checkermove 6 3 5 2)), bit 22 (legal dark (checkermove 5 6 4 5)), bit 20 (legal dark (checkermove 5 4 4 3)), and 4 more
-    g[23] = 0x5515400 & s.0[2] & (g[2] << 6u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[22]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 5)), bit 26 (legal dark (checkermove 6 5 5 6)), bit 24 (legal dark (checkermove 6 3 5 4)), bit 20 (legal dark (checkermove 5 4 4 5)), and 5 more
+    g[22] = (0x5154500 & s.0[2] & (g[2] << 4u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x20000000 & s.0[2] & (g[2] << 3u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    // g[23]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 3)), bit 26 (legal dark (checkermove 6 5 5 4)), bit 24 (legal dark (checkermove 6 3 5 2)), bit 22 (legal dark (checkermove 5 6 4 5)), and 5 more
+    g[23] = (0x5515400 & s.0[2] & (g[2] << 6u32)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+        | (0x20000000 & s.0[2] & (g[2] << 5u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
     // g[24]: 8 node words, bit 22 (legal dark (checkermove 5 6 6 5)), bit 20 (legal dark (checkermove 5 4 6 3)), bit 16 (legal dark (checkermove 4 5 5 4)), bit 14 (legal dark (checkermove 4 3 5 2)), and 4 more
     g[24] = 0x515450 & s.0[2] & (g[2] >> 4u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
     // g[25]: 8 node words, bit 20 (legal dark (checkermove 5 4 6 5)), bit 18 (legal dark (checkermove 5 2 6 3)), bit 16 (legal dark (checkermove 4 5 5 6)), bit 14 (legal dark (checkermove 4 3 5 4)), and 4 more
     g[25] = 0x154550 & s.0[2] & (g[2] >> 6u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
-    // n[21]: (legal dark (jump 4 3 5 4 6 5))
-    n[21] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[16]: (legal dark (jump 4 3 5 4 6 5))
+    n[16] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x4000000 != 0) & (g[0] & 0x100000 != 0);
-    // n[22]: (legal dark (jump 3 4 4 5 5 6))
-    n[22] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[17]: (legal dark (jump 3 4 4 5 5 6))
+    n[17] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x400000 != 0) & (g[0] & 0x10000 != 0);
-    // n[23]: (legal dark (jump 3 2 4 3 5 4))
-    n[23] = (s.0[2] & 0x100 == 0x100) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[18]: (legal dark (jump 3 2 4 3 5 4))
+    n[18] = (s.0[2] & 0x100 == 0x100) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x100000 != 0) & (g[0] & 0x4000 != 0);
-    // n[24]: (legal dark (jump 2 3 3 4 4 5))
-    n[24] = (s.0[2] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[19]: (legal dark (jump 2 3 3 4 4 5))
+    n[19] = (s.0[2] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x10000 != 0) & (g[0] & 0x400 != 0);
-    // n[25]: (legal dark (jump 7 4 6 5 5 6))
-    n[25] = (s.0[2] & 0x20000000 == 0x20000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[20]: (legal dark (jump 7 4 6 5 5 6))
+    n[20] = (s.0[2] & 0x20000000 == 0x20000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x400000 != 0) & (g[0] & 0x4000000 != 0);
-    // n[26]: (legal dark (jump 6 3 5 4 4 5))
-    n[26] = (s.0[2] & 0x1000000 == 0x1000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[21]: (legal dark (jump 6 3 5 4 4 5))
+    n[21] = (s.0[2] & 0x1000000 == 0x1000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x10000 != 0) & (g[0] & 0x100000 != 0);
-    // n[27]: (legal dark (jump 5 4 4 5 3 6))
-    n[27] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[22]: (legal dark (jump 5 4 4 5 3 6))
+    n[22] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x1000 != 0) & (g[0] & 0x10000 != 0);
-    // n[28]: (legal dark (jump 5 2 4 3 3 4))
-    n[28] = (s.0[2] & 0x40000 == 0x40000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[23]: (legal dark (jump 5 2 4 3 3 4))
+    n[23] = (s.0[2] & 0x40000 == 0x40000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x400 != 0) & (g[0] & 0x4000 != 0);
-    // n[29]: (legal dark (jump 4 3 3 4 2 5))
-    n[29] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[24]: (legal dark (jump 4 3 3 4 2 5))
+    n[24] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x40 != 0) & (g[0] & 0x400 != 0);
-    // n[30]: (legal dark (jump 4 5 5 4 6 3))
-    n[30] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[25]: (legal dark (jump 4 5 5 4 6 3))
+    n[25] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x1000000 != 0) & (g[0] & 0x100000 != 0);
-    // n[31]: (legal dark (jump 3 6 4 5 5 4))
-    n[31] = (s.0[2] & 0x1000 == 0x1000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[26]: (legal dark (jump 3 6 4 5 5 4))
+    n[26] = (s.0[2] & 0x1000 == 0x1000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x100000 != 0) & (g[0] & 0x10000 != 0);
-    // n[32]: (legal dark (jump 3 4 4 3 5 2))
-    n[32] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[27]: (legal dark (jump 3 4 4 3 5 2))
+    n[27] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x40000 != 0) & (g[0] & 0x4000 != 0);
-    // n[33]: (legal dark (jump 2 5 3 4 4 3))
-    n[33] = (s.0[2] & 0x40 == 0x40) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[28]: (legal dark (jump 2 5 3 4 4 3))
+    n[28] = (s.0[2] & 0x40 == 0x40) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x4000 != 0) & (g[0] & 0x400 != 0);
-    // n[34]: (legal dark (jump 7 4 6 3 5 2))
-    n[34] = (s.0[2] & 0x20000000 == 0x20000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[29]: (legal dark (jump 7 4 6 3 5 2))
+    n[29] = (s.0[2] & 0x20000000 == 0x20000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x40000 != 0) & (g[0] & 0x1000000 != 0);
-    // n[35]: (legal dark (jump 6 5 5 4 4 3))
-    n[35] = (s.0[2] & 0x4000000 == 0x4000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[30]: (legal dark (jump 6 5 5 4 4 3))
+    n[30] = (s.0[2] & 0x4000000 == 0x4000000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x4000 != 0) & (g[0] & 0x100000 != 0);
-    // n[36]: (legal dark (jump 5 6 4 5 3 4))
-    n[36] = (s.0[2] & 0x400000 == 0x400000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[31]: (legal dark (jump 5 6 4 5 3 4))
+    n[31] = (s.0[2] & 0x400000 == 0x400000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x400 != 0) & (g[0] & 0x10000 != 0);
-    // n[37]: (legal dark (jump 5 4 4 3 3 2))
-    n[37] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[32]: (legal dark (jump 5 4 4 3 3 2))
+    n[32] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x100 != 0) & (g[0] & 0x4000 != 0);
-    // n[38]: (legal dark (jump 4 5 3 4 2 3))
-    n[38] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+    // n[33]: (legal dark (jump 4 5 3 4 2 3))
+    n[33] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x10 != 0) & (g[0] & 0x400 != 0);
     let mut parts = [0u64; 20];
     if s.0[1] & 0x2000000000 != 0 {
@@ -4766,47 +4751,42 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
         parts[5] |= g[11] & 0xf7bde00;
         parts[6] |= g[12] & 0x3def78;
         parts[7] |= g[13] & 0x7bdef0;
-        parts[8] |= g[14] & 0x39ce700;
-        parts[9] |= g[15] & 0x7bde000;
-        parts[10] |= g[16] & 0xf7bc000;
-        parts[11] |= g[17] & 0x739ce0;
-        parts[12] |= g[18] & 0xe739c00;
+        parts[8] |= g[14] & 0x4e739c00;
+        parts[9] |= g[15] & 0x47bde000;
+        parts[10] |= g[16] & 0x4f7bc000;
+        parts[11] |= g[17] & 0x39ce700;
+        parts[12] |= g[18] & 0x739ce0;
         parts[13] |= g[19] & 0x1ce738;
         parts[14] |= g[20] & 0x1ef78;
         parts[15] |= g[21] & 0x3def0;
-        parts[16] |= g[22] & 0x5154500;
-        parts[17] |= g[23] & 0x5515400;
+        parts[16] |= g[22] & 0x25154500;
+        parts[17] |= g[23] & 0x25515400;
         parts[18] |= g[24] & 0x515450;
         parts[19] |= g[25] & 0x154550;
-        parts[0] |= u64::from(n[20]);
-        parts[0] |= u64::from(n[19]) << 1;
-        parts[0] |= u64::from(n[12]) << 2;
-        parts[0] |= u64::from(n[13]) << 3;
-        parts[0] |= u64::from(n[14]) << 4;
-        parts[0] |= u64::from(n[24]) << 5;
-        parts[0] |= u64::from(n[33]) << 6;
-        parts[0] |= u64::from(n[23]) << 7;
-        parts[0] |= u64::from(n[32]) << 12;
-        parts[0] |= u64::from(n[22]) << 17;
-        parts[0] |= u64::from(n[31]) << 22;
-        parts[0] |= u64::from(n[29]) << 27;
-        parts[0] |= u64::from(n[21]) << 29;
-        parts[0] |= u64::from(n[38]) << 30;
-        parts[0] |= u64::from(n[30]) << 31;
-        parts[0] |= u64::from(n[28]) << 32;
-        parts[0] |= u64::from(n[37]) << 33;
-        parts[0] |= u64::from(n[27]) << 34;
-        parts[0] |= u64::from(n[36]) << 35;
-        parts[0] |= u64::from(n[26]) << 36;
-        parts[0] |= u64::from(n[35]) << 37;
-        parts[0] |= u64::from(n[34]) << 38;
-        parts[0] |= u64::from(n[25]) << 39;
-        parts[0] |= u64::from(n[18]) << 40;
-        parts[0] |= u64::from(n[17]) << 41;
-        parts[0] |= u64::from(n[16]) << 42;
-        parts[0] |= u64::from(n[15]) << 43;
+        parts[0] |= u64::from(n[12]);
+        parts[0] |= u64::from(n[13]) << 1;
+        parts[0] |= u64::from(n[14]) << 2;
+        parts[0] |= u64::from(n[19]) << 3;
+        parts[0] |= u64::from(n[28]) << 4;
+        parts[0] |= u64::from(n[18]) << 5;
+        parts[0] |= u64::from(n[27]) << 6;
+        parts[0] |= u64::from(n[17]) << 7;
+        parts[0] |= u64::from(n[26]) << 12;
+        parts[0] |= u64::from(n[24]) << 17;
+        parts[0] |= u64::from(n[16]) << 22;
+        parts[0] |= u64::from(n[33]) << 27;
+        parts[0] |= u64::from(n[25]) << 29;
+        parts[0] |= u64::from(n[23]) << 30;
+        parts[0] |= u64::from(n[32]) << 31;
+        parts[0] |= u64::from(n[22]) << 32;
+        parts[0] |= u64::from(n[31]) << 33;
+        parts[0] |= u64::from(n[21]) << 34;
+        parts[0] |= u64::from(n[30]) << 35;
+        parts[0] |= u64::from(n[29]) << 36;
+        parts[0] |= u64::from(n[20]) << 37;
+        parts[0] |= u64::from(n[15]) << 38;
     }
-    parts[0] |= u64::from(n[11]) << 44;
+    parts[0] |= u64::from(n[11]) << 39;
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -6696,7 +6676,7 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 132];
+    let mut n = [false; 122];
     let mut g = [0u64; 46];
     // g[0]: 25 node words, bit 12 ((aux 2) light 3 6), bit 17 ((aux 2) light 4 6), bit 22 ((aux 2) light 5 6), bit 6 ((aux 2) light 2 5), and 21 more
     g[0] = (0x5555550 & s.0[4]) | (0xffffff8 & s.0[5])
@@ -6940,19 +6920,19 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[22]: (legal dark noop), rules at ttcc4_2player.kif:40, 49
     n[22] = (s.0[1] & 0x2000000000 == 0)
         | ((s.0[1] & 0x2000000000 == 0x2000000000) & (!n[21]));
-    // n[129]: (line light), rules at ttcc4_2player.kif:363, 365, 367
-    n[129] = ((0x84200 & g[0] & (g[0] >> 1u32) & (g[0] >> 2u32))
+    // n[119]: (line light), rules at ttcc4_2player.kif:363, 365, 367
+    n[119] = ((0x84200 & g[0] & (g[0] >> 1u32) & (g[0] >> 2u32))
         | (0xe00 & g[0] & (g[0] >> 5u32) & (g[0] >> 10u32)) != 0)
         | ((g[0] & 0x800 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x80000 != 0))
         | ((g[0] & 0x200 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x200000 != 0));
-    // n[130]: (line dark), rules at ttcc4_2player.kif:363, 365, 367
-    n[130] = ((0x84200 & g[1] & (g[1] >> 1u32) & (g[1] >> 2u32))
+    // n[120]: (line dark), rules at ttcc4_2player.kif:363, 365, 367
+    n[120] = ((0x84200 & g[1] & (g[1] >> 1u32) & (g[1] >> 2u32))
         | (0xe00 & g[1] & (g[1] >> 5u32) & (g[1] >> 10u32)) != 0)
         | ((g[1] & 0x800 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x80000 != 0))
         | ((g[1] & 0x200 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x200000 != 0));
-    // n[131]: terminal, rules at ttcc4_2player.kif:223, 226
-    n[131] = (s.0[1] & 0x1000000000 == 0x1000000000) | (n[129]) | (n[130]);
-    if n[131] {
+    // n[121]: terminal, rules at ttcc4_2player.kif:223, 226
+    n[121] = (s.0[1] & 0x1000000000 == 0x1000000000) | (n[119]) | (n[120]);
+    if n[121] {
         return None;
     }
     let mut joint = [Move(0); 2];
@@ -6995,40 +6975,37 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // g[18]: 16 node words, bit 11 (legal light (pawnmove 3 5 2 4)), bit 12 (legal light (pawnmove 3 6 2 5)), bit 10 (legal light (pawnmove 3 4 2 3)), bit 16 (legal light (pawnmove 4 5 3 4)), and 12 more
         g[18] = 0xf7bde00 & (s.0[5] >> 31u32) & (g[1] << 6u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
-        // n[31]: (legal light (knightmove 1 3 2 5))
-        n[31] = ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[2] & 0x40 != 0))
-            | ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-                & (g[1] & 0x40 != 0));
-        // n[32]: (legal light (knightmove 1 3 3 4))
-        n[32] = ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[2] & 0x400 != 0))
-            | ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-                & (g[1] & 0x400 != 0));
-        // n[33]: (legal light (knightmove 1 3 3 2))
-        n[33] = ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[2] & 0x100 != 0))
-            | ((s.0[5] & 0x1 == 0x1) & (s.0[1] & 0x4000000000 == 0x4000000000)
-                & (g[1] & 0x100 != 0));
-        // g[22]: 12 node words, bit 6 (legal light (knightmove 2 5 4 6)), bit 10 (legal light (knightmove 3 4 5 5)), bit 8 (legal light (knightmove 3 2 5 3)), bit 15 (legal light (knightmove 4 4 6 5)), and 8 more
-        g[22] = (0x1ef78 & s.0[5] & (g[1] >> 11u32)
+        // g[22]: 13 node words, bit 0 (legal light (knightmove 1 3 2 5)), bit 10 (legal light (knightmove 3 4 4 6)), bit 8 (legal light (knightmove 3 2 4 4)), bit 15 (legal light (knightmove 4 4 5 6)), and 9 more
+        g[22] = (0x1 & s.0[5] & (g[1] >> 6u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x1ce738 & s.0[5] & (g[1] >> 7u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x1 & s.0[5] & (g[2] >> 6u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x1ce738 & s.0[5] & (g[2] >> 7u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        // g[23]: 13 node words, bit 0 (legal light (knightmove 1 3 3 4)), bit 6 (legal light (knightmove 2 5 4 6)), bit 10 (legal light (knightmove 3 4 5 5)), bit 8 (legal light (knightmove 3 2 5 3)), and 9 more
+        g[23] = (0x1 & s.0[5] & (g[1] >> 10u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x1ef78 & s.0[5] & (g[1] >> 11u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x1 & s.0[5] & (g[2] >> 10u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
             | (0x1ef78 & s.0[5] & (g[2] >> 11u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-        // g[23]: 12 node words, bit 6 (legal light (knightmove 2 5 4 4)), bit 10 (legal light (knightmove 3 4 5 3)), bit 17 (legal light (knightmove 4 6 6 5)), bit 15 (legal light (knightmove 4 4 6 3)), and 8 more
-        g[23] = (0x3def0 & s.0[5] & (g[1] >> 9u32)
+        // g[24]: 13 node words, bit 0 (legal light (knightmove 1 3 3 2)), bit 6 (legal light (knightmove 2 5 4 4)), bit 10 (legal light (knightmove 3 4 5 3)), bit 17 (legal light (knightmove 4 6 6 5)), and 9 more
+        g[24] = (0x1 & s.0[5] & (g[1] >> 8u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x3def0 & s.0[5] & (g[1] >> 9u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x1 & s.0[5] & (g[2] >> 8u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
             | (0x3def0 & s.0[5] & (g[2] >> 9u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-        // g[24]: 12 node words, bit 6 (legal light (knightmove 2 5 3 3)), bit 10 (legal light (knightmove 3 4 4 2)), bit 17 (legal light (knightmove 4 6 5 4)), bit 15 (legal light (knightmove 4 4 5 2)), and 8 more
-        g[24] = (0x739ce0 & s.0[5] & (g[1] >> 3u32)
+        // g[25]: 12 node words, bit 6 (legal light (knightmove 2 5 3 3)), bit 10 (legal light (knightmove 3 4 4 2)), bit 17 (legal light (knightmove 4 6 5 4)), bit 15 (legal light (knightmove 4 4 5 2)), and 8 more
+        g[25] = (0x739ce0 & s.0[5] & (g[1] >> 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
             | (0x739ce0 & s.0[5] & (g[2] >> 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-        // g[25]: 12 node words, bit 10 (legal light (knightmove 3 4 4 6)), bit 8 (legal light (knightmove 3 2 4 4)), bit 15 (legal light (knightmove 4 4 5 6)), bit 9 (legal light (knightmove 3 3 4 5)), and 8 more
-        g[25] = (0x1ce738 & s.0[5] & (g[1] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1ce738 & s.0[5] & (g[2] >> 7u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
         // g[26]: 12 node words, bit 10 (legal light (knightmove 3 4 2 6)), bit 8 (legal light (knightmove 3 2 2 4)), bit 15 (legal light (knightmove 4 4 3 6)), bit 9 (legal light (knightmove 3 3 2 5)), and 8 more
         g[26] = (0x39ce700 & s.0[5] & (g[1] << 3u32)
@@ -7050,78 +7027,76 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
             | (0x7bde000 & s.0[5] & (g[2] << 9u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
-        // n[37]: (legal light (checkermove 1 4 2 5))
-        n[37] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[2] & 0x40 != 0);
-        // n[38]: (legal light (checkermove 1 4 2 3))
-        n[38] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
-            & (g[2] & 0x10 != 0);
-        // g[38]: 8 node words, bit 6 (legal light (checkermove 2 5 3 6)), bit 4 (legal light (checkermove 2 3 3 4)), bit 10 (legal light (checkermove 3 4 4 5)), bit 8 (legal light (checkermove 3 2 4 3)), and 4 more
-        g[38] = 0x154550 & s.0[4] & (g[2] >> 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
-        // g[39]: 8 node words, bit 6 (legal light (checkermove 2 5 3 4)), bit 4 (legal light (checkermove 2 3 3 2)), bit 12 (legal light (checkermove 3 6 4 5)), bit 10 (legal light (checkermove 3 4 4 3)), and 4 more
-        g[39] = 0x515450 & s.0[4] & (g[2] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
+        // g[38]: 9 node words, bit 1 (legal light (checkermove 1 4 2 5)), bit 6 (legal light (checkermove 2 5 3 6)), bit 4 (legal light (checkermove 2 3 3 4)), bit 10 (legal light (checkermove 3 4 4 5)), and 5 more
+        g[38] = (0x2 & s.0[4] & (g[2] >> 5u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x154550 & s.0[4] & (g[2] >> 6u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        // g[39]: 9 node words, bit 1 (legal light (checkermove 1 4 2 3)), bit 6 (legal light (checkermove 2 5 3 4)), bit 4 (legal light (checkermove 2 3 3 2)), bit 12 (legal light (checkermove 3 6 4 5)), and 5 more
+        g[39] = (0x2 & s.0[4] & (g[2] >> 3u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x515450 & s.0[4] & (g[2] >> 4u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
         // g[40]: 8 node words, bit 12 (legal light (checkermove 3 6 2 5)), bit 10 (legal light (checkermove 3 4 2 3)), bit 16 (legal light (checkermove 4 5 3 4)), bit 14 (legal light (checkermove 4 3 3 2)), and 4 more
         g[40] = 0x5515400 & s.0[4] & (g[2] << 6u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
         // g[41]: 8 node words, bit 10 (legal light (checkermove 3 4 2 5)), bit 8 (legal light (checkermove 3 2 2 3)), bit 16 (legal light (checkermove 4 5 3 6)), bit 14 (legal light (checkermove 4 3 3 4)), and 4 more
         g[41] = 0x5154500 & s.0[4] & (g[2] << 4u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
-        // n[41]: (legal light (jump 1 4 2 5 3 6))
-        n[41] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[31]: (legal light (jump 1 4 2 5 3 6))
+        n[31] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x1000 != 0) & (g[1] & 0x40 != 0);
-        // n[42]: (legal light (jump 2 3 3 4 4 5))
-        n[42] = (s.0[4] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[32]: (legal light (jump 2 3 3 4 4 5))
+        n[32] = (s.0[4] & 0x10 == 0x10) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x10000 != 0) & (g[1] & 0x400 != 0);
-        // n[43]: (legal light (jump 3 4 4 5 5 6))
-        n[43] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[33]: (legal light (jump 3 4 4 5 5 6))
+        n[33] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x400000 != 0) & (g[1] & 0x10000 != 0);
-        // n[44]: (legal light (jump 3 2 4 3 5 4))
-        n[44] = (s.0[4] & 0x100 == 0x100) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[34]: (legal light (jump 3 2 4 3 5 4))
+        n[34] = (s.0[4] & 0x100 == 0x100) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x100000 != 0) & (g[1] & 0x4000 != 0);
-        // n[45]: (legal light (jump 4 3 5 4 6 5))
-        n[45] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[35]: (legal light (jump 4 3 5 4 6 5))
+        n[35] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x4000000 != 0) & (g[1] & 0x100000 != 0);
-        // n[50]: (legal light (jump 4 3 3 4 2 5))
-        n[50] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[40]: (legal light (jump 4 3 3 4 2 5))
+        n[40] = (s.0[4] & 0x4000 == 0x4000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x40 != 0) & (g[1] & 0x400 != 0);
-        // n[51]: (legal light (jump 5 4 4 5 3 6))
-        n[51] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[41]: (legal light (jump 5 4 4 5 3 6))
+        n[41] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x1000 != 0) & (g[1] & 0x10000 != 0);
-        // n[52]: (legal light (jump 5 2 4 3 3 4))
-        n[52] = (s.0[4] & 0x40000 == 0x40000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[42]: (legal light (jump 5 2 4 3 3 4))
+        n[42] = (s.0[4] & 0x40000 == 0x40000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x400 != 0) & (g[1] & 0x4000 != 0);
-        // n[53]: (legal light (jump 6 3 5 4 4 5))
-        n[53] = (s.0[4] & 0x1000000 == 0x1000000)
+        // n[43]: (legal light (jump 6 3 5 4 4 5))
+        n[43] = (s.0[4] & 0x1000000 == 0x1000000)
             & (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x10000 != 0)
             & (g[1] & 0x100000 != 0);
-        // n[59]: (legal light (jump 1 4 2 3 3 2))
-        n[59] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[49]: (legal light (jump 1 4 2 3 3 2))
+        n[49] = (s.0[4] & 0x2 == 0x2) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x100 != 0) & (g[1] & 0x10 != 0);
-        // n[60]: (legal light (jump 2 5 3 4 4 3))
-        n[60] = (s.0[4] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[50]: (legal light (jump 2 5 3 4 4 3))
+        n[50] = (s.0[4] & 0x40 == 0x40) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x4000 != 0) & (g[1] & 0x400 != 0);
-        // n[61]: (legal light (jump 3 6 4 5 5 4))
-        n[61] = (s.0[4] & 0x1000 == 0x1000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[51]: (legal light (jump 3 6 4 5 5 4))
+        n[51] = (s.0[4] & 0x1000 == 0x1000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x100000 != 0) & (g[1] & 0x10000 != 0);
-        // n[62]: (legal light (jump 3 4 4 3 5 2))
-        n[62] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[52]: (legal light (jump 3 4 4 3 5 2))
+        n[52] = (s.0[4] & 0x400 == 0x400) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x40000 != 0) & (g[1] & 0x4000 != 0);
-        // n[63]: (legal light (jump 4 5 5 4 6 3))
-        n[63] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[53]: (legal light (jump 4 5 5 4 6 3))
+        n[53] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x1000000 != 0) & (g[1] & 0x100000 != 0);
-        // n[68]: (legal light (jump 4 5 3 4 2 3))
-        n[68] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[58]: (legal light (jump 4 5 3 4 2 3))
+        n[58] = (s.0[4] & 0x10000 == 0x10000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x10 != 0) & (g[1] & 0x400 != 0);
-        // n[69]: (legal light (jump 5 6 4 5 3 4))
-        n[69] = (s.0[4] & 0x400000 == 0x400000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[59]: (legal light (jump 5 6 4 5 3 4))
+        n[59] = (s.0[4] & 0x400000 == 0x400000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x400 != 0) & (g[1] & 0x10000 != 0);
-        // n[70]: (legal light (jump 5 4 4 3 3 2))
-        n[70] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
+        // n[60]: (legal light (jump 5 4 4 3 3 2))
+        n[60] = (s.0[4] & 0x100000 == 0x100000) & (s.0[1] & 0x4000000000 == 0x4000000000)
             & (g[2] & 0x100 != 0) & (g[1] & 0x4000 != 0);
-        // n[71]: (legal light (jump 6 5 5 4 4 3))
-        n[71] = (s.0[4] & 0x4000000 == 0x4000000)
+        // n[61]: (legal light (jump 6 5 5 4 4 3))
+        n[61] = (s.0[4] & 0x4000000 == 0x4000000)
             & (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x4000 != 0)
             & (g[1] & 0x100000 != 0);
         parts[0] |= g[6] & 0x7bdef4;
@@ -7132,47 +7107,42 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[5] |= g[16] & 0x3def78;
         parts[6] |= g[17] & 0x7bdef00;
         parts[7] |= g[18] & 0xf7bde00;
-        parts[8] |= g[22] & 0x1ef78;
-        parts[9] |= g[23] & 0x3def0;
-        parts[10] |= g[24] & 0x739ce0;
-        parts[11] |= g[25] & 0x1ce738;
+        parts[8] |= g[22] & 0x1ce739;
+        parts[9] |= g[23] & 0x1ef79;
+        parts[10] |= g[24] & 0x3def1;
+        parts[11] |= g[25] & 0x739ce0;
         parts[12] |= g[26] & 0x39ce700;
         parts[13] |= g[27] & 0xe739c00;
         parts[14] |= g[28] & 0xf7bc000;
         parts[15] |= g[29] & 0x7bde000;
-        parts[16] |= g[38] & 0x154550;
-        parts[17] |= g[39] & 0x515450;
+        parts[16] |= g[38] & 0x154552;
+        parts[17] |= g[39] & 0x515452;
         parts[18] |= g[40] & 0x5515400;
         parts[19] |= g[41] & 0x5154500;
-        parts[0] |= u64::from(n[38]);
-        parts[0] |= u64::from(n[37]) << 1;
-        parts[0] |= u64::from(n[23]) << 3;
-        parts[0] |= u64::from(n[25]) << 8;
-        parts[0] |= u64::from(n[27]) << 13;
-        parts[0] |= u64::from(n[59]) << 18;
-        parts[0] |= u64::from(n[41]) << 23;
-        parts[0] |= u64::from(n[42]) << 24;
-        parts[0] |= u64::from(n[60]) << 25;
-        parts[0] |= u64::from(n[44]) << 26;
-        parts[0] |= u64::from(n[62]) << 27;
-        parts[0] |= u64::from(n[43]) << 28;
-        parts[0] |= u64::from(n[61]) << 29;
-        parts[0] |= u64::from(n[50]) << 30;
-        parts[0] |= u64::from(n[45]) << 31;
-        parts[0] |= u64::from(n[68]) << 32;
-        parts[0] |= u64::from(n[63]) << 33;
-        parts[0] |= u64::from(n[52]) << 34;
-        parts[0] |= u64::from(n[70]) << 35;
-        parts[0] |= u64::from(n[51]) << 36;
-        parts[0] |= u64::from(n[69]) << 37;
-        parts[0] |= u64::from(n[53]) << 38;
-        parts[0] |= u64::from(n[71]) << 39;
-        parts[0] |= u64::from(n[31]) << 40;
-        parts[0] |= u64::from(n[33]) << 41;
-        parts[0] |= u64::from(n[32]) << 42;
-        parts[0] |= u64::from(n[29]) << 43;
+        parts[0] |= u64::from(n[23]);
+        parts[0] |= u64::from(n[25]) << 1;
+        parts[0] |= u64::from(n[27]) << 3;
+        parts[0] |= u64::from(n[49]) << 8;
+        parts[0] |= u64::from(n[31]) << 13;
+        parts[0] |= u64::from(n[32]) << 18;
+        parts[0] |= u64::from(n[50]) << 23;
+        parts[0] |= u64::from(n[34]) << 24;
+        parts[0] |= u64::from(n[52]) << 25;
+        parts[0] |= u64::from(n[33]) << 26;
+        parts[0] |= u64::from(n[51]) << 27;
+        parts[0] |= u64::from(n[40]) << 28;
+        parts[0] |= u64::from(n[35]) << 29;
+        parts[0] |= u64::from(n[58]) << 30;
+        parts[0] |= u64::from(n[53]) << 31;
+        parts[0] |= u64::from(n[42]) << 32;
+        parts[0] |= u64::from(n[60]) << 33;
+        parts[0] |= u64::from(n[41]) << 34;
+        parts[0] |= u64::from(n[59]) << 35;
+        parts[0] |= u64::from(n[43]) << 36;
+        parts[0] |= u64::from(n[61]) << 37;
+        parts[0] |= u64::from(n[29]) << 38;
     }
-    parts[0] |= u64::from(n[11]) << 44;
+    parts[0] |= u64::from(n[11]) << 39;
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -7217,45 +7187,42 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // g[21]: 16 node words, bit 19 (legal dark (pawnmove 5 3 6 2)), bit 20 (legal dark (pawnmove 5 4 6 3)), bit 14 (legal dark (pawnmove 4 3 5 2)), bit 21 (legal dark (pawnmove 5 5 6 4)), and 12 more
         g[21] = 0x7bdef0 & (s.0[3] >> 31u32) & (g[0] >> 4u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
-        // n[34]: (legal dark (knightmove 7 5 6 3))
-        n[34] = ((s.0[3] & 0x40000000 == 0x40000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x1000000 != 0))
-            | ((s.0[3] & 0x40000000 == 0x40000000)
-                & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[0] & 0x1000000 != 0));
-        // n[35]: (legal dark (knightmove 7 5 5 6))
-        n[35] = ((s.0[3] & 0x40000000 == 0x40000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x400000 != 0))
-            | ((s.0[3] & 0x40000000 == 0x40000000)
-                & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[0] & 0x400000 != 0));
-        // n[36]: (legal dark (knightmove 7 5 5 4))
-        n[36] = ((s.0[3] & 0x40000000 == 0x40000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x100000 != 0))
-            | ((s.0[3] & 0x40000000 == 0x40000000)
-                & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[0] & 0x100000 != 0));
-        // g[30]: 12 node words, bit 24 (legal dark (knightmove 6 3 5 5)), bit 20 (legal dark (knightmove 5 4 4 6)), bit 15 (legal dark (knightmove 4 4 3 6)), bit 13 (legal dark (knightmove 4 2 3 4)), and 8 more
-        g[30] = (0x39ce700 & s.0[3] & (g[0] << 3u32)
+        // g[30]: 13 node words, bit 30 (legal dark (knightmove 7 5 6 3)), bit 22 (legal dark (knightmove 5 6 4 4)), bit 20 (legal dark (knightmove 5 4 4 2)), bit 21 (legal dark (knightmove 5 5 4 3)), and 9 more
+        g[30] = (0xe739c00 & s.0[3] & (g[0] << 7u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x40000000 & s.0[3] & (g[0] << 6u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0xe739c00 & s.0[3] & (g[2] << 7u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x40000000 & s.0[3] & (g[2] << 6u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        // g[31]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 6)), bit 24 (legal dark (knightmove 6 3 4 4)), bit 20 (legal dark (knightmove 5 4 3 5)), bit 21 (legal dark (knightmove 5 5 3 6)), and 9 more
+        g[31] = (0x7bde000 & s.0[3] & (g[0] << 9u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x40000000 & s.0[3] & (g[0] << 8u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x7bde000 & s.0[3] & (g[2] << 9u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x40000000 & s.0[3] & (g[2] << 8u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        // g[32]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 4)), bit 24 (legal dark (knightmove 6 3 4 2)), bit 22 (legal dark (knightmove 5 6 3 5)), bit 20 (legal dark (knightmove 5 4 3 3)), and 9 more
+        g[32] = (0xf7bc000 & s.0[3] & (g[0] << 11u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x40000000 & s.0[3] & (g[0] << 10u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0xf7bc000 & s.0[3] & (g[2] << 11u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x40000000 & s.0[3] & (g[2] << 10u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        // g[33]: 12 node words, bit 24 (legal dark (knightmove 6 3 5 5)), bit 20 (legal dark (knightmove 5 4 4 6)), bit 15 (legal dark (knightmove 4 4 3 6)), bit 13 (legal dark (knightmove 4 2 3 4)), and 8 more
+        g[33] = (0x39ce700 & s.0[3] & (g[0] << 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
             | (0x39ce700 & s.0[3] & (g[2] << 3u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-        // g[31]: 12 node words, bit 24 (legal dark (knightmove 6 3 4 4)), bit 20 (legal dark (knightmove 5 4 3 5)), bit 21 (legal dark (knightmove 5 5 3 6)), bit 15 (legal dark (knightmove 4 4 2 5)), and 8 more
-        g[31] = (0x7bde000 & s.0[3] & (g[0] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x7bde000 & s.0[3] & (g[2] << 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-        // g[32]: 12 node words, bit 24 (legal dark (knightmove 6 3 4 2)), bit 22 (legal dark (knightmove 5 6 3 5)), bit 20 (legal dark (knightmove 5 4 3 3)), bit 21 (legal dark (knightmove 5 5 3 4)), and 8 more
-        g[32] = (0xf7bc000 & s.0[3] & (g[0] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0xf7bc000 & s.0[3] & (g[2] << 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-        // g[33]: 12 node words, bit 22 (legal dark (knightmove 5 6 6 4)), bit 20 (legal dark (knightmove 5 4 6 2)), bit 21 (legal dark (knightmove 5 5 6 3)), bit 15 (legal dark (knightmove 4 4 5 2)), and 8 more
-        g[33] = (0x739ce0 & s.0[3] & (g[0] >> 3u32)
+        // g[34]: 12 node words, bit 22 (legal dark (knightmove 5 6 6 4)), bit 20 (legal dark (knightmove 5 4 6 2)), bit 21 (legal dark (knightmove 5 5 6 3)), bit 15 (legal dark (knightmove 4 4 5 2)), and 8 more
+        g[34] = (0x739ce0 & s.0[3] & (g[0] >> 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
             | (0x739ce0 & s.0[3] & (g[2] >> 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-        // g[34]: 12 node words, bit 22 (legal dark (knightmove 5 6 4 4)), bit 20 (legal dark (knightmove 5 4 4 2)), bit 21 (legal dark (knightmove 5 5 4 3)), bit 15 (legal dark (knightmove 4 4 3 2)), and 8 more
-        g[34] = (0xe739c00 & s.0[3] & (g[0] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0xe739c00 & s.0[3] & (g[2] << 7u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
         // g[35]: 12 node words, bit 20 (legal dark (knightmove 5 4 6 6)), bit 15 (legal dark (knightmove 4 4 5 6)), bit 13 (legal dark (knightmove 4 2 5 4)), bit 9 (legal dark (knightmove 3 3 4 5)), and 8 more
         g[35] = (0x1ce738 & s.0[3] & (g[0] >> 7u32)
@@ -7272,81 +7239,79 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
             | (0x3def0 & s.0[3] & (g[2] >> 9u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
-        // n[39]: (legal dark (checkermove 7 4 6 5))
-        n[39] = (s.0[2] & 0x20000000 == 0x20000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x4000000 != 0);
-        // n[40]: (legal dark (checkermove 7 4 6 3))
-        n[40] = (s.0[2] & 0x20000000 == 0x20000000)
-            & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x1000000 != 0);
-        // g[42]: 8 node words, bit 26 (legal dark (checkermove 6 5 5 6)), bit 24 (legal dark (checkermove 6 3 5 4)), bit 20 (legal dark (checkermove 5 4 4 5)), bit 18 (legal dark (checkermove 5 2 4 3)), and 4 more
-        g[42] = 0x5154500 & s.0[2] & (g[2] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
-        // g[43]: 8 node words, bit 26 (legal dark (checkermove 6 5 5 4)), bit 24 (legal dark (checkermove 6 3 5 2)), bit 22 (legal dark (checkermove 5 6 4 5)), bit 20 (legal dark (checkermove 5 4 4 3)), and 4 more
-        g[43] = 0x5515400 & s.0[2] & (g[2] << 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[42]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 5)), bit 26 (legal dark (checkermove 6 5 5 6)), bit 24 (legal dark (checkermove 6 3 5 4)), bit 20 (legal dark (checkermove 5 4 4 5)), and 5 more
+        g[42] = (0x5154500 & s.0[2] & (g[2] << 4u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x20000000 & s.0[2] & (g[2] << 3u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        // g[43]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 3)), bit 26 (legal dark (checkermove 6 5 5 4)), bit 24 (legal dark (checkermove 6 3 5 2)), bit 22 (legal dark (checkermove 5 6 4 5)), and 5 more
+        g[43] = (0x5515400 & s.0[2] & (g[2] << 6u32)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x20000000 & s.0[2] & (g[2] << 5u32)
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
         // g[44]: 8 node words, bit 22 (legal dark (checkermove 5 6 6 5)), bit 20 (legal dark (checkermove 5 4 6 3)), bit 16 (legal dark (checkermove 4 5 5 4)), bit 14 (legal dark (checkermove 4 3 5 2)), and 4 more
         g[44] = 0x515450 & s.0[2] & (g[2] >> 4u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
         // g[45]: 8 node words, bit 20 (legal dark (checkermove 5 4 6 5)), bit 18 (legal dark (checkermove 5 2 6 3)), bit 16 (legal dark (checkermove 4 5 5 6)), bit 14 (legal dark (checkermove 4 3 5 4)), and 4 more
         g[45] = 0x154550 & s.0[2] & (g[2] >> 6u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
-        // n[46]: (legal dark (jump 4 3 5 4 6 5))
-        n[46] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[36]: (legal dark (jump 4 3 5 4 6 5))
+        n[36] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x4000000 != 0) & (g[0] & 0x100000 != 0);
-        // n[47]: (legal dark (jump 3 4 4 5 5 6))
-        n[47] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[37]: (legal dark (jump 3 4 4 5 5 6))
+        n[37] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x400000 != 0) & (g[0] & 0x10000 != 0);
-        // n[48]: (legal dark (jump 3 2 4 3 5 4))
-        n[48] = (s.0[2] & 0x100 == 0x100) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[38]: (legal dark (jump 3 2 4 3 5 4))
+        n[38] = (s.0[2] & 0x100 == 0x100) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x100000 != 0) & (g[0] & 0x4000 != 0);
-        // n[49]: (legal dark (jump 2 3 3 4 4 5))
-        n[49] = (s.0[2] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[39]: (legal dark (jump 2 3 3 4 4 5))
+        n[39] = (s.0[2] & 0x10 == 0x10) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x10000 != 0) & (g[0] & 0x400 != 0);
-        // n[54]: (legal dark (jump 7 4 6 5 5 6))
-        n[54] = (s.0[2] & 0x20000000 == 0x20000000)
+        // n[44]: (legal dark (jump 7 4 6 5 5 6))
+        n[44] = (s.0[2] & 0x20000000 == 0x20000000)
             & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x400000 != 0)
             & (g[0] & 0x4000000 != 0);
-        // n[55]: (legal dark (jump 6 3 5 4 4 5))
-        n[55] = (s.0[2] & 0x1000000 == 0x1000000)
+        // n[45]: (legal dark (jump 6 3 5 4 4 5))
+        n[45] = (s.0[2] & 0x1000000 == 0x1000000)
             & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x10000 != 0)
             & (g[0] & 0x100000 != 0);
-        // n[56]: (legal dark (jump 5 4 4 5 3 6))
-        n[56] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[46]: (legal dark (jump 5 4 4 5 3 6))
+        n[46] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x1000 != 0) & (g[0] & 0x10000 != 0);
-        // n[57]: (legal dark (jump 5 2 4 3 3 4))
-        n[57] = (s.0[2] & 0x40000 == 0x40000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[47]: (legal dark (jump 5 2 4 3 3 4))
+        n[47] = (s.0[2] & 0x40000 == 0x40000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x400 != 0) & (g[0] & 0x4000 != 0);
-        // n[58]: (legal dark (jump 4 3 3 4 2 5))
-        n[58] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[48]: (legal dark (jump 4 3 3 4 2 5))
+        n[48] = (s.0[2] & 0x4000 == 0x4000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x40 != 0) & (g[0] & 0x400 != 0);
-        // n[64]: (legal dark (jump 4 5 5 4 6 3))
-        n[64] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[54]: (legal dark (jump 4 5 5 4 6 3))
+        n[54] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x1000000 != 0) & (g[0] & 0x100000 != 0);
-        // n[65]: (legal dark (jump 3 6 4 5 5 4))
-        n[65] = (s.0[2] & 0x1000 == 0x1000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[55]: (legal dark (jump 3 6 4 5 5 4))
+        n[55] = (s.0[2] & 0x1000 == 0x1000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x100000 != 0) & (g[0] & 0x10000 != 0);
-        // n[66]: (legal dark (jump 3 4 4 3 5 2))
-        n[66] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[56]: (legal dark (jump 3 4 4 3 5 2))
+        n[56] = (s.0[2] & 0x400 == 0x400) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x40000 != 0) & (g[0] & 0x4000 != 0);
-        // n[67]: (legal dark (jump 2 5 3 4 4 3))
-        n[67] = (s.0[2] & 0x40 == 0x40) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[57]: (legal dark (jump 2 5 3 4 4 3))
+        n[57] = (s.0[2] & 0x40 == 0x40) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x4000 != 0) & (g[0] & 0x400 != 0);
-        // n[72]: (legal dark (jump 7 4 6 3 5 2))
-        n[72] = (s.0[2] & 0x20000000 == 0x20000000)
+        // n[62]: (legal dark (jump 7 4 6 3 5 2))
+        n[62] = (s.0[2] & 0x20000000 == 0x20000000)
             & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x40000 != 0)
             & (g[0] & 0x1000000 != 0);
-        // n[73]: (legal dark (jump 6 5 5 4 4 3))
-        n[73] = (s.0[2] & 0x4000000 == 0x4000000)
+        // n[63]: (legal dark (jump 6 5 5 4 4 3))
+        n[63] = (s.0[2] & 0x4000000 == 0x4000000)
             & (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x4000 != 0)
             & (g[0] & 0x100000 != 0);
-        // n[74]: (legal dark (jump 5 6 4 5 3 4))
-        n[74] = (s.0[2] & 0x400000 == 0x400000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[64]: (legal dark (jump 5 6 4 5 3 4))
+        n[64] = (s.0[2] & 0x400000 == 0x400000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x400 != 0) & (g[0] & 0x10000 != 0);
-        // n[75]: (legal dark (jump 5 4 4 3 3 2))
-        n[75] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[65]: (legal dark (jump 5 4 4 3 3 2))
+        n[65] = (s.0[2] & 0x100000 == 0x100000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x100 != 0) & (g[0] & 0x4000 != 0);
-        // n[76]: (legal dark (jump 4 5 3 4 2 3))
-        n[76] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
+        // n[66]: (legal dark (jump 4 5 3 4 2 3))
+        n[66] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x10 != 0) & (g[0] & 0x400 != 0);
         parts[0] |= g[11] & 0x17bdef00;
         parts[1] |= g[12] & 0x7bdef78;
@@ -7356,47 +7321,42 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         parts[5] |= g[19] & 0xf7bde00;
         parts[6] |= g[20] & 0x3def78;
         parts[7] |= g[21] & 0x7bdef0;
-        parts[8] |= g[30] & 0x39ce700;
-        parts[9] |= g[31] & 0x7bde000;
-        parts[10] |= g[32] & 0xf7bc000;
-        parts[11] |= g[33] & 0x739ce0;
-        parts[12] |= g[34] & 0xe739c00;
+        parts[8] |= g[30] & 0x4e739c00;
+        parts[9] |= g[31] & 0x47bde000;
+        parts[10] |= g[32] & 0x4f7bc000;
+        parts[11] |= g[33] & 0x39ce700;
+        parts[12] |= g[34] & 0x739ce0;
         parts[13] |= g[35] & 0x1ce738;
         parts[14] |= g[36] & 0x1ef78;
         parts[15] |= g[37] & 0x3def0;
-        parts[16] |= g[42] & 0x5154500;
-        parts[17] |= g[43] & 0x5515400;
+        parts[16] |= g[42] & 0x25154500;
+        parts[17] |= g[43] & 0x25515400;
         parts[18] |= g[44] & 0x515450;
         parts[19] |= g[45] & 0x154550;
-        parts[0] |= u64::from(n[40]);
-        parts[0] |= u64::from(n[39]) << 1;
-        parts[0] |= u64::from(n[24]) << 2;
-        parts[0] |= u64::from(n[26]) << 3;
-        parts[0] |= u64::from(n[28]) << 4;
-        parts[0] |= u64::from(n[49]) << 5;
-        parts[0] |= u64::from(n[67]) << 6;
-        parts[0] |= u64::from(n[48]) << 7;
-        parts[0] |= u64::from(n[66]) << 12;
-        parts[0] |= u64::from(n[47]) << 17;
-        parts[0] |= u64::from(n[65]) << 22;
-        parts[0] |= u64::from(n[58]) << 27;
-        parts[0] |= u64::from(n[46]) << 29;
-        parts[0] |= u64::from(n[76]) << 30;
-        parts[0] |= u64::from(n[64]) << 31;
-        parts[0] |= u64::from(n[57]) << 32;
-        parts[0] |= u64::from(n[75]) << 33;
-        parts[0] |= u64::from(n[56]) << 34;
-        parts[0] |= u64::from(n[74]) << 35;
-        parts[0] |= u64::from(n[55]) << 36;
-        parts[0] |= u64::from(n[73]) << 37;
-        parts[0] |= u64::from(n[72]) << 38;
-        parts[0] |= u64::from(n[54]) << 39;
-        parts[0] |= u64::from(n[36]) << 40;
-        parts[0] |= u64::from(n[35]) << 41;
-        parts[0] |= u64::from(n[34]) << 42;
-        parts[0] |= u64::from(n[30]) << 43;
+        parts[0] |= u64::from(n[24]);
+        parts[0] |= u64::from(n[26]) << 1;
+        parts[0] |= u64::from(n[28]) << 2;
+        parts[0] |= u64::from(n[39]) << 3;
+        parts[0] |= u64::from(n[57]) << 4;
+        parts[0] |= u64::from(n[38]) << 5;
+        parts[0] |= u64::from(n[56]) << 6;
+        parts[0] |= u64::from(n[37]) << 7;
+        parts[0] |= u64::from(n[55]) << 12;
+        parts[0] |= u64::from(n[48]) << 17;
+        parts[0] |= u64::from(n[36]) << 22;
+        parts[0] |= u64::from(n[66]) << 27;
+        parts[0] |= u64::from(n[54]) << 29;
+        parts[0] |= u64::from(n[47]) << 30;
+        parts[0] |= u64::from(n[65]) << 31;
+        parts[0] |= u64::from(n[46]) << 32;
+        parts[0] |= u64::from(n[64]) << 33;
+        parts[0] |= u64::from(n[45]) << 34;
+        parts[0] |= u64::from(n[63]) << 35;
+        parts[0] |= u64::from(n[62]) << 36;
+        parts[0] |= u64::from(n[44]) << 37;
+        parts[0] |= u64::from(n[30]) << 38;
     }
-    parts[0] |= u64::from(n[22]) << 44;
+    parts[0] |= u64::from(n[22]) << 39;
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
@@ -7412,556 +7372,556 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     match joint[0].0 {
         39 => {
             // light plays (jump 1 4 2 3 3 2), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000 == 0x800000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10 == 0x10;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10 == 0x10;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000 == 0x800000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10 == 0x10;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10 == 0x10;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000 == 0x800000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10 == 0x10;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10 == 0x10;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000 == 0x800000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10 == 0x10;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10 == 0x10;
         }
         40 => {
             // light plays (jump 1 4 2 5 3 6), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x2000000000 == 0x2000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x40 == 0x40;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x40 == 0x40;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x2000000000 == 0x2000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x40 == 0x40;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x40 == 0x40;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x2000000000 == 0x2000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x40 == 0x40;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x40 == 0x40;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x2000000000 == 0x2000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x40 == 0x40;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x40 == 0x40;
         }
         41 => {
             // light plays (jump 2 3 3 4 4 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         42 => {
             // light plays (jump 2 5 3 4 4 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         43 => {
             // light plays (jump 3 2 4 3 5 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         44 => {
             // light plays (jump 3 4 4 3 5 2), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         45 => {
             // light plays (jump 3 4 4 5 5 6), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         46 => {
             // light plays (jump 3 6 4 5 5 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         47 => {
             // light plays (jump 4 3 3 4 2 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         48 => {
             // light plays (jump 4 3 5 4 6 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         49 => {
             // light plays (jump 4 5 3 4 2 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         50 => {
             // light plays (jump 4 5 5 4 6 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         51 => {
             // light plays (jump 5 2 4 3 3 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         52 => {
             // light plays (jump 5 4 4 3 3 2), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         53 => {
             // light plays (jump 5 4 4 5 3 6), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         54 => {
             // light plays (jump 5 6 4 5 3 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         55 => {
             // light plays (jump 6 3 5 4 4 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         56 => {
             // light plays (jump 6 5 5 4 4 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         311 => {
             // light plays noop, which guards:
-            // n[77]: (aux 38)
-            n[77] |= s.0[1] & 0x4000000000 == 0x4000000000;
+            // n[67]: (aux 38)
+            n[67] |= s.0[1] & 0x4000000000 == 0x4000000000;
         }
         _ => {}
     }
     match joint[1].0 {
         41 => {
             // dark plays (jump 2 3 3 4 4 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         42 => {
             // dark plays (jump 2 5 3 4 4 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         43 => {
             // dark plays (jump 3 2 4 3 5 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         44 => {
             // dark plays (jump 3 4 4 3 5 2), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         45 => {
             // dark plays (jump 3 4 4 5 5 6), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         46 => {
             // dark plays (jump 3 6 4 5 5 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         47 => {
             // dark plays (jump 4 3 3 4 2 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         48 => {
             // dark plays (jump 4 3 5 4 6 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         49 => {
             // dark plays (jump 4 5 3 4 2 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x20000000000 == 0x20000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x400 == 0x400;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x400 == 0x400;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x20000000000 == 0x20000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x400 == 0x400;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x400 == 0x400;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x20000000000 == 0x20000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x400 == 0x400;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x400 == 0x400;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x20000000000 == 0x20000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x400 == 0x400;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x400 == 0x400;
         }
         50 => {
             // dark plays (jump 4 5 5 4 6 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         51 => {
             // dark plays (jump 5 2 4 3 3 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         52 => {
             // dark plays (jump 5 4 4 3 3 2), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000 == 0x200000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000 == 0x4000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000 == 0x4000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000 == 0x200000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000 == 0x4000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000 == 0x4000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000 == 0x200000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000 == 0x4000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000 == 0x4000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000 == 0x200000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000 == 0x4000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000 == 0x4000;
         }
         53 => {
             // dark plays (jump 5 4 4 5 3 6), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         54 => {
             // dark plays (jump 5 6 4 5 3 4), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x800000000000 == 0x800000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x10000 == 0x10000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x10000 == 0x10000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x800000000000 == 0x800000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x10000 == 0x10000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x10000 == 0x10000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x800000000000 == 0x800000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x10000 == 0x10000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x10000 == 0x10000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x800000000000 == 0x800000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x10000 == 0x10000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x10000 == 0x10000;
         }
         55 => {
             // dark plays (jump 6 3 5 4 4 5), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         56 => {
             // dark plays (jump 6 5 5 4 4 3), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x100000 == 0x100000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x100000 == 0x100000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x100000 == 0x100000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x100000 == 0x100000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x100000 == 0x100000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x100000 == 0x100000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x100000 == 0x100000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x100000 == 0x100000;
         }
         57 => {
             // dark plays (jump 7 4 6 3 5 2), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x1000000 == 0x1000000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x1000000 == 0x1000000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x1000000 == 0x1000000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x1000000 == 0x1000000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x1000000 == 0x1000000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x1000000 == 0x1000000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x1000000 == 0x1000000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x1000000 == 0x1000000;
         }
         58 => {
             // dark plays (jump 7 4 6 5 5 6), which guards:
-            // n[80]: ((aux 59) lightpawn)
-            n[80] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
-            // n[84]: ((aux 59) lightchecker)
-            n[84] |= s.0[4] & 0x4000000 == 0x4000000;
-            // n[88]: ((aux 59) lightknight)
-            n[88] |= s.0[5] & 0x4000000 == 0x4000000;
-            // n[92]: ((aux 59) darkpawn)
-            n[92] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
-            // n[96]: ((aux 59) darkchecker)
-            n[96] |= s.0[2] & 0x4000000 == 0x4000000;
-            // n[100]: ((aux 59) darkknight)
-            n[100] |= s.0[3] & 0x4000000 == 0x4000000;
+            // n[70]: ((aux 59) lightpawn)
+            n[70] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
+            // n[74]: ((aux 59) lightchecker)
+            n[74] |= s.0[4] & 0x4000000 == 0x4000000;
+            // n[78]: ((aux 59) lightknight)
+            n[78] |= s.0[5] & 0x4000000 == 0x4000000;
+            // n[82]: ((aux 59) darkpawn)
+            n[82] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
+            // n[86]: ((aux 59) darkchecker)
+            n[86] |= s.0[2] & 0x4000000 == 0x4000000;
+            // n[90]: ((aux 59) darkknight)
+            n[90] |= s.0[3] & 0x4000000 == 0x4000000;
         }
         311 => {
             // dark plays noop, which guards:
-            // n[77]: (aux 38)
-            n[77] |= s.0[1] & 0x2000000000 == 0x2000000000;
+            // n[67]: (aux 38)
+            n[67] |= s.0[1] & 0x2000000000 == 0x2000000000;
         }
         _ => {}
     }
@@ -7969,748 +7929,748 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     fn nodes_part_0(
         s: &State,
         joint: &[Move; 2],
-        n: &mut [bool; 132],
+        n: &mut [bool; 122],
         g: &mut [u64; 46],
     ) {
         {
-            // n[78] (keyed): ((aux 57) lightpawn)
-            // n[79] (keyed): ((aux 58) lightpawn)
-            // n[82] (keyed): ((aux 57) lightchecker)
-            // n[83] (keyed): ((aux 58) lightchecker)
-            // n[86] (keyed): ((aux 57) lightknight)
-            // n[87] (keyed): ((aux 58) lightknight)
-            // n[90] (keyed): ((aux 57) darkpawn)
-            // n[91] (keyed): ((aux 58) darkpawn)
-            // n[94] (keyed): ((aux 57) darkchecker)
-            // n[95] (keyed): ((aux 58) darkchecker)
-            // n[98] (keyed): ((aux 57) darkknight)
-            // n[99] (keyed): ((aux 58) darkknight)
+            // n[68] (keyed): ((aux 57) lightpawn)
+            // n[69] (keyed): ((aux 58) lightpawn)
+            // n[72] (keyed): ((aux 57) lightchecker)
+            // n[73] (keyed): ((aux 58) lightchecker)
+            // n[76] (keyed): ((aux 57) lightknight)
+            // n[77] (keyed): ((aux 58) lightknight)
+            // n[80] (keyed): ((aux 57) darkpawn)
+            // n[81] (keyed): ((aux 58) darkpawn)
+            // n[84] (keyed): ((aux 57) darkchecker)
+            // n[85] (keyed): ((aux 58) darkchecker)
+            // n[88] (keyed): ((aux 57) darkknight)
+            // n[89] (keyed): ((aux 58) darkknight)
             match joint[0].0 {
                 59 | 79 | 107 | 120 => {
-                    n[79] |= s.0[5] & 0x2000000000 == 0x2000000000;
-                    n[83] |= s.0[4] & 0x40 == 0x40;
-                    n[87] |= s.0[5] & 0x40 == 0x40;
-                    n[91] |= s.0[3] & 0x2000000000 == 0x2000000000;
-                    n[95] |= s.0[2] & 0x40 == 0x40;
-                    n[99] |= s.0[3] & 0x40 == 0x40;
+                    n[69] |= s.0[5] & 0x2000000000 == 0x2000000000;
+                    n[73] |= s.0[4] & 0x40 == 0x40;
+                    n[77] |= s.0[5] & 0x40 == 0x40;
+                    n[81] |= s.0[3] & 0x2000000000 == 0x2000000000;
+                    n[85] |= s.0[2] & 0x40 == 0x40;
+                    n[89] |= s.0[3] & 0x40 == 0x40;
                 }
                 60 | 67 | 108 | 127 => {
-                    n[79] |= s.0[5] & 0x8000000000 == 0x8000000000;
-                    n[83] |= s.0[4] & 0x100 == 0x100;
-                    n[87] |= s.0[5] & 0x100 == 0x100;
-                    n[91] |= s.0[3] & 0x8000000000 == 0x8000000000;
-                    n[95] |= s.0[2] & 0x100 == 0x100;
-                    n[99] |= s.0[3] & 0x100 == 0x100;
+                    n[69] |= s.0[5] & 0x8000000000 == 0x8000000000;
+                    n[73] |= s.0[4] & 0x100 == 0x100;
+                    n[77] |= s.0[5] & 0x100 == 0x100;
+                    n[81] |= s.0[3] & 0x8000000000 == 0x8000000000;
+                    n[85] |= s.0[2] & 0x100 == 0x100;
+                    n[89] |= s.0[3] & 0x100 == 0x100;
                 }
                 61 | 62 | 74 | 97 | 121 | 128 | 137 => {
-                    n[79] |= s.0[5] & 0x20000000000 == 0x20000000000;
-                    n[83] |= s.0[4] & 0x400 == 0x400;
-                    n[87] |= s.0[5] & 0x400 == 0x400;
-                    n[91] |= s.0[3] & 0x20000000000 == 0x20000000000;
-                    n[95] |= s.0[2] & 0x400 == 0x400;
-                    n[99] |= s.0[3] & 0x400 == 0x400;
+                    n[69] |= s.0[5] & 0x20000000000 == 0x20000000000;
+                    n[73] |= s.0[4] & 0x400 == 0x400;
+                    n[77] |= s.0[5] & 0x400 == 0x400;
+                    n[81] |= s.0[3] & 0x20000000000 == 0x20000000000;
+                    n[85] |= s.0[2] & 0x400 == 0x400;
+                    n[89] |= s.0[3] & 0x400 == 0x400;
                 }
                 63 | 69 | 90 | 139 | 144 | 149 => {
-                    n[79] |= s.0[5] & 0x200000000000 == 0x200000000000;
-                    n[83] |= s.0[4] & 0x4000 == 0x4000;
-                    n[87] |= s.0[5] & 0x4000 == 0x4000;
-                    n[91] |= s.0[3] & 0x200000000000 == 0x200000000000;
-                    n[95] |= s.0[2] & 0x4000 == 0x4000;
-                    n[99] |= s.0[3] & 0x4000 == 0x4000;
+                    n[69] |= s.0[5] & 0x200000000000 == 0x200000000000;
+                    n[73] |= s.0[4] & 0x4000 == 0x4000;
+                    n[77] |= s.0[5] & 0x4000 == 0x4000;
+                    n[81] |= s.0[3] & 0x200000000000 == 0x200000000000;
+                    n[85] |= s.0[2] & 0x4000 == 0x4000;
+                    n[89] |= s.0[3] & 0x4000 == 0x4000;
                 }
                 64 | 102 | 132 | 141 => {
-                    n[79] |= s.0[5] & 0x40000000000 == 0x40000000000;
-                    n[87] |= s.0[5] & 0x800 == 0x800;
-                    n[91] |= s.0[3] & 0x40000000000 == 0x40000000000;
-                    n[99] |= s.0[3] & 0x800 == 0x800;
+                    n[69] |= s.0[5] & 0x40000000000 == 0x40000000000;
+                    n[77] |= s.0[5] & 0x800 == 0x800;
+                    n[81] |= s.0[3] & 0x40000000000 == 0x40000000000;
+                    n[89] |= s.0[3] & 0x800 == 0x800;
                 }
                 65 | 85 | 133 | 146 => {
-                    n[79] |= s.0[5] & 0x100000000000 == 0x100000000000;
-                    n[87] |= s.0[5] & 0x2000 == 0x2000;
-                    n[91] |= s.0[3] & 0x100000000000 == 0x100000000000;
-                    n[99] |= s.0[3] & 0x2000 == 0x2000;
+                    n[69] |= s.0[5] & 0x100000000000 == 0x100000000000;
+                    n[77] |= s.0[5] & 0x2000 == 0x2000;
+                    n[81] |= s.0[3] & 0x100000000000 == 0x100000000000;
+                    n[89] |= s.0[3] & 0x2000 == 0x2000;
                 }
                 66 | 72 | 77 | 94 | 125 | 142 | 147 | 153 => {
-                    n[79] |= s.0[5] & 0x400000000000 == 0x400000000000;
-                    n[87] |= s.0[5] & 0x8000 == 0x8000;
-                    n[91] |= s.0[3] & 0x400000000000 == 0x400000000000;
-                    n[99] |= s.0[3] & 0x8000 == 0x8000;
+                    n[69] |= s.0[5] & 0x400000000000 == 0x400000000000;
+                    n[77] |= s.0[5] & 0x8000 == 0x8000;
+                    n[81] |= s.0[3] & 0x400000000000 == 0x400000000000;
+                    n[89] |= s.0[3] & 0x8000 == 0x8000;
                 }
                 68 | 109 | 138 => {
-                    n[79] |= s.0[5] & 0x80000000000 == 0x80000000000;
-                    n[83] |= s.0[4] & 0x1000 == 0x1000;
-                    n[87] |= s.0[5] & 0x1000 == 0x1000;
-                    n[91] |= s.0[3] & 0x80000000000 == 0x80000000000;
-                    n[95] |= s.0[2] & 0x1000 == 0x1000;
-                    n[99] |= s.0[3] & 0x1000 == 0x1000;
+                    n[69] |= s.0[5] & 0x80000000000 == 0x80000000000;
+                    n[73] |= s.0[4] & 0x1000 == 0x1000;
+                    n[77] |= s.0[5] & 0x1000 == 0x1000;
+                    n[81] |= s.0[3] & 0x80000000000 == 0x80000000000;
+                    n[85] |= s.0[2] & 0x1000 == 0x1000;
+                    n[89] |= s.0[3] & 0x1000 == 0x1000;
                 }
                 70 | 75 | 80 | 129 | 150 | 156 => {
-                    n[79] |= s.0[5] & 0x800000000000 == 0x800000000000;
-                    n[83] |= s.0[4] & 0x10000 == 0x10000;
-                    n[87] |= s.0[5] & 0x10000 == 0x10000;
-                    n[91] |= s.0[3] & 0x800000000000 == 0x800000000000;
-                    n[95] |= s.0[2] & 0x10000 == 0x10000;
-                    n[99] |= s.0[3] & 0x10000 == 0x10000;
+                    n[69] |= s.0[5] & 0x800000000000 == 0x800000000000;
+                    n[73] |= s.0[4] & 0x10000 == 0x10000;
+                    n[77] |= s.0[5] & 0x10000 == 0x10000;
+                    n[81] |= s.0[3] & 0x800000000000 == 0x800000000000;
+                    n[85] |= s.0[2] & 0x10000 == 0x10000;
+                    n[89] |= s.0[3] & 0x10000 == 0x10000;
                 }
                 71 | 116 | 124 | 131 => {
-                    n[79] |= s.0[5] & 0x10000000000 == 0x10000000000;
-                    n[87] |= s.0[5] & 0x200 == 0x200;
-                    n[91] |= s.0[3] & 0x10000000000 == 0x10000000000;
-                    n[99] |= s.0[3] & 0x200 == 0x200;
+                    n[69] |= s.0[5] & 0x10000000000 == 0x10000000000;
+                    n[77] |= s.0[5] & 0x200 == 0x200;
+                    n[81] |= s.0[3] & 0x10000000000 == 0x10000000000;
+                    n[89] |= s.0[3] & 0x200 == 0x200;
                 }
                 73 | 86 | 134 | 154 => {
-                    n[79] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
-                    n[87] |= s.0[5] & 0x20000 == 0x20000;
-                    n[91] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
-                    n[99] |= s.0[3] & 0x20000 == 0x20000;
+                    n[69] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
+                    n[77] |= s.0[5] & 0x20000 == 0x20000;
+                    n[81] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
+                    n[89] |= s.0[3] & 0x20000 == 0x20000;
                 }
                 76 | 93 | 101 | 114 => {
-                    n[79] |= s.0[5] & 0x1000000000 == 0x1000000000;
-                    n[87] |= s.0[5] & 0x20 == 0x20;
-                    n[91] |= s.0[3] & 0x1000000000 == 0x1000000000;
-                    n[99] |= s.0[3] & 0x20 == 0x20;
+                    n[69] |= s.0[5] & 0x1000000000 == 0x1000000000;
+                    n[77] |= s.0[5] & 0x20 == 0x20;
+                    n[81] |= s.0[3] & 0x1000000000 == 0x1000000000;
+                    n[89] |= s.0[3] & 0x20 == 0x20;
                 }
                 78 | 87 | 117 | 155 => {
-                    n[79] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
-                    n[87] |= s.0[5] & 0x80000 == 0x80000;
-                    n[91] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
-                    n[99] |= s.0[3] & 0x80000 == 0x80000;
+                    n[69] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
+                    n[77] |= s.0[5] & 0x80000 == 0x80000;
+                    n[81] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
+                    n[89] |= s.0[3] & 0x80000 == 0x80000;
                 }
                 81 | 110 | 151 => {
-                    n[79] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
-                    n[83] |= s.0[4] & 0x40000 == 0x40000;
-                    n[87] |= s.0[5] & 0x40000 == 0x40000;
-                    n[91] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
-                    n[95] |= s.0[2] & 0x40000 == 0x40000;
-                    n[99] |= s.0[3] & 0x40000 == 0x40000;
+                    n[69] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
+                    n[73] |= s.0[4] & 0x40000 == 0x40000;
+                    n[77] |= s.0[5] & 0x40000 == 0x40000;
+                    n[81] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
+                    n[85] |= s.0[2] & 0x40000 == 0x40000;
+                    n[89] |= s.0[3] & 0x40000 == 0x40000;
                 }
                 82 | 91 | 98 | 122 | 145 | 157 => {
-                    n[79] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-                    n[83] |= s.0[4] & 0x100000 == 0x100000;
-                    n[87] |= s.0[5] & 0x100000 == 0x100000;
-                    n[91] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-                    n[95] |= s.0[2] & 0x100000 == 0x100000;
-                    n[99] |= s.0[3] & 0x100000 == 0x100000;
+                    n[69] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+                    n[73] |= s.0[4] & 0x100000 == 0x100000;
+                    n[77] |= s.0[5] & 0x100000 == 0x100000;
+                    n[81] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+                    n[85] |= s.0[2] & 0x100000 == 0x100000;
+                    n[89] |= s.0[3] & 0x100000 == 0x100000;
                 }
                 83 | 100 => {
-                    n[79] |= s.0[5] & 0x400000000 == 0x400000000;
-                    n[87] |= s.0[5] & 0x8 == 0x8;
-                    n[91] |= s.0[3] & 0x400000000 == 0x400000000;
-                    n[99] |= s.0[3] & 0x8 == 0x8;
+                    n[69] |= s.0[5] & 0x400000000 == 0x400000000;
+                    n[77] |= s.0[5] & 0x8 == 0x8;
+                    n[81] |= s.0[3] & 0x400000000 == 0x400000000;
+                    n[89] |= s.0[3] & 0x8 == 0x8;
                 }
                 84 | 115 => {
-                    n[79] |= s.0[5] & 0x4000000000 == 0x4000000000;
-                    n[87] |= s.0[5] & 0x80 == 0x80;
-                    n[91] |= s.0[3] & 0x4000000000 == 0x4000000000;
-                    n[99] |= s.0[3] & 0x80 == 0x80;
+                    n[69] |= s.0[5] & 0x4000000000 == 0x4000000000;
+                    n[77] |= s.0[5] & 0x80 == 0x80;
+                    n[81] |= s.0[3] & 0x4000000000 == 0x4000000000;
+                    n[89] |= s.0[3] & 0x80 == 0x80;
                 }
                 88 | 95 | 103 | 148 => {
-                    n[79] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
-                    n[87] |= s.0[5] & 0x200000 == 0x200000;
-                    n[91] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
-                    n[99] |= s.0[3] & 0x200000 == 0x200000;
+                    n[69] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
+                    n[77] |= s.0[5] & 0x200000 == 0x200000;
+                    n[81] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
+                    n[89] |= s.0[3] & 0x200000 == 0x200000;
                 }
                 89 | 96 | 106 => {
-                    n[79] |= s.0[5] & 0x800000000 == 0x800000000;
-                    n[83] |= s.0[4] & 0x10 == 0x10;
-                    n[87] |= s.0[5] & 0x10 == 0x10;
-                    n[91] |= s.0[3] & 0x800000000 == 0x800000000;
-                    n[95] |= s.0[2] & 0x10 == 0x10;
-                    n[99] |= s.0[3] & 0x10 == 0x10;
+                    n[69] |= s.0[5] & 0x800000000 == 0x800000000;
+                    n[73] |= s.0[4] & 0x10 == 0x10;
+                    n[77] |= s.0[5] & 0x10 == 0x10;
+                    n[81] |= s.0[3] & 0x800000000 == 0x800000000;
+                    n[85] |= s.0[2] & 0x10 == 0x10;
+                    n[89] |= s.0[3] & 0x10 == 0x10;
                 }
                 92 | 111 | 152 => {
-                    n[79] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
-                    n[83] |= s.0[4] & 0x400000 == 0x400000;
-                    n[87] |= s.0[5] & 0x400000 == 0x400000;
-                    n[91] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
-                    n[95] |= s.0[2] & 0x400000 == 0x400000;
-                    n[99] |= s.0[3] & 0x400000 == 0x400000;
+                    n[69] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
+                    n[73] |= s.0[4] & 0x400000 == 0x400000;
+                    n[77] |= s.0[5] & 0x400000 == 0x400000;
+                    n[81] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
+                    n[85] |= s.0[2] & 0x400000 == 0x400000;
+                    n[89] |= s.0[3] & 0x400000 == 0x400000;
                 }
                 99 | 112 | 140 => {
-                    n[79] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
-                    n[83] |= s.0[4] & 0x1000000 == 0x1000000;
-                    n[87] |= s.0[5] & 0x1000000 == 0x1000000;
-                    n[91] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
-                    n[95] |= s.0[2] & 0x1000000 == 0x1000000;
-                    n[99] |= s.0[3] & 0x1000000 == 0x1000000;
+                    n[69] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
+                    n[73] |= s.0[4] & 0x1000000 == 0x1000000;
+                    n[77] |= s.0[5] & 0x1000000 == 0x1000000;
+                    n[81] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
+                    n[85] |= s.0[2] & 0x1000000 == 0x1000000;
+                    n[89] |= s.0[3] & 0x1000000 == 0x1000000;
                 }
                 104 | 135 => {
-                    n[79] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
-                    n[87] |= s.0[5] & 0x800000 == 0x800000;
-                    n[91] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
-                    n[99] |= s.0[3] & 0x800000 == 0x800000;
+                    n[69] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
+                    n[77] |= s.0[5] & 0x800000 == 0x800000;
+                    n[81] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
+                    n[89] |= s.0[3] & 0x800000 == 0x800000;
                 }
                 105 | 118 | 126 | 143 => {
-                    n[79] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
-                    n[87] |= s.0[5] & 0x2000000 == 0x2000000;
-                    n[91] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
-                    n[99] |= s.0[3] & 0x2000000 == 0x2000000;
+                    n[69] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
+                    n[77] |= s.0[5] & 0x2000000 == 0x2000000;
+                    n[81] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
+                    n[89] |= s.0[3] & 0x2000000 == 0x2000000;
                 }
                 113 | 123 | 130 => {
-                    n[79] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
-                    n[83] |= s.0[4] & 0x4000000 == 0x4000000;
-                    n[87] |= s.0[5] & 0x4000000 == 0x4000000;
-                    n[91] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
-                    n[95] |= s.0[2] & 0x4000000 == 0x4000000;
-                    n[99] |= s.0[3] & 0x4000000 == 0x4000000;
+                    n[69] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
+                    n[73] |= s.0[4] & 0x4000000 == 0x4000000;
+                    n[77] |= s.0[5] & 0x4000000 == 0x4000000;
+                    n[81] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
+                    n[85] |= s.0[2] & 0x4000000 == 0x4000000;
+                    n[89] |= s.0[3] & 0x4000000 == 0x4000000;
                 }
                 119 | 136 => {
-                    n[79] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
-                    n[87] |= s.0[5] & 0x8000000 == 0x8000000;
-                    n[91] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
-                    n[99] |= s.0[3] & 0x8000000 == 0x8000000;
+                    n[69] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
+                    n[77] |= s.0[5] & 0x8000000 == 0x8000000;
+                    n[81] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
+                    n[89] |= s.0[3] & 0x8000000 == 0x8000000;
                 }
                 161 | 168 | 177 | 192 | 199 | 206 => {
-                    n[78] |= s.0[5] & 0x1000000000 == 0x1000000000;
-                    n[86] |= s.0[5] & 0x20 == 0x20;
-                    n[90] |= s.0[3] & 0x1000000000 == 0x1000000000;
-                    n[98] |= s.0[3] & 0x20 == 0x20;
+                    n[68] |= s.0[5] & 0x1000000000 == 0x1000000000;
+                    n[76] |= s.0[5] & 0x20 == 0x20;
+                    n[80] |= s.0[3] & 0x1000000000 == 0x1000000000;
+                    n[88] |= s.0[3] & 0x20 == 0x20;
                 }
                 162 | 173 | 182 | 200 | 207 | 214 => {
-                    n[78] |= s.0[5] & 0x2000000000 == 0x2000000000;
-                    n[82] |= s.0[4] & 0x40 == 0x40;
-                    n[86] |= s.0[5] & 0x40 == 0x40;
-                    n[90] |= s.0[3] & 0x2000000000 == 0x2000000000;
-                    n[94] |= s.0[2] & 0x40 == 0x40;
-                    n[98] |= s.0[3] & 0x40 == 0x40;
+                    n[68] |= s.0[5] & 0x2000000000 == 0x2000000000;
+                    n[72] |= s.0[4] & 0x40 == 0x40;
+                    n[76] |= s.0[5] & 0x40 == 0x40;
+                    n[80] |= s.0[3] & 0x2000000000 == 0x2000000000;
+                    n[84] |= s.0[2] & 0x40 == 0x40;
+                    n[88] |= s.0[3] & 0x40 == 0x40;
                 }
                 163 | 178 | 208 | 215 => {
-                    n[78] |= s.0[5] & 0x4000000000 == 0x4000000000;
-                    n[86] |= s.0[5] & 0x80 == 0x80;
-                    n[90] |= s.0[3] & 0x4000000000 == 0x4000000000;
-                    n[98] |= s.0[3] & 0x80 == 0x80;
+                    n[68] |= s.0[5] & 0x4000000000 == 0x4000000000;
+                    n[76] |= s.0[5] & 0x80 == 0x80;
+                    n[80] |= s.0[3] & 0x4000000000 == 0x4000000000;
+                    n[88] |= s.0[3] & 0x80 == 0x80;
                 }
                 164 | 172 | 186 | 191 | 198 => {
-                    n[78] |= s.0[5] & 0x800000000 == 0x800000000;
-                    n[82] |= s.0[4] & 0x10 == 0x10;
-                    n[86] |= s.0[5] & 0x10 == 0x10;
-                    n[90] |= s.0[3] & 0x800000000 == 0x800000000;
-                    n[94] |= s.0[2] & 0x10 == 0x10;
-                    n[98] |= s.0[3] & 0x10 == 0x10;
+                    n[68] |= s.0[5] & 0x800000000 == 0x800000000;
+                    n[72] |= s.0[4] & 0x10 == 0x10;
+                    n[76] |= s.0[5] & 0x10 == 0x10;
+                    n[80] |= s.0[3] & 0x800000000 == 0x800000000;
+                    n[84] |= s.0[2] & 0x10 == 0x10;
+                    n[88] |= s.0[3] & 0x10 == 0x10;
                 }
                 165 | 169 | 193 | 219 | 224 => {
-                    n[78] |= s.0[5] & 0x8000000000 == 0x8000000000;
-                    n[82] |= s.0[4] & 0x100 == 0x100;
-                    n[86] |= s.0[5] & 0x100 == 0x100;
-                    n[90] |= s.0[3] & 0x8000000000 == 0x8000000000;
-                    n[94] |= s.0[2] & 0x100 == 0x100;
-                    n[98] |= s.0[3] & 0x100 == 0x100;
+                    n[68] |= s.0[5] & 0x8000000000 == 0x8000000000;
+                    n[72] |= s.0[4] & 0x100 == 0x100;
+                    n[76] |= s.0[5] & 0x100 == 0x100;
+                    n[80] |= s.0[3] & 0x8000000000 == 0x8000000000;
+                    n[84] |= s.0[2] & 0x100 == 0x100;
+                    n[88] |= s.0[3] & 0x100 == 0x100;
                 }
                 166 | 170 | 174 | 187 | 201 | 220 | 225 | 232 => {
-                    n[78] |= s.0[5] & 0x10000000000 == 0x10000000000;
-                    n[86] |= s.0[5] & 0x200 == 0x200;
-                    n[90] |= s.0[3] & 0x10000000000 == 0x10000000000;
-                    n[98] |= s.0[3] & 0x200 == 0x200;
+                    n[68] |= s.0[5] & 0x10000000000 == 0x10000000000;
+                    n[76] |= s.0[5] & 0x200 == 0x200;
+                    n[80] |= s.0[3] & 0x10000000000 == 0x10000000000;
+                    n[88] |= s.0[3] & 0x200 == 0x200;
                 }
                 167 | 185 | 190 => {
-                    n[78] |= s.0[5] & 0x400000000 == 0x400000000;
-                    n[86] |= s.0[5] & 0x8 == 0x8;
-                    n[90] |= s.0[3] & 0x400000000 == 0x400000000;
-                    n[98] |= s.0[3] & 0x8 == 0x8;
+                    n[68] |= s.0[5] & 0x400000000 == 0x400000000;
+                    n[76] |= s.0[5] & 0x8 == 0x8;
+                    n[80] |= s.0[3] & 0x400000000 == 0x400000000;
+                    n[88] |= s.0[3] & 0x8 == 0x8;
                 }
                 171 | 175 | 179 | 194 | 209 | 226 | 233 | 240 => {
-                    n[78] |= s.0[5] & 0x20000000000 == 0x20000000000;
-                    n[82] |= s.0[4] & 0x400 == 0x400;
-                    n[86] |= s.0[5] & 0x400 == 0x400;
-                    n[90] |= s.0[3] & 0x20000000000 == 0x20000000000;
-                    n[94] |= s.0[2] & 0x400 == 0x400;
-                    n[98] |= s.0[3] & 0x400 == 0x400;
+                    n[68] |= s.0[5] & 0x20000000000 == 0x20000000000;
+                    n[72] |= s.0[4] & 0x400 == 0x400;
+                    n[76] |= s.0[5] & 0x400 == 0x400;
+                    n[80] |= s.0[3] & 0x20000000000 == 0x20000000000;
+                    n[84] |= s.0[2] & 0x400 == 0x400;
+                    n[88] |= s.0[3] & 0x400 == 0x400;
                 }
                 176 | 180 | 183 | 202 | 216 | 234 | 241 | 248 => {
-                    n[78] |= s.0[5] & 0x40000000000 == 0x40000000000;
-                    n[86] |= s.0[5] & 0x800 == 0x800;
-                    n[90] |= s.0[3] & 0x40000000000 == 0x40000000000;
-                    n[98] |= s.0[3] & 0x800 == 0x800;
+                    n[68] |= s.0[5] & 0x40000000000 == 0x40000000000;
+                    n[76] |= s.0[5] & 0x800 == 0x800;
+                    n[80] |= s.0[3] & 0x40000000000 == 0x40000000000;
+                    n[88] |= s.0[3] & 0x800 == 0x800;
                 }
                 181 | 184 | 210 | 242 | 249 => {
-                    n[78] |= s.0[5] & 0x80000000000 == 0x80000000000;
-                    n[82] |= s.0[4] & 0x1000 == 0x1000;
-                    n[86] |= s.0[5] & 0x1000 == 0x1000;
-                    n[90] |= s.0[3] & 0x80000000000 == 0x80000000000;
-                    n[94] |= s.0[2] & 0x1000 == 0x1000;
-                    n[98] |= s.0[3] & 0x1000 == 0x1000;
+                    n[68] |= s.0[5] & 0x80000000000 == 0x80000000000;
+                    n[72] |= s.0[4] & 0x1000 == 0x1000;
+                    n[76] |= s.0[5] & 0x1000 == 0x1000;
+                    n[80] |= s.0[3] & 0x80000000000 == 0x80000000000;
+                    n[84] |= s.0[2] & 0x1000 == 0x1000;
+                    n[88] |= s.0[3] & 0x1000 == 0x1000;
                 }
                 188 | 195 | 227 | 253 | 258 => {
-                    n[78] |= s.0[5] & 0x100000000000 == 0x100000000000;
-                    n[86] |= s.0[5] & 0x2000 == 0x2000;
-                    n[90] |= s.0[3] & 0x100000000000 == 0x100000000000;
-                    n[98] |= s.0[3] & 0x2000 == 0x2000;
+                    n[68] |= s.0[5] & 0x100000000000 == 0x100000000000;
+                    n[76] |= s.0[5] & 0x2000 == 0x2000;
+                    n[80] |= s.0[3] & 0x100000000000 == 0x100000000000;
+                    n[88] |= s.0[3] & 0x2000 == 0x2000;
                 }
                 189 | 196 | 203 | 221 | 235 | 254 | 259 | 266 => {
-                    n[78] |= s.0[5] & 0x200000000000 == 0x200000000000;
-                    n[82] |= s.0[4] & 0x4000 == 0x4000;
-                    n[86] |= s.0[5] & 0x4000 == 0x4000;
-                    n[90] |= s.0[3] & 0x200000000000 == 0x200000000000;
-                    n[94] |= s.0[2] & 0x4000 == 0x4000;
-                    n[98] |= s.0[3] & 0x4000 == 0x4000;
+                    n[68] |= s.0[5] & 0x200000000000 == 0x200000000000;
+                    n[72] |= s.0[4] & 0x4000 == 0x4000;
+                    n[76] |= s.0[5] & 0x4000 == 0x4000;
+                    n[80] |= s.0[3] & 0x200000000000 == 0x200000000000;
+                    n[84] |= s.0[2] & 0x4000 == 0x4000;
+                    n[88] |= s.0[3] & 0x4000 == 0x4000;
                 }
                 197 | 204 | 211 | 228 | 243 | 260 | 267 | 274 => {
-                    n[78] |= s.0[5] & 0x400000000000 == 0x400000000000;
-                    n[86] |= s.0[5] & 0x8000 == 0x8000;
-                    n[90] |= s.0[3] & 0x400000000000 == 0x400000000000;
-                    n[98] |= s.0[3] & 0x8000 == 0x8000;
+                    n[68] |= s.0[5] & 0x400000000000 == 0x400000000000;
+                    n[76] |= s.0[5] & 0x8000 == 0x8000;
+                    n[80] |= s.0[3] & 0x400000000000 == 0x400000000000;
+                    n[88] |= s.0[3] & 0x8000 == 0x8000;
                 }
                 205 | 212 | 217 | 236 | 250 | 268 | 275 | 282 => {
-                    n[78] |= s.0[5] & 0x800000000000 == 0x800000000000;
-                    n[82] |= s.0[4] & 0x10000 == 0x10000;
-                    n[86] |= s.0[5] & 0x10000 == 0x10000;
-                    n[90] |= s.0[3] & 0x800000000000 == 0x800000000000;
-                    n[94] |= s.0[2] & 0x10000 == 0x10000;
-                    n[98] |= s.0[3] & 0x10000 == 0x10000;
+                    n[68] |= s.0[5] & 0x800000000000 == 0x800000000000;
+                    n[72] |= s.0[4] & 0x10000 == 0x10000;
+                    n[76] |= s.0[5] & 0x10000 == 0x10000;
+                    n[80] |= s.0[3] & 0x800000000000 == 0x800000000000;
+                    n[84] |= s.0[2] & 0x10000 == 0x10000;
+                    n[88] |= s.0[3] & 0x10000 == 0x10000;
                 }
                 213 | 218 | 244 | 276 | 283 => {
-                    n[78] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
-                    n[86] |= s.0[5] & 0x20000 == 0x20000;
-                    n[90] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
-                    n[98] |= s.0[3] & 0x20000 == 0x20000;
+                    n[68] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
+                    n[76] |= s.0[5] & 0x20000 == 0x20000;
+                    n[80] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
+                    n[88] |= s.0[3] & 0x20000 == 0x20000;
                 }
                 222 | 229 | 261 | 287 | 290 => {
-                    n[78] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
-                    n[82] |= s.0[4] & 0x40000 == 0x40000;
-                    n[86] |= s.0[5] & 0x40000 == 0x40000;
-                    n[90] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
-                    n[94] |= s.0[2] & 0x40000 == 0x40000;
-                    n[98] |= s.0[3] & 0x40000 == 0x40000;
+                    n[68] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
+                    n[72] |= s.0[4] & 0x40000 == 0x40000;
+                    n[76] |= s.0[5] & 0x40000 == 0x40000;
+                    n[80] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
+                    n[84] |= s.0[2] & 0x40000 == 0x40000;
+                    n[88] |= s.0[3] & 0x40000 == 0x40000;
                 }
                 223 | 230 | 237 | 255 | 269 | 288 | 291 | 295 => {
-                    n[78] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
-                    n[86] |= s.0[5] & 0x80000 == 0x80000;
-                    n[90] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
-                    n[98] |= s.0[3] & 0x80000 == 0x80000;
+                    n[68] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
+                    n[76] |= s.0[5] & 0x80000 == 0x80000;
+                    n[80] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
+                    n[88] |= s.0[3] & 0x80000 == 0x80000;
                 }
                 231 | 238 | 245 | 262 | 277 | 292 | 296 | 300 => {
-                    n[78] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-                    n[82] |= s.0[4] & 0x100000 == 0x100000;
-                    n[86] |= s.0[5] & 0x100000 == 0x100000;
-                    n[90] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-                    n[94] |= s.0[2] & 0x100000 == 0x100000;
-                    n[98] |= s.0[3] & 0x100000 == 0x100000;
+                    n[68] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+                    n[72] |= s.0[4] & 0x100000 == 0x100000;
+                    n[76] |= s.0[5] & 0x100000 == 0x100000;
+                    n[80] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+                    n[84] |= s.0[2] & 0x100000 == 0x100000;
+                    n[88] |= s.0[3] & 0x100000 == 0x100000;
                 }
                 239 | 246 | 251 | 270 | 284 | 297 | 301 | 305 => {
-                    n[78] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
-                    n[86] |= s.0[5] & 0x200000 == 0x200000;
-                    n[90] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
-                    n[98] |= s.0[3] & 0x200000 == 0x200000;
+                    n[68] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
+                    n[76] |= s.0[5] & 0x200000 == 0x200000;
+                    n[80] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
+                    n[88] |= s.0[3] & 0x200000 == 0x200000;
                 }
                 247 | 252 | 278 | 302 | 306 => {
-                    n[78] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
-                    n[82] |= s.0[4] & 0x400000 == 0x400000;
-                    n[86] |= s.0[5] & 0x400000 == 0x400000;
-                    n[90] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
-                    n[94] |= s.0[2] & 0x400000 == 0x400000;
-                    n[98] |= s.0[3] & 0x400000 == 0x400000;
+                    n[68] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
+                    n[72] |= s.0[4] & 0x400000 == 0x400000;
+                    n[76] |= s.0[5] & 0x400000 == 0x400000;
+                    n[80] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
+                    n[84] |= s.0[2] & 0x400000 == 0x400000;
+                    n[88] |= s.0[3] & 0x400000 == 0x400000;
                 }
                 256 | 263 | 293 => {
-                    n[78] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
-                    n[86] |= s.0[5] & 0x800000 == 0x800000;
-                    n[90] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
-                    n[98] |= s.0[3] & 0x800000 == 0x800000;
+                    n[68] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
+                    n[76] |= s.0[5] & 0x800000 == 0x800000;
+                    n[80] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
+                    n[88] |= s.0[3] & 0x800000 == 0x800000;
                 }
                 257 | 264 | 271 | 289 | 298 => {
-                    n[78] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
-                    n[82] |= s.0[4] & 0x1000000 == 0x1000000;
-                    n[86] |= s.0[5] & 0x1000000 == 0x1000000;
-                    n[90] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
-                    n[94] |= s.0[2] & 0x1000000 == 0x1000000;
-                    n[98] |= s.0[3] & 0x1000000 == 0x1000000;
+                    n[68] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
+                    n[72] |= s.0[4] & 0x1000000 == 0x1000000;
+                    n[76] |= s.0[5] & 0x1000000 == 0x1000000;
+                    n[80] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
+                    n[84] |= s.0[2] & 0x1000000 == 0x1000000;
+                    n[88] |= s.0[3] & 0x1000000 == 0x1000000;
                 }
                 265 | 272 | 279 | 294 | 303 => {
-                    n[78] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
-                    n[86] |= s.0[5] & 0x2000000 == 0x2000000;
-                    n[90] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
-                    n[98] |= s.0[3] & 0x2000000 == 0x2000000;
+                    n[68] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
+                    n[76] |= s.0[5] & 0x2000000 == 0x2000000;
+                    n[80] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
+                    n[88] |= s.0[3] & 0x2000000 == 0x2000000;
                 }
                 273 | 280 | 285 | 299 | 307 => {
-                    n[78] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
-                    n[82] |= s.0[4] & 0x4000000 == 0x4000000;
-                    n[86] |= s.0[5] & 0x4000000 == 0x4000000;
-                    n[90] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
-                    n[94] |= s.0[2] & 0x4000000 == 0x4000000;
-                    n[98] |= s.0[3] & 0x4000000 == 0x4000000;
+                    n[68] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
+                    n[72] |= s.0[4] & 0x4000000 == 0x4000000;
+                    n[76] |= s.0[5] & 0x4000000 == 0x4000000;
+                    n[80] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
+                    n[84] |= s.0[2] & 0x4000000 == 0x4000000;
+                    n[88] |= s.0[3] & 0x4000000 == 0x4000000;
                 }
                 281 | 286 | 304 => {
-                    n[78] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
-                    n[86] |= s.0[5] & 0x8000000 == 0x8000000;
-                    n[90] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
-                    n[98] |= s.0[3] & 0x8000000 == 0x8000000;
+                    n[68] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
+                    n[76] |= s.0[5] & 0x8000000 == 0x8000000;
+                    n[80] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
+                    n[88] |= s.0[3] & 0x8000000 == 0x8000000;
                 }
                 _ => {}
             }
             match joint[1].0 {
                 62 | 74 | 97 | 121 | 128 | 137 => {
-                    n[79] |= s.0[5] & 0x20000000000 == 0x20000000000;
-                    n[83] |= s.0[4] & 0x400 == 0x400;
-                    n[87] |= s.0[5] & 0x400 == 0x400;
-                    n[91] |= s.0[3] & 0x20000000000 == 0x20000000000;
-                    n[95] |= s.0[2] & 0x400 == 0x400;
-                    n[99] |= s.0[3] & 0x400 == 0x400;
+                    n[69] |= s.0[5] & 0x20000000000 == 0x20000000000;
+                    n[73] |= s.0[4] & 0x400 == 0x400;
+                    n[77] |= s.0[5] & 0x400 == 0x400;
+                    n[81] |= s.0[3] & 0x20000000000 == 0x20000000000;
+                    n[85] |= s.0[2] & 0x400 == 0x400;
+                    n[89] |= s.0[3] & 0x400 == 0x400;
                 }
                 63 | 69 | 90 | 139 | 144 | 149 => {
-                    n[79] |= s.0[5] & 0x200000000000 == 0x200000000000;
-                    n[83] |= s.0[4] & 0x4000 == 0x4000;
-                    n[87] |= s.0[5] & 0x4000 == 0x4000;
-                    n[91] |= s.0[3] & 0x200000000000 == 0x200000000000;
-                    n[95] |= s.0[2] & 0x4000 == 0x4000;
-                    n[99] |= s.0[3] & 0x4000 == 0x4000;
+                    n[69] |= s.0[5] & 0x200000000000 == 0x200000000000;
+                    n[73] |= s.0[4] & 0x4000 == 0x4000;
+                    n[77] |= s.0[5] & 0x4000 == 0x4000;
+                    n[81] |= s.0[3] & 0x200000000000 == 0x200000000000;
+                    n[85] |= s.0[2] & 0x4000 == 0x4000;
+                    n[89] |= s.0[3] & 0x4000 == 0x4000;
                 }
                 64 | 102 | 132 | 141 => {
-                    n[79] |= s.0[5] & 0x40000000000 == 0x40000000000;
-                    n[87] |= s.0[5] & 0x800 == 0x800;
-                    n[91] |= s.0[3] & 0x40000000000 == 0x40000000000;
-                    n[99] |= s.0[3] & 0x800 == 0x800;
+                    n[69] |= s.0[5] & 0x40000000000 == 0x40000000000;
+                    n[77] |= s.0[5] & 0x800 == 0x800;
+                    n[81] |= s.0[3] & 0x40000000000 == 0x40000000000;
+                    n[89] |= s.0[3] & 0x800 == 0x800;
                 }
                 65 | 85 | 133 | 146 => {
-                    n[79] |= s.0[5] & 0x100000000000 == 0x100000000000;
-                    n[87] |= s.0[5] & 0x2000 == 0x2000;
-                    n[91] |= s.0[3] & 0x100000000000 == 0x100000000000;
-                    n[99] |= s.0[3] & 0x2000 == 0x2000;
+                    n[69] |= s.0[5] & 0x100000000000 == 0x100000000000;
+                    n[77] |= s.0[5] & 0x2000 == 0x2000;
+                    n[81] |= s.0[3] & 0x100000000000 == 0x100000000000;
+                    n[89] |= s.0[3] & 0x2000 == 0x2000;
                 }
                 66 | 72 | 77 | 94 | 125 | 142 | 147 | 153 => {
-                    n[79] |= s.0[5] & 0x400000000000 == 0x400000000000;
-                    n[87] |= s.0[5] & 0x8000 == 0x8000;
-                    n[91] |= s.0[3] & 0x400000000000 == 0x400000000000;
-                    n[99] |= s.0[3] & 0x8000 == 0x8000;
+                    n[69] |= s.0[5] & 0x400000000000 == 0x400000000000;
+                    n[77] |= s.0[5] & 0x8000 == 0x8000;
+                    n[81] |= s.0[3] & 0x400000000000 == 0x400000000000;
+                    n[89] |= s.0[3] & 0x8000 == 0x8000;
                 }
                 67 | 108 | 127 => {
-                    n[79] |= s.0[5] & 0x8000000000 == 0x8000000000;
-                    n[83] |= s.0[4] & 0x100 == 0x100;
-                    n[87] |= s.0[5] & 0x100 == 0x100;
-                    n[91] |= s.0[3] & 0x8000000000 == 0x8000000000;
-                    n[95] |= s.0[2] & 0x100 == 0x100;
-                    n[99] |= s.0[3] & 0x100 == 0x100;
+                    n[69] |= s.0[5] & 0x8000000000 == 0x8000000000;
+                    n[73] |= s.0[4] & 0x100 == 0x100;
+                    n[77] |= s.0[5] & 0x100 == 0x100;
+                    n[81] |= s.0[3] & 0x8000000000 == 0x8000000000;
+                    n[85] |= s.0[2] & 0x100 == 0x100;
+                    n[89] |= s.0[3] & 0x100 == 0x100;
                 }
                 68 | 109 | 138 => {
-                    n[79] |= s.0[5] & 0x80000000000 == 0x80000000000;
-                    n[83] |= s.0[4] & 0x1000 == 0x1000;
-                    n[87] |= s.0[5] & 0x1000 == 0x1000;
-                    n[91] |= s.0[3] & 0x80000000000 == 0x80000000000;
-                    n[95] |= s.0[2] & 0x1000 == 0x1000;
-                    n[99] |= s.0[3] & 0x1000 == 0x1000;
+                    n[69] |= s.0[5] & 0x80000000000 == 0x80000000000;
+                    n[73] |= s.0[4] & 0x1000 == 0x1000;
+                    n[77] |= s.0[5] & 0x1000 == 0x1000;
+                    n[81] |= s.0[3] & 0x80000000000 == 0x80000000000;
+                    n[85] |= s.0[2] & 0x1000 == 0x1000;
+                    n[89] |= s.0[3] & 0x1000 == 0x1000;
                 }
                 70 | 75 | 80 | 129 | 150 | 156 => {
-                    n[79] |= s.0[5] & 0x800000000000 == 0x800000000000;
-                    n[83] |= s.0[4] & 0x10000 == 0x10000;
-                    n[87] |= s.0[5] & 0x10000 == 0x10000;
-                    n[91] |= s.0[3] & 0x800000000000 == 0x800000000000;
-                    n[95] |= s.0[2] & 0x10000 == 0x10000;
-                    n[99] |= s.0[3] & 0x10000 == 0x10000;
+                    n[69] |= s.0[5] & 0x800000000000 == 0x800000000000;
+                    n[73] |= s.0[4] & 0x10000 == 0x10000;
+                    n[77] |= s.0[5] & 0x10000 == 0x10000;
+                    n[81] |= s.0[3] & 0x800000000000 == 0x800000000000;
+                    n[85] |= s.0[2] & 0x10000 == 0x10000;
+                    n[89] |= s.0[3] & 0x10000 == 0x10000;
                 }
                 71 | 116 | 124 | 131 => {
-                    n[79] |= s.0[5] & 0x10000000000 == 0x10000000000;
-                    n[87] |= s.0[5] & 0x200 == 0x200;
-                    n[91] |= s.0[3] & 0x10000000000 == 0x10000000000;
-                    n[99] |= s.0[3] & 0x200 == 0x200;
+                    n[69] |= s.0[5] & 0x10000000000 == 0x10000000000;
+                    n[77] |= s.0[5] & 0x200 == 0x200;
+                    n[81] |= s.0[3] & 0x10000000000 == 0x10000000000;
+                    n[89] |= s.0[3] & 0x200 == 0x200;
                 }
                 73 | 86 | 134 | 154 => {
-                    n[79] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
-                    n[87] |= s.0[5] & 0x20000 == 0x20000;
-                    n[91] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
-                    n[99] |= s.0[3] & 0x20000 == 0x20000;
+                    n[69] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
+                    n[77] |= s.0[5] & 0x20000 == 0x20000;
+                    n[81] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
+                    n[89] |= s.0[3] & 0x20000 == 0x20000;
                 }
                 76 | 93 | 101 | 114 => {
-                    n[79] |= s.0[5] & 0x1000000000 == 0x1000000000;
-                    n[87] |= s.0[5] & 0x20 == 0x20;
-                    n[91] |= s.0[3] & 0x1000000000 == 0x1000000000;
-                    n[99] |= s.0[3] & 0x20 == 0x20;
+                    n[69] |= s.0[5] & 0x1000000000 == 0x1000000000;
+                    n[77] |= s.0[5] & 0x20 == 0x20;
+                    n[81] |= s.0[3] & 0x1000000000 == 0x1000000000;
+                    n[89] |= s.0[3] & 0x20 == 0x20;
                 }
                 78 | 87 | 117 | 155 => {
-                    n[79] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
-                    n[87] |= s.0[5] & 0x80000 == 0x80000;
-                    n[91] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
-                    n[99] |= s.0[3] & 0x80000 == 0x80000;
+                    n[69] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
+                    n[77] |= s.0[5] & 0x80000 == 0x80000;
+                    n[81] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
+                    n[89] |= s.0[3] & 0x80000 == 0x80000;
                 }
                 79 | 107 | 120 => {
-                    n[79] |= s.0[5] & 0x2000000000 == 0x2000000000;
-                    n[83] |= s.0[4] & 0x40 == 0x40;
-                    n[87] |= s.0[5] & 0x40 == 0x40;
-                    n[91] |= s.0[3] & 0x2000000000 == 0x2000000000;
-                    n[95] |= s.0[2] & 0x40 == 0x40;
-                    n[99] |= s.0[3] & 0x40 == 0x40;
+                    n[69] |= s.0[5] & 0x2000000000 == 0x2000000000;
+                    n[73] |= s.0[4] & 0x40 == 0x40;
+                    n[77] |= s.0[5] & 0x40 == 0x40;
+                    n[81] |= s.0[3] & 0x2000000000 == 0x2000000000;
+                    n[85] |= s.0[2] & 0x40 == 0x40;
+                    n[89] |= s.0[3] & 0x40 == 0x40;
                 }
                 81 | 110 | 151 => {
-                    n[79] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
-                    n[83] |= s.0[4] & 0x40000 == 0x40000;
-                    n[87] |= s.0[5] & 0x40000 == 0x40000;
-                    n[91] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
-                    n[95] |= s.0[2] & 0x40000 == 0x40000;
-                    n[99] |= s.0[3] & 0x40000 == 0x40000;
+                    n[69] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
+                    n[73] |= s.0[4] & 0x40000 == 0x40000;
+                    n[77] |= s.0[5] & 0x40000 == 0x40000;
+                    n[81] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
+                    n[85] |= s.0[2] & 0x40000 == 0x40000;
+                    n[89] |= s.0[3] & 0x40000 == 0x40000;
                 }
                 82 | 91 | 98 | 122 | 145 | 157 | 158 => {
-                    n[79] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-                    n[83] |= s.0[4] & 0x100000 == 0x100000;
-                    n[87] |= s.0[5] & 0x100000 == 0x100000;
-                    n[91] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-                    n[95] |= s.0[2] & 0x100000 == 0x100000;
-                    n[99] |= s.0[3] & 0x100000 == 0x100000;
+                    n[69] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+                    n[73] |= s.0[4] & 0x100000 == 0x100000;
+                    n[77] |= s.0[5] & 0x100000 == 0x100000;
+                    n[81] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+                    n[85] |= s.0[2] & 0x100000 == 0x100000;
+                    n[89] |= s.0[3] & 0x100000 == 0x100000;
                 }
                 83 | 100 => {
-                    n[79] |= s.0[5] & 0x400000000 == 0x400000000;
-                    n[87] |= s.0[5] & 0x8 == 0x8;
-                    n[91] |= s.0[3] & 0x400000000 == 0x400000000;
-                    n[99] |= s.0[3] & 0x8 == 0x8;
+                    n[69] |= s.0[5] & 0x400000000 == 0x400000000;
+                    n[77] |= s.0[5] & 0x8 == 0x8;
+                    n[81] |= s.0[3] & 0x400000000 == 0x400000000;
+                    n[89] |= s.0[3] & 0x8 == 0x8;
                 }
                 84 | 115 => {
-                    n[79] |= s.0[5] & 0x4000000000 == 0x4000000000;
-                    n[87] |= s.0[5] & 0x80 == 0x80;
-                    n[91] |= s.0[3] & 0x4000000000 == 0x4000000000;
-                    n[99] |= s.0[3] & 0x80 == 0x80;
+                    n[69] |= s.0[5] & 0x4000000000 == 0x4000000000;
+                    n[77] |= s.0[5] & 0x80 == 0x80;
+                    n[81] |= s.0[3] & 0x4000000000 == 0x4000000000;
+                    n[89] |= s.0[3] & 0x80 == 0x80;
                 }
                 88 | 95 | 103 | 148 => {
-                    n[79] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
-                    n[87] |= s.0[5] & 0x200000 == 0x200000;
-                    n[91] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
-                    n[99] |= s.0[3] & 0x200000 == 0x200000;
+                    n[69] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
+                    n[77] |= s.0[5] & 0x200000 == 0x200000;
+                    n[81] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
+                    n[89] |= s.0[3] & 0x200000 == 0x200000;
                 }
                 89 | 96 | 106 => {
-                    n[79] |= s.0[5] & 0x800000000 == 0x800000000;
-                    n[83] |= s.0[4] & 0x10 == 0x10;
-                    n[87] |= s.0[5] & 0x10 == 0x10;
-                    n[91] |= s.0[3] & 0x800000000 == 0x800000000;
-                    n[95] |= s.0[2] & 0x10 == 0x10;
-                    n[99] |= s.0[3] & 0x10 == 0x10;
+                    n[69] |= s.0[5] & 0x800000000 == 0x800000000;
+                    n[73] |= s.0[4] & 0x10 == 0x10;
+                    n[77] |= s.0[5] & 0x10 == 0x10;
+                    n[81] |= s.0[3] & 0x800000000 == 0x800000000;
+                    n[85] |= s.0[2] & 0x10 == 0x10;
+                    n[89] |= s.0[3] & 0x10 == 0x10;
                 }
                 92 | 111 | 152 | 159 => {
-                    n[79] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
-                    n[83] |= s.0[4] & 0x400000 == 0x400000;
-                    n[87] |= s.0[5] & 0x400000 == 0x400000;
-                    n[91] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
-                    n[95] |= s.0[2] & 0x400000 == 0x400000;
-                    n[99] |= s.0[3] & 0x400000 == 0x400000;
+                    n[69] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
+                    n[73] |= s.0[4] & 0x400000 == 0x400000;
+                    n[77] |= s.0[5] & 0x400000 == 0x400000;
+                    n[81] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
+                    n[85] |= s.0[2] & 0x400000 == 0x400000;
+                    n[89] |= s.0[3] & 0x400000 == 0x400000;
                 }
                 99 | 112 | 140 | 160 => {
-                    n[79] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
-                    n[83] |= s.0[4] & 0x1000000 == 0x1000000;
-                    n[87] |= s.0[5] & 0x1000000 == 0x1000000;
-                    n[91] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
-                    n[95] |= s.0[2] & 0x1000000 == 0x1000000;
-                    n[99] |= s.0[3] & 0x1000000 == 0x1000000;
+                    n[69] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
+                    n[73] |= s.0[4] & 0x1000000 == 0x1000000;
+                    n[77] |= s.0[5] & 0x1000000 == 0x1000000;
+                    n[81] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
+                    n[85] |= s.0[2] & 0x1000000 == 0x1000000;
+                    n[89] |= s.0[3] & 0x1000000 == 0x1000000;
                 }
                 104 | 135 => {
-                    n[79] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
-                    n[87] |= s.0[5] & 0x800000 == 0x800000;
-                    n[91] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
-                    n[99] |= s.0[3] & 0x800000 == 0x800000;
+                    n[69] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
+                    n[77] |= s.0[5] & 0x800000 == 0x800000;
+                    n[81] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
+                    n[89] |= s.0[3] & 0x800000 == 0x800000;
                 }
                 105 | 118 | 126 | 143 => {
-                    n[79] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
-                    n[87] |= s.0[5] & 0x2000000 == 0x2000000;
-                    n[91] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
-                    n[99] |= s.0[3] & 0x2000000 == 0x2000000;
+                    n[69] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
+                    n[77] |= s.0[5] & 0x2000000 == 0x2000000;
+                    n[81] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
+                    n[89] |= s.0[3] & 0x2000000 == 0x2000000;
                 }
                 113 | 123 | 130 => {
-                    n[79] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
-                    n[83] |= s.0[4] & 0x4000000 == 0x4000000;
-                    n[87] |= s.0[5] & 0x4000000 == 0x4000000;
-                    n[91] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
-                    n[95] |= s.0[2] & 0x4000000 == 0x4000000;
-                    n[99] |= s.0[3] & 0x4000000 == 0x4000000;
+                    n[69] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
+                    n[73] |= s.0[4] & 0x4000000 == 0x4000000;
+                    n[77] |= s.0[5] & 0x4000000 == 0x4000000;
+                    n[81] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
+                    n[85] |= s.0[2] & 0x4000000 == 0x4000000;
+                    n[89] |= s.0[3] & 0x4000000 == 0x4000000;
                 }
                 119 | 136 => {
-                    n[79] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
-                    n[87] |= s.0[5] & 0x8000000 == 0x8000000;
-                    n[91] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
-                    n[99] |= s.0[3] & 0x8000000 == 0x8000000;
+                    n[69] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
+                    n[77] |= s.0[5] & 0x8000000 == 0x8000000;
+                    n[81] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
+                    n[89] |= s.0[3] & 0x8000000 == 0x8000000;
                 }
                 164 | 172 | 186 | 191 | 198 => {
-                    n[78] |= s.0[5] & 0x800000000 == 0x800000000;
-                    n[82] |= s.0[4] & 0x10 == 0x10;
-                    n[86] |= s.0[5] & 0x10 == 0x10;
-                    n[90] |= s.0[3] & 0x800000000 == 0x800000000;
-                    n[94] |= s.0[2] & 0x10 == 0x10;
-                    n[98] |= s.0[3] & 0x10 == 0x10;
+                    n[68] |= s.0[5] & 0x800000000 == 0x800000000;
+                    n[72] |= s.0[4] & 0x10 == 0x10;
+                    n[76] |= s.0[5] & 0x10 == 0x10;
+                    n[80] |= s.0[3] & 0x800000000 == 0x800000000;
+                    n[84] |= s.0[2] & 0x10 == 0x10;
+                    n[88] |= s.0[3] & 0x10 == 0x10;
                 }
                 165 | 169 | 193 | 219 | 224 => {
-                    n[78] |= s.0[5] & 0x8000000000 == 0x8000000000;
-                    n[82] |= s.0[4] & 0x100 == 0x100;
-                    n[86] |= s.0[5] & 0x100 == 0x100;
-                    n[90] |= s.0[3] & 0x8000000000 == 0x8000000000;
-                    n[94] |= s.0[2] & 0x100 == 0x100;
-                    n[98] |= s.0[3] & 0x100 == 0x100;
+                    n[68] |= s.0[5] & 0x8000000000 == 0x8000000000;
+                    n[72] |= s.0[4] & 0x100 == 0x100;
+                    n[76] |= s.0[5] & 0x100 == 0x100;
+                    n[80] |= s.0[3] & 0x8000000000 == 0x8000000000;
+                    n[84] |= s.0[2] & 0x100 == 0x100;
+                    n[88] |= s.0[3] & 0x100 == 0x100;
                 }
                 166 | 170 | 174 | 187 | 201 | 220 | 225 | 232 => {
-                    n[78] |= s.0[5] & 0x10000000000 == 0x10000000000;
-                    n[86] |= s.0[5] & 0x200 == 0x200;
-                    n[90] |= s.0[3] & 0x10000000000 == 0x10000000000;
-                    n[98] |= s.0[3] & 0x200 == 0x200;
+                    n[68] |= s.0[5] & 0x10000000000 == 0x10000000000;
+                    n[76] |= s.0[5] & 0x200 == 0x200;
+                    n[80] |= s.0[3] & 0x10000000000 == 0x10000000000;
+                    n[88] |= s.0[3] & 0x200 == 0x200;
                 }
                 167 | 185 | 190 => {
-                    n[78] |= s.0[5] & 0x400000000 == 0x400000000;
-                    n[86] |= s.0[5] & 0x8 == 0x8;
-                    n[90] |= s.0[3] & 0x400000000 == 0x400000000;
-                    n[98] |= s.0[3] & 0x8 == 0x8;
+                    n[68] |= s.0[5] & 0x400000000 == 0x400000000;
+                    n[76] |= s.0[5] & 0x8 == 0x8;
+                    n[80] |= s.0[3] & 0x400000000 == 0x400000000;
+                    n[88] |= s.0[3] & 0x8 == 0x8;
                 }
                 168 | 177 | 192 | 199 | 206 => {
-                    n[78] |= s.0[5] & 0x1000000000 == 0x1000000000;
-                    n[86] |= s.0[5] & 0x20 == 0x20;
-                    n[90] |= s.0[3] & 0x1000000000 == 0x1000000000;
-                    n[98] |= s.0[3] & 0x20 == 0x20;
+                    n[68] |= s.0[5] & 0x1000000000 == 0x1000000000;
+                    n[76] |= s.0[5] & 0x20 == 0x20;
+                    n[80] |= s.0[3] & 0x1000000000 == 0x1000000000;
+                    n[88] |= s.0[3] & 0x20 == 0x20;
                 }
                 171 | 175 | 179 | 194 | 209 | 226 | 233 | 240 => {
-                    n[78] |= s.0[5] & 0x20000000000 == 0x20000000000;
-                    n[82] |= s.0[4] & 0x400 == 0x400;
-                    n[86] |= s.0[5] & 0x400 == 0x400;
-                    n[90] |= s.0[3] & 0x20000000000 == 0x20000000000;
-                    n[94] |= s.0[2] & 0x400 == 0x400;
-                    n[98] |= s.0[3] & 0x400 == 0x400;
+                    n[68] |= s.0[5] & 0x20000000000 == 0x20000000000;
+                    n[72] |= s.0[4] & 0x400 == 0x400;
+                    n[76] |= s.0[5] & 0x400 == 0x400;
+                    n[80] |= s.0[3] & 0x20000000000 == 0x20000000000;
+                    n[84] |= s.0[2] & 0x400 == 0x400;
+                    n[88] |= s.0[3] & 0x400 == 0x400;
                 }
                 173 | 182 | 200 | 207 | 214 => {
-                    n[78] |= s.0[5] & 0x2000000000 == 0x2000000000;
-                    n[82] |= s.0[4] & 0x40 == 0x40;
-                    n[86] |= s.0[5] & 0x40 == 0x40;
-                    n[90] |= s.0[3] & 0x2000000000 == 0x2000000000;
-                    n[94] |= s.0[2] & 0x40 == 0x40;
-                    n[98] |= s.0[3] & 0x40 == 0x40;
+                    n[68] |= s.0[5] & 0x2000000000 == 0x2000000000;
+                    n[72] |= s.0[4] & 0x40 == 0x40;
+                    n[76] |= s.0[5] & 0x40 == 0x40;
+                    n[80] |= s.0[3] & 0x2000000000 == 0x2000000000;
+                    n[84] |= s.0[2] & 0x40 == 0x40;
+                    n[88] |= s.0[3] & 0x40 == 0x40;
                 }
                 176 | 180 | 183 | 202 | 216 | 234 | 241 | 248 => {
-                    n[78] |= s.0[5] & 0x40000000000 == 0x40000000000;
-                    n[86] |= s.0[5] & 0x800 == 0x800;
-                    n[90] |= s.0[3] & 0x40000000000 == 0x40000000000;
-                    n[98] |= s.0[3] & 0x800 == 0x800;
+                    n[68] |= s.0[5] & 0x40000000000 == 0x40000000000;
+                    n[76] |= s.0[5] & 0x800 == 0x800;
+                    n[80] |= s.0[3] & 0x40000000000 == 0x40000000000;
+                    n[88] |= s.0[3] & 0x800 == 0x800;
                 }
                 178 | 208 | 215 => {
-                    n[78] |= s.0[5] & 0x4000000000 == 0x4000000000;
-                    n[86] |= s.0[5] & 0x80 == 0x80;
-                    n[90] |= s.0[3] & 0x4000000000 == 0x4000000000;
-                    n[98] |= s.0[3] & 0x80 == 0x80;
+                    n[68] |= s.0[5] & 0x4000000000 == 0x4000000000;
+                    n[76] |= s.0[5] & 0x80 == 0x80;
+                    n[80] |= s.0[3] & 0x4000000000 == 0x4000000000;
+                    n[88] |= s.0[3] & 0x80 == 0x80;
                 }
                 181 | 184 | 210 | 242 | 249 => {
-                    n[78] |= s.0[5] & 0x80000000000 == 0x80000000000;
-                    n[82] |= s.0[4] & 0x1000 == 0x1000;
-                    n[86] |= s.0[5] & 0x1000 == 0x1000;
-                    n[90] |= s.0[3] & 0x80000000000 == 0x80000000000;
-                    n[94] |= s.0[2] & 0x1000 == 0x1000;
-                    n[98] |= s.0[3] & 0x1000 == 0x1000;
+                    n[68] |= s.0[5] & 0x80000000000 == 0x80000000000;
+                    n[72] |= s.0[4] & 0x1000 == 0x1000;
+                    n[76] |= s.0[5] & 0x1000 == 0x1000;
+                    n[80] |= s.0[3] & 0x80000000000 == 0x80000000000;
+                    n[84] |= s.0[2] & 0x1000 == 0x1000;
+                    n[88] |= s.0[3] & 0x1000 == 0x1000;
                 }
                 188 | 195 | 227 | 253 | 258 => {
-                    n[78] |= s.0[5] & 0x100000000000 == 0x100000000000;
-                    n[86] |= s.0[5] & 0x2000 == 0x2000;
-                    n[90] |= s.0[3] & 0x100000000000 == 0x100000000000;
-                    n[98] |= s.0[3] & 0x2000 == 0x2000;
+                    n[68] |= s.0[5] & 0x100000000000 == 0x100000000000;
+                    n[76] |= s.0[5] & 0x2000 == 0x2000;
+                    n[80] |= s.0[3] & 0x100000000000 == 0x100000000000;
+                    n[88] |= s.0[3] & 0x2000 == 0x2000;
                 }
                 189 | 196 | 203 | 221 | 235 | 254 | 259 | 266 => {
-                    n[78] |= s.0[5] & 0x200000000000 == 0x200000000000;
-                    n[82] |= s.0[4] & 0x4000 == 0x4000;
-                    n[86] |= s.0[5] & 0x4000 == 0x4000;
-                    n[90] |= s.0[3] & 0x200000000000 == 0x200000000000;
-                    n[94] |= s.0[2] & 0x4000 == 0x4000;
-                    n[98] |= s.0[3] & 0x4000 == 0x4000;
+                    n[68] |= s.0[5] & 0x200000000000 == 0x200000000000;
+                    n[72] |= s.0[4] & 0x4000 == 0x4000;
+                    n[76] |= s.0[5] & 0x4000 == 0x4000;
+                    n[80] |= s.0[3] & 0x200000000000 == 0x200000000000;
+                    n[84] |= s.0[2] & 0x4000 == 0x4000;
+                    n[88] |= s.0[3] & 0x4000 == 0x4000;
                 }
                 197 | 204 | 211 | 228 | 243 | 260 | 267 | 274 => {
-                    n[78] |= s.0[5] & 0x400000000000 == 0x400000000000;
-                    n[86] |= s.0[5] & 0x8000 == 0x8000;
-                    n[90] |= s.0[3] & 0x400000000000 == 0x400000000000;
-                    n[98] |= s.0[3] & 0x8000 == 0x8000;
+                    n[68] |= s.0[5] & 0x400000000000 == 0x400000000000;
+                    n[76] |= s.0[5] & 0x8000 == 0x8000;
+                    n[80] |= s.0[3] & 0x400000000000 == 0x400000000000;
+                    n[88] |= s.0[3] & 0x8000 == 0x8000;
                 }
                 205 | 212 | 217 | 236 | 250 | 268 | 275 | 282 => {
-                    n[78] |= s.0[5] & 0x800000000000 == 0x800000000000;
-                    n[82] |= s.0[4] & 0x10000 == 0x10000;
-                    n[86] |= s.0[5] & 0x10000 == 0x10000;
-                    n[90] |= s.0[3] & 0x800000000000 == 0x800000000000;
-                    n[94] |= s.0[2] & 0x10000 == 0x10000;
-                    n[98] |= s.0[3] & 0x10000 == 0x10000;
+                    n[68] |= s.0[5] & 0x800000000000 == 0x800000000000;
+                    n[72] |= s.0[4] & 0x10000 == 0x10000;
+                    n[76] |= s.0[5] & 0x10000 == 0x10000;
+                    n[80] |= s.0[3] & 0x800000000000 == 0x800000000000;
+                    n[84] |= s.0[2] & 0x10000 == 0x10000;
+                    n[88] |= s.0[3] & 0x10000 == 0x10000;
                 }
                 213 | 218 | 244 | 276 | 283 => {
-                    n[78] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
-                    n[86] |= s.0[5] & 0x20000 == 0x20000;
-                    n[90] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
-                    n[98] |= s.0[3] & 0x20000 == 0x20000;
+                    n[68] |= s.0[5] & 0x1000000000000 == 0x1000000000000;
+                    n[76] |= s.0[5] & 0x20000 == 0x20000;
+                    n[80] |= s.0[3] & 0x1000000000000 == 0x1000000000000;
+                    n[88] |= s.0[3] & 0x20000 == 0x20000;
                 }
                 222 | 229 | 261 | 287 | 290 => {
-                    n[78] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
-                    n[82] |= s.0[4] & 0x40000 == 0x40000;
-                    n[86] |= s.0[5] & 0x40000 == 0x40000;
-                    n[90] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
-                    n[94] |= s.0[2] & 0x40000 == 0x40000;
-                    n[98] |= s.0[3] & 0x40000 == 0x40000;
+                    n[68] |= s.0[5] & 0x2000000000000 == 0x2000000000000;
+                    n[72] |= s.0[4] & 0x40000 == 0x40000;
+                    n[76] |= s.0[5] & 0x40000 == 0x40000;
+                    n[80] |= s.0[3] & 0x2000000000000 == 0x2000000000000;
+                    n[84] |= s.0[2] & 0x40000 == 0x40000;
+                    n[88] |= s.0[3] & 0x40000 == 0x40000;
                 }
                 223 | 230 | 237 | 255 | 269 | 288 | 291 | 295 => {
-                    n[78] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
-                    n[86] |= s.0[5] & 0x80000 == 0x80000;
-                    n[90] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
-                    n[98] |= s.0[3] & 0x80000 == 0x80000;
+                    n[68] |= s.0[5] & 0x4000000000000 == 0x4000000000000;
+                    n[76] |= s.0[5] & 0x80000 == 0x80000;
+                    n[80] |= s.0[3] & 0x4000000000000 == 0x4000000000000;
+                    n[88] |= s.0[3] & 0x80000 == 0x80000;
                 }
                 231 | 238 | 245 | 262 | 277 | 292 | 296 | 300 => {
-                    n[78] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
-                    n[82] |= s.0[4] & 0x100000 == 0x100000;
-                    n[86] |= s.0[5] & 0x100000 == 0x100000;
-                    n[90] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
-                    n[94] |= s.0[2] & 0x100000 == 0x100000;
-                    n[98] |= s.0[3] & 0x100000 == 0x100000;
+                    n[68] |= s.0[5] & 0x8000000000000 == 0x8000000000000;
+                    n[72] |= s.0[4] & 0x100000 == 0x100000;
+                    n[76] |= s.0[5] & 0x100000 == 0x100000;
+                    n[80] |= s.0[3] & 0x8000000000000 == 0x8000000000000;
+                    n[84] |= s.0[2] & 0x100000 == 0x100000;
+                    n[88] |= s.0[3] & 0x100000 == 0x100000;
                 }
                 239 | 246 | 251 | 270 | 284 | 297 | 301 | 305 => {
-                    n[78] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
-                    n[86] |= s.0[5] & 0x200000 == 0x200000;
-                    n[90] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
-                    n[98] |= s.0[3] & 0x200000 == 0x200000;
+                    n[68] |= s.0[5] & 0x10000000000000 == 0x10000000000000;
+                    n[76] |= s.0[5] & 0x200000 == 0x200000;
+                    n[80] |= s.0[3] & 0x10000000000000 == 0x10000000000000;
+                    n[88] |= s.0[3] & 0x200000 == 0x200000;
                 }
                 247 | 252 | 278 | 302 | 306 => {
-                    n[78] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
-                    n[82] |= s.0[4] & 0x400000 == 0x400000;
-                    n[86] |= s.0[5] & 0x400000 == 0x400000;
-                    n[90] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
-                    n[94] |= s.0[2] & 0x400000 == 0x400000;
-                    n[98] |= s.0[3] & 0x400000 == 0x400000;
+                    n[68] |= s.0[5] & 0x20000000000000 == 0x20000000000000;
+                    n[72] |= s.0[4] & 0x400000 == 0x400000;
+                    n[76] |= s.0[5] & 0x400000 == 0x400000;
+                    n[80] |= s.0[3] & 0x20000000000000 == 0x20000000000000;
+                    n[84] |= s.0[2] & 0x400000 == 0x400000;
+                    n[88] |= s.0[3] & 0x400000 == 0x400000;
                 }
                 256 | 263 | 293 | 308 => {
-                    n[78] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
-                    n[86] |= s.0[5] & 0x800000 == 0x800000;
-                    n[90] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
-                    n[98] |= s.0[3] & 0x800000 == 0x800000;
+                    n[68] |= s.0[5] & 0x40000000000000 == 0x40000000000000;
+                    n[76] |= s.0[5] & 0x800000 == 0x800000;
+                    n[80] |= s.0[3] & 0x40000000000000 == 0x40000000000000;
+                    n[88] |= s.0[3] & 0x800000 == 0x800000;
                 }
                 257 | 264 | 271 | 289 | 298 | 309 => {
-                    n[78] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
-                    n[82] |= s.0[4] & 0x1000000 == 0x1000000;
-                    n[86] |= s.0[5] & 0x1000000 == 0x1000000;
-                    n[90] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
-                    n[94] |= s.0[2] & 0x1000000 == 0x1000000;
-                    n[98] |= s.0[3] & 0x1000000 == 0x1000000;
+                    n[68] |= s.0[5] & 0x80000000000000 == 0x80000000000000;
+                    n[72] |= s.0[4] & 0x1000000 == 0x1000000;
+                    n[76] |= s.0[5] & 0x1000000 == 0x1000000;
+                    n[80] |= s.0[3] & 0x80000000000000 == 0x80000000000000;
+                    n[84] |= s.0[2] & 0x1000000 == 0x1000000;
+                    n[88] |= s.0[3] & 0x1000000 == 0x1000000;
                 }
                 265 | 272 | 279 | 294 | 303 | 310 => {
-                    n[78] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
-                    n[86] |= s.0[5] & 0x2000000 == 0x2000000;
-                    n[90] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
-                    n[98] |= s.0[3] & 0x2000000 == 0x2000000;
+                    n[68] |= s.0[5] & 0x100000000000000 == 0x100000000000000;
+                    n[76] |= s.0[5] & 0x2000000 == 0x2000000;
+                    n[80] |= s.0[3] & 0x100000000000000 == 0x100000000000000;
+                    n[88] |= s.0[3] & 0x2000000 == 0x2000000;
                 }
                 273 | 280 | 285 | 299 | 307 => {
-                    n[78] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
-                    n[82] |= s.0[4] & 0x4000000 == 0x4000000;
-                    n[86] |= s.0[5] & 0x4000000 == 0x4000000;
-                    n[90] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
-                    n[94] |= s.0[2] & 0x4000000 == 0x4000000;
-                    n[98] |= s.0[3] & 0x4000000 == 0x4000000;
+                    n[68] |= s.0[5] & 0x200000000000000 == 0x200000000000000;
+                    n[72] |= s.0[4] & 0x4000000 == 0x4000000;
+                    n[76] |= s.0[5] & 0x4000000 == 0x4000000;
+                    n[80] |= s.0[3] & 0x200000000000000 == 0x200000000000000;
+                    n[84] |= s.0[2] & 0x4000000 == 0x4000000;
+                    n[88] |= s.0[3] & 0x4000000 == 0x4000000;
                 }
                 281 | 286 | 304 => {
-                    n[78] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
-                    n[86] |= s.0[5] & 0x8000000 == 0x8000000;
-                    n[90] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
-                    n[98] |= s.0[3] & 0x8000000 == 0x8000000;
+                    n[68] |= s.0[5] & 0x400000000000000 == 0x400000000000000;
+                    n[76] |= s.0[5] & 0x8000000 == 0x8000000;
+                    n[80] |= s.0[3] & 0x400000000000000 == 0x400000000000000;
+                    n[88] |= s.0[3] & 0x8000000 == 0x8000000;
                 }
                 _ => {}
             }
         }
     }
     nodes_part_0(s, joint, &mut n, &mut g);
-    // n[81]: (next (cell 1 5 lightpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    n[81] = ((s.0[5] & 0x200000000 != 0) & (0x1f & mt[0] != 0))
-        | ((s.0[5] & 0x200000000 == 0x200000000) & (n[77])) | (n[78]) | (n[79])
-        | (n[80]);
-    // n[85]: (next (cell 1 4 lightchecker)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    n[85] = ((s.0[4] & 0x2 != 0) & (0xe5 & mt[0] != 0))
-        | ((s.0[4] & 0x2 == 0x2) & (n[77])) | (n[82]) | (n[83]) | (n[84]);
-    // n[89]: (next (cell 1 3 lightknight)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    n[89] = ((s.0[5] & 0x1 != 0) & (0x138 & mt[0] != 0))
-        | ((s.0[5] & 0x1 == 0x1) & (n[77]))
-        | ((s.0[5] & 0x1 == 0x1) & (mt[0] & 0x1 != 0)) | (n[86]) | (n[87]) | (n[88]);
-    // n[93]: (next (cell 7 3 darkpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    n[93] = ((s.0[3] & 0x800000000000000 != 0) & (0x21d & mt[0] != 0))
-        | ((s.0[3] & 0x800000000000000 == 0x800000000000000) & (n[77])) | (n[90])
-        | (n[91]) | (n[92]);
-    // n[97]: (next (cell 7 4 darkchecker)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    n[97] = ((s.0[2] & 0x20000000 != 0) & (0xc25 & mt[0] != 0))
-        | ((s.0[2] & 0x20000000 == 0x20000000) & (n[77])) | (n[94]) | (n[95]) | (n[96]);
-    // n[101]: (next (cell 7 5 darkknight)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    n[101] = ((s.0[3] & 0x40000000 != 0) & (0x1039 & mt[0] != 0))
-        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[77])) | (n[98]) | (n[99]) | (n[100]);
+    // n[71]: (next (cell 1 5 lightpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
+    n[71] = ((s.0[5] & 0x200000000 != 0) & (0x1f & mt[0] != 0))
+        | ((s.0[5] & 0x200000000 == 0x200000000) & (n[67])) | (n[68]) | (n[69])
+        | (n[70]);
+    // n[75]: (next (cell 1 4 lightchecker)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
+    n[75] = ((s.0[4] & 0x2 != 0) & (0xe5 & mt[0] != 0))
+        | ((s.0[4] & 0x2 == 0x2) & (n[67])) | (n[72]) | (n[73]) | (n[74]);
+    // n[79]: (next (cell 1 3 lightknight)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
+    n[79] = ((s.0[5] & 0x1 != 0) & (0x138 & mt[0] != 0))
+        | ((s.0[5] & 0x1 == 0x1) & (n[67]))
+        | ((s.0[5] & 0x1 == 0x1) & (mt[0] & 0x1 != 0)) | (n[76]) | (n[77]) | (n[78]);
+    // n[83]: (next (cell 7 3 darkpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
+    n[83] = ((s.0[3] & 0x800000000000000 != 0) & (0x21d & mt[0] != 0))
+        | ((s.0[3] & 0x800000000000000 == 0x800000000000000) & (n[67])) | (n[80])
+        | (n[81]) | (n[82]);
+    // n[87]: (next (cell 7 4 darkchecker)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
+    n[87] = ((s.0[2] & 0x20000000 != 0) & (0xc25 & mt[0] != 0))
+        | ((s.0[2] & 0x20000000 == 0x20000000) & (n[67])) | (n[84]) | (n[85]) | (n[86]);
+    // n[91]: (next (cell 7 5 darkknight)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
+    n[91] = ((s.0[3] & 0x40000000 != 0) & (0x1039 & mt[0] != 0))
+        | ((s.0[3] & 0x40000000 == 0x40000000) & (n[67])) | (n[88]) | (n[89]) | (n[90]);
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; 4] = [0x0, 0x0, 0x0, 0x0];
     let mut set: [u64; 4] = [0x0, 0x0, 0x0, 0x0];
@@ -8721,7 +8681,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     }
     // The bits kept when (aux 38).
-    if n[77] {
+    if n[67] {
         keep[0] |= 0x3fff8005555550;
         keep[1] |= 0x7fffffc0ffffff8;
         keep[2] |= 0x3fff8005555550;
@@ -8734,94 +8694,94 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     match joint[0].0 {
         36 => {
             // light plays (drop 3): its conditional frame rules
-            // n[102]: ((aux 61) 3 5 6)
-            n[102] = (g[2] & 0x800 != 0) & (g[2] & 0x400 == 0);
-            // n[103]: ((aux 61) 3 4 5)
-            n[103] = (g[2] & 0x400 != 0) & (g[2] & 0x200 == 0);
-            // n[104]: ((aux 61) 3 4 6)
-            n[104] = (g[2] & 0x800 != 0) & (n[103]);
-            // n[105]: ((aux 61) 3 3 4)
-            n[105] = (g[2] & 0x200 != 0) & (g[2] & 0x100 == 0);
-            // n[106]: ((aux 61) 3 3 5)
-            n[106] = (g[2] & 0x400 != 0) & (n[105]);
-            // n[107]: ((aux 61) 3 3 6)
-            n[107] = (g[2] & 0x800 != 0) & (n[106]);
-            // n[108]: ((aux 61) 3 2 4)
-            n[108] = (g[2] & 0x200 != 0) & (g[2] & 0x100 != 0);
-            // n[109]: ((aux 61) 3 2 5)
-            n[109] = (g[2] & 0x400 != 0) & (n[108]);
-            // n[110]: ((aux 61) 3 2 6)
-            n[110] = (g[2] & 0x800 != 0) & (n[109]);
+            // n[92]: ((aux 61) 3 5 6)
+            n[92] = (g[2] & 0x800 != 0) & (g[2] & 0x400 == 0);
+            // n[93]: ((aux 61) 3 4 5)
+            n[93] = (g[2] & 0x400 != 0) & (g[2] & 0x200 == 0);
+            // n[94]: ((aux 61) 3 4 6)
+            n[94] = (g[2] & 0x800 != 0) & (n[93]);
+            // n[95]: ((aux 61) 3 3 4)
+            n[95] = (g[2] & 0x200 != 0) & (g[2] & 0x100 == 0);
+            // n[96]: ((aux 61) 3 3 5)
+            n[96] = (g[2] & 0x400 != 0) & (n[95]);
+            // n[97]: ((aux 61) 3 3 6)
+            n[97] = (g[2] & 0x800 != 0) & (n[96]);
+            // n[98]: ((aux 61) 3 2 4)
+            n[98] = (g[2] & 0x200 != 0) & (g[2] & 0x100 != 0);
+            // n[99]: ((aux 61) 3 2 5)
+            n[99] = (g[2] & 0x400 != 0) & (n[98]);
+            // n[100]: ((aux 61) 3 2 6)
+            n[100] = (g[2] & 0x800 != 0) & (n[99]);
             // BASE[295]: (next (cell 3 2 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[110]) << 39;
+            w[4] |= u64::from(n[100]) << 39;
             // BASE[296]: (next (cell 3 3 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[107]) << 40;
+            w[4] |= u64::from(n[97]) << 40;
             // BASE[297]: (next (cell 3 4 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[104]) << 41;
+            w[4] |= u64::from(n[94]) << 41;
             // BASE[298]: (next (cell 3 5 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[102]) << 42;
+            w[4] |= u64::from(n[92]) << 42;
             // BASE[299]: (next (cell 3 6 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
             w[4] |= u64::from(g[2] & 0x800 == 0) << 43;
         }
         37 => {
             // light plays (drop 4): its conditional frame rules
-            // n[111]: ((aux 61) 4 5 6)
-            n[111] = (g[2] & 0x10000 != 0) & (g[2] & 0x8000 == 0);
-            // n[112]: ((aux 61) 4 4 5)
-            n[112] = (g[2] & 0x8000 != 0) & (g[2] & 0x4000 == 0);
-            // n[113]: ((aux 61) 4 4 6)
-            n[113] = (g[2] & 0x10000 != 0) & (n[112]);
-            // n[114]: ((aux 61) 4 3 4)
-            n[114] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 == 0);
-            // n[115]: ((aux 61) 4 3 5)
-            n[115] = (g[2] & 0x8000 != 0) & (n[114]);
-            // n[116]: ((aux 61) 4 3 6)
-            n[116] = (g[2] & 0x10000 != 0) & (n[115]);
-            // n[117]: ((aux 61) 4 2 4)
-            n[117] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 != 0);
-            // n[118]: ((aux 61) 4 2 5)
-            n[118] = (g[2] & 0x8000 != 0) & (n[117]);
-            // n[119]: ((aux 61) 4 2 6)
-            n[119] = (g[2] & 0x10000 != 0) & (n[118]);
+            // n[101]: ((aux 61) 4 5 6)
+            n[101] = (g[2] & 0x10000 != 0) & (g[2] & 0x8000 == 0);
+            // n[102]: ((aux 61) 4 4 5)
+            n[102] = (g[2] & 0x8000 != 0) & (g[2] & 0x4000 == 0);
+            // n[103]: ((aux 61) 4 4 6)
+            n[103] = (g[2] & 0x10000 != 0) & (n[102]);
+            // n[104]: ((aux 61) 4 3 4)
+            n[104] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 == 0);
+            // n[105]: ((aux 61) 4 3 5)
+            n[105] = (g[2] & 0x8000 != 0) & (n[104]);
+            // n[106]: ((aux 61) 4 3 6)
+            n[106] = (g[2] & 0x10000 != 0) & (n[105]);
+            // n[107]: ((aux 61) 4 2 4)
+            n[107] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 != 0);
+            // n[108]: ((aux 61) 4 2 5)
+            n[108] = (g[2] & 0x8000 != 0) & (n[107]);
+            // n[109]: ((aux 61) 4 2 6)
+            n[109] = (g[2] & 0x10000 != 0) & (n[108]);
             // BASE[300]: (next (cell 4 2 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[119]) << 44;
+            w[4] |= u64::from(n[109]) << 44;
             // BASE[301]: (next (cell 4 3 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[116]) << 45;
+            w[4] |= u64::from(n[106]) << 45;
             // BASE[302]: (next (cell 4 4 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[113]) << 46;
+            w[4] |= u64::from(n[103]) << 46;
             // BASE[303]: (next (cell 4 5 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[111]) << 47;
+            w[4] |= u64::from(n[101]) << 47;
             // BASE[304]: (next (cell 4 6 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
             w[4] |= u64::from(g[2] & 0x10000 == 0) << 48;
         }
         38 => {
             // light plays (drop 5): its conditional frame rules
-            // n[120]: ((aux 61) 5 5 6)
-            n[120] = (g[2] & 0x200000 != 0) & (g[2] & 0x100000 == 0);
-            // n[121]: ((aux 61) 5 4 5)
-            n[121] = (g[2] & 0x100000 != 0) & (g[2] & 0x80000 == 0);
-            // n[122]: ((aux 61) 5 4 6)
-            n[122] = (g[2] & 0x200000 != 0) & (n[121]);
-            // n[123]: ((aux 61) 5 3 4)
-            n[123] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 == 0);
-            // n[124]: ((aux 61) 5 3 5)
-            n[124] = (g[2] & 0x100000 != 0) & (n[123]);
-            // n[125]: ((aux 61) 5 3 6)
-            n[125] = (g[2] & 0x200000 != 0) & (n[124]);
-            // n[126]: ((aux 61) 5 2 4)
-            n[126] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 != 0);
-            // n[127]: ((aux 61) 5 2 5)
-            n[127] = (g[2] & 0x100000 != 0) & (n[126]);
-            // n[128]: ((aux 61) 5 2 6)
-            n[128] = (g[2] & 0x200000 != 0) & (n[127]);
+            // n[110]: ((aux 61) 5 5 6)
+            n[110] = (g[2] & 0x200000 != 0) & (g[2] & 0x100000 == 0);
+            // n[111]: ((aux 61) 5 4 5)
+            n[111] = (g[2] & 0x100000 != 0) & (g[2] & 0x80000 == 0);
+            // n[112]: ((aux 61) 5 4 6)
+            n[112] = (g[2] & 0x200000 != 0) & (n[111]);
+            // n[113]: ((aux 61) 5 3 4)
+            n[113] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 == 0);
+            // n[114]: ((aux 61) 5 3 5)
+            n[114] = (g[2] & 0x100000 != 0) & (n[113]);
+            // n[115]: ((aux 61) 5 3 6)
+            n[115] = (g[2] & 0x200000 != 0) & (n[114]);
+            // n[116]: ((aux 61) 5 2 4)
+            n[116] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 != 0);
+            // n[117]: ((aux 61) 5 2 5)
+            n[117] = (g[2] & 0x100000 != 0) & (n[116]);
+            // n[118]: ((aux 61) 5 2 6)
+            n[118] = (g[2] & 0x200000 != 0) & (n[117]);
             // BASE[305]: (next (cell 5 2 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[128]) << 49;
+            w[4] |= u64::from(n[118]) << 49;
             // BASE[306]: (next (cell 5 3 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[125]) << 50;
+            w[4] |= u64::from(n[115]) << 50;
             // BASE[307]: (next (cell 5 4 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[122]) << 51;
+            w[4] |= u64::from(n[112]) << 51;
             // BASE[308]: (next (cell 5 5 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[4] |= u64::from(n[120]) << 52;
+            w[4] |= u64::from(n[110]) << 52;
             // BASE[309]: (next (cell 5 6 lightdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
             w[4] |= u64::from(g[2] & 0x200000 == 0) << 53;
         }
@@ -8830,94 +8790,94 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     match joint[1].0 {
         36 => {
             // dark plays (drop 3): its conditional frame rules
-            // n[102]: ((aux 61) 3 5 6)
-            n[102] = (g[2] & 0x800 != 0) & (g[2] & 0x400 == 0);
-            // n[103]: ((aux 61) 3 4 5)
-            n[103] = (g[2] & 0x400 != 0) & (g[2] & 0x200 == 0);
-            // n[104]: ((aux 61) 3 4 6)
-            n[104] = (g[2] & 0x800 != 0) & (n[103]);
-            // n[105]: ((aux 61) 3 3 4)
-            n[105] = (g[2] & 0x200 != 0) & (g[2] & 0x100 == 0);
-            // n[106]: ((aux 61) 3 3 5)
-            n[106] = (g[2] & 0x400 != 0) & (n[105]);
-            // n[107]: ((aux 61) 3 3 6)
-            n[107] = (g[2] & 0x800 != 0) & (n[106]);
-            // n[108]: ((aux 61) 3 2 4)
-            n[108] = (g[2] & 0x200 != 0) & (g[2] & 0x100 != 0);
-            // n[109]: ((aux 61) 3 2 5)
-            n[109] = (g[2] & 0x400 != 0) & (n[108]);
-            // n[110]: ((aux 61) 3 2 6)
-            n[110] = (g[2] & 0x800 != 0) & (n[109]);
+            // n[92]: ((aux 61) 3 5 6)
+            n[92] = (g[2] & 0x800 != 0) & (g[2] & 0x400 == 0);
+            // n[93]: ((aux 61) 3 4 5)
+            n[93] = (g[2] & 0x400 != 0) & (g[2] & 0x200 == 0);
+            // n[94]: ((aux 61) 3 4 6)
+            n[94] = (g[2] & 0x800 != 0) & (n[93]);
+            // n[95]: ((aux 61) 3 3 4)
+            n[95] = (g[2] & 0x200 != 0) & (g[2] & 0x100 == 0);
+            // n[96]: ((aux 61) 3 3 5)
+            n[96] = (g[2] & 0x400 != 0) & (n[95]);
+            // n[97]: ((aux 61) 3 3 6)
+            n[97] = (g[2] & 0x800 != 0) & (n[96]);
+            // n[98]: ((aux 61) 3 2 4)
+            n[98] = (g[2] & 0x200 != 0) & (g[2] & 0x100 != 0);
+            // n[99]: ((aux 61) 3 2 5)
+            n[99] = (g[2] & 0x400 != 0) & (n[98]);
+            // n[100]: ((aux 61) 3 2 6)
+            n[100] = (g[2] & 0x800 != 0) & (n[99]);
             // BASE[167]: (next (cell 3 2 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[110]) << 39;
+            w[2] |= u64::from(n[100]) << 39;
             // BASE[168]: (next (cell 3 3 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[107]) << 40;
+            w[2] |= u64::from(n[97]) << 40;
             // BASE[169]: (next (cell 3 4 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[104]) << 41;
+            w[2] |= u64::from(n[94]) << 41;
             // BASE[170]: (next (cell 3 5 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[102]) << 42;
+            w[2] |= u64::from(n[92]) << 42;
             // BASE[171]: (next (cell 3 6 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
             w[2] |= u64::from(g[2] & 0x800 == 0) << 43;
         }
         37 => {
             // dark plays (drop 4): its conditional frame rules
-            // n[111]: ((aux 61) 4 5 6)
-            n[111] = (g[2] & 0x10000 != 0) & (g[2] & 0x8000 == 0);
-            // n[112]: ((aux 61) 4 4 5)
-            n[112] = (g[2] & 0x8000 != 0) & (g[2] & 0x4000 == 0);
-            // n[113]: ((aux 61) 4 4 6)
-            n[113] = (g[2] & 0x10000 != 0) & (n[112]);
-            // n[114]: ((aux 61) 4 3 4)
-            n[114] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 == 0);
-            // n[115]: ((aux 61) 4 3 5)
-            n[115] = (g[2] & 0x8000 != 0) & (n[114]);
-            // n[116]: ((aux 61) 4 3 6)
-            n[116] = (g[2] & 0x10000 != 0) & (n[115]);
-            // n[117]: ((aux 61) 4 2 4)
-            n[117] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 != 0);
-            // n[118]: ((aux 61) 4 2 5)
-            n[118] = (g[2] & 0x8000 != 0) & (n[117]);
-            // n[119]: ((aux 61) 4 2 6)
-            n[119] = (g[2] & 0x10000 != 0) & (n[118]);
+            // n[101]: ((aux 61) 4 5 6)
+            n[101] = (g[2] & 0x10000 != 0) & (g[2] & 0x8000 == 0);
+            // n[102]: ((aux 61) 4 4 5)
+            n[102] = (g[2] & 0x8000 != 0) & (g[2] & 0x4000 == 0);
+            // n[103]: ((aux 61) 4 4 6)
+            n[103] = (g[2] & 0x10000 != 0) & (n[102]);
+            // n[104]: ((aux 61) 4 3 4)
+            n[104] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 == 0);
+            // n[105]: ((aux 61) 4 3 5)
+            n[105] = (g[2] & 0x8000 != 0) & (n[104]);
+            // n[106]: ((aux 61) 4 3 6)
+            n[106] = (g[2] & 0x10000 != 0) & (n[105]);
+            // n[107]: ((aux 61) 4 2 4)
+            n[107] = (g[2] & 0x4000 != 0) & (g[2] & 0x2000 != 0);
+            // n[108]: ((aux 61) 4 2 5)
+            n[108] = (g[2] & 0x8000 != 0) & (n[107]);
+            // n[109]: ((aux 61) 4 2 6)
+            n[109] = (g[2] & 0x10000 != 0) & (n[108]);
             // BASE[172]: (next (cell 4 2 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[119]) << 44;
+            w[2] |= u64::from(n[109]) << 44;
             // BASE[173]: (next (cell 4 3 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[116]) << 45;
+            w[2] |= u64::from(n[106]) << 45;
             // BASE[174]: (next (cell 4 4 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[113]) << 46;
+            w[2] |= u64::from(n[103]) << 46;
             // BASE[175]: (next (cell 4 5 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[111]) << 47;
+            w[2] |= u64::from(n[101]) << 47;
             // BASE[176]: (next (cell 4 6 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
             w[2] |= u64::from(g[2] & 0x10000 == 0) << 48;
         }
         38 => {
             // dark plays (drop 5): its conditional frame rules
-            // n[120]: ((aux 61) 5 5 6)
-            n[120] = (g[2] & 0x200000 != 0) & (g[2] & 0x100000 == 0);
-            // n[121]: ((aux 61) 5 4 5)
-            n[121] = (g[2] & 0x100000 != 0) & (g[2] & 0x80000 == 0);
-            // n[122]: ((aux 61) 5 4 6)
-            n[122] = (g[2] & 0x200000 != 0) & (n[121]);
-            // n[123]: ((aux 61) 5 3 4)
-            n[123] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 == 0);
-            // n[124]: ((aux 61) 5 3 5)
-            n[124] = (g[2] & 0x100000 != 0) & (n[123]);
-            // n[125]: ((aux 61) 5 3 6)
-            n[125] = (g[2] & 0x200000 != 0) & (n[124]);
-            // n[126]: ((aux 61) 5 2 4)
-            n[126] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 != 0);
-            // n[127]: ((aux 61) 5 2 5)
-            n[127] = (g[2] & 0x100000 != 0) & (n[126]);
-            // n[128]: ((aux 61) 5 2 6)
-            n[128] = (g[2] & 0x200000 != 0) & (n[127]);
+            // n[110]: ((aux 61) 5 5 6)
+            n[110] = (g[2] & 0x200000 != 0) & (g[2] & 0x100000 == 0);
+            // n[111]: ((aux 61) 5 4 5)
+            n[111] = (g[2] & 0x100000 != 0) & (g[2] & 0x80000 == 0);
+            // n[112]: ((aux 61) 5 4 6)
+            n[112] = (g[2] & 0x200000 != 0) & (n[111]);
+            // n[113]: ((aux 61) 5 3 4)
+            n[113] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 == 0);
+            // n[114]: ((aux 61) 5 3 5)
+            n[114] = (g[2] & 0x100000 != 0) & (n[113]);
+            // n[115]: ((aux 61) 5 3 6)
+            n[115] = (g[2] & 0x200000 != 0) & (n[114]);
+            // n[116]: ((aux 61) 5 2 4)
+            n[116] = (g[2] & 0x80000 != 0) & (g[2] & 0x40000 != 0);
+            // n[117]: ((aux 61) 5 2 5)
+            n[117] = (g[2] & 0x100000 != 0) & (n[116]);
+            // n[118]: ((aux 61) 5 2 6)
+            n[118] = (g[2] & 0x200000 != 0) & (n[117]);
             // BASE[177]: (next (cell 5 2 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[128]) << 49;
+            w[2] |= u64::from(n[118]) << 49;
             // BASE[178]: (next (cell 5 3 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[125]) << 50;
+            w[2] |= u64::from(n[115]) << 50;
             // BASE[179]: (next (cell 5 4 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[122]) << 51;
+            w[2] |= u64::from(n[112]) << 51;
             // BASE[180]: (next (cell 5 5 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-            w[2] |= u64::from(n[120]) << 52;
+            w[2] |= u64::from(n[110]) << 52;
             // BASE[181]: (next (cell 5 6 darkdisc)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
             w[2] |= u64::from(g[2] & 0x200000 == 0) << 53;
         }
@@ -9128,17 +9088,17 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // BASE[102]: (next (control light)), rules at ttcc4_2player.kif:149
     w[1] |= u64::from(s.0[1] & 0x2000000000 != 0) << 38;
     // BASE[157]: (next (cell 7 4 darkchecker)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    w[2] |= u64::from(n[97]) << 29;
+    w[2] |= u64::from(n[87]) << 29;
     // BASE[222]: (next (cell 7 5 darkknight)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    w[3] |= u64::from(n[101]) << 30;
+    w[3] |= u64::from(n[91]) << 30;
     // BASE[251]: (next (cell 7 3 darkpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    w[3] |= u64::from(n[93]) << 59;
+    w[3] |= u64::from(n[83]) << 59;
     // BASE[257]: (next (cell 1 4 lightchecker)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    w[4] |= u64::from(n[85]) << 1;
+    w[4] |= u64::from(n[75]) << 1;
     // BASE[320]: (next (cell 1 3 lightknight)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    w[5] |= u64::from(n[89]) << 0;
+    w[5] |= u64::from(n[79]) << 0;
     // BASE[353]: (next (cell 1 5 lightpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
-    w[5] |= u64::from(n[81]) << 33;
+    w[5] |= u64::from(n[71]) << 33;
     Some(State(w))
 }
 impl ::gdl_runtime::Game for Game {

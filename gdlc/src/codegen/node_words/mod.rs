@@ -37,7 +37,7 @@ mod turns;
 pub(super) use transpose::transposed;
 
 use crate::ground::{Ground, Lit, Prop, Value};
-use places::{board, first_rule_shape, head_of, move_places, places};
+use places::{board, first_rule_shape, head_of, move_places, places, Places};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The fewest members of a group.
@@ -222,18 +222,15 @@ pub(super) fn find(
     let Some(Placed { board, move_kinds, heads, coordinates }) = placed(ground) else {
         return NodeWords::none(n);
     };
-    let (place, rest) = places(ground, never, &heads, &board, &coordinates);
+    let Places { place, rest, direction } = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
-    let templates = template_candidates(ground, &heads, &place, &rest, &board, &templated);
-    let small: BTreeSet<u32> = templates.iter().filter(|m| m.len() < GROUP_MIN).flatten().copied().collect();
+    let shaped = shaped_candidates(ground, &heads, &place, &rest, &board, &templated);
+    let shaped = with_directions(shaped, &rest, &direction);
     // The members that small candidates brought to a larger one: a group that does not pay
     // with them is tried again without them before it is dropped.
-    let mut joined: BTreeSet<u32> = small;
-    let mut candidates: Vec<(Vec<u32>, bool)> = with_small_ones_merged(templates, &heads, &place)
-        .into_iter()
-        .filter(|members| members.len() >= GROUP_MIN)
-        .map(|members| (members, false))
-        .collect();
+    let (merged, mut joined) = with_small_ones_merged(shaped, &heads, &place);
+    let mut candidates: Vec<(Vec<u32>, bool)> =
+        merged.into_iter().filter(|members| members.len() >= GROUP_MIN).map(|members| (members, false)).collect();
     let gathering = |i: usize| gathered_only[i] && !never[i];
     candidates
         .extend(gathered_candidates(&heads, &place, &rest, &gathering).into_iter().map(|members| (members, true)));
@@ -386,7 +383,7 @@ pub(super) fn placed_groups(ground: &Ground, nodes: &[u32]) -> Vec<Vec<(u32, u32
     };
     let mut excluded = vec![true; ground.nodes.len()];
     nodes.iter().for_each(|&n| excluded[n as usize] = false);
-    let (place, rest) = places(ground, &excluded, &heads, &board, &coordinates);
+    let Places { place, rest, .. } = places(ground, &excluded, &heads, &board, &coordinates);
     let included = |i: usize| !excluded[i];
     (template_candidates(ground, &heads, &place, &rest, &board, &included).into_iter())
         .filter(|members| members.len() >= GROUP_MIN)
@@ -406,6 +403,19 @@ fn template_candidates(
     board: &Board,
     templated: &dyn Fn(usize) -> bool,
 ) -> Vec<Vec<u32>> {
+    shaped_candidates(ground, heads, place, rest, board, templated).into_iter().map(|(members, _)| members).collect()
+}
+
+/// The candidates of [`template_candidates`], each with the shape of its members' first rules
+/// without the distances (empty for members placed by their names).
+fn shaped_candidates(
+    ground: &Ground,
+    heads: &[String],
+    place: &[Option<u32>],
+    rest: &[Option<Vec<String>>],
+    board: &Board,
+    templated: &dyn Fn(usize) -> bool,
+) -> Vec<(Vec<u32>, Vec<String>)> {
     let n = ground.nodes.len();
     // Candidates: nodes of one relation with one rest of their names, or whose first rules
     // have one shape, at distinct places. A node the first rule reads is named by its relation
@@ -435,8 +445,12 @@ fn template_candidates(
         by_shape[c].push(i as u32);
         class[i] = Some(c);
     }
-    let mut candidates: Vec<Vec<u32>> = Vec::new();
-    for members in by_shape {
+    let mut skeletons: Vec<Vec<String>> = vec![Vec::new(); by_shape.len()];
+    for ((_, shape), &c) in &classes {
+        skeletons[c] = shape.iter().map(|item| without_distance(item)).collect();
+    }
+    let mut candidates: Vec<(Vec<u32>, Vec<String>)> = Vec::new();
+    for (members, skeleton) in by_shape.into_iter().zip(skeletons) {
         let members: Vec<u32> = members.into_iter().filter(|&m| templated(m as usize)).collect();
         // Members at the same place are told apart by the rest of their names when that
         // separates them all (the directions of `hasOtherColorInDir`); else a member at a place
@@ -451,7 +465,7 @@ fn template_candidates(
             group.push(m);
         }
         if separated {
-            candidates.extend(by_rest.into_values().map(|(_, group)| group));
+            candidates.extend(by_rest.into_values().map(|(_, group)| (group, skeleton.clone())));
             continue;
         }
         let mut split: Vec<(u64, Vec<u32>)> = Vec::new();
@@ -465,35 +479,77 @@ fn template_candidates(
                 None => split.push((bit, vec![m])),
             }
         }
-        candidates.extend(split.into_iter().map(|(_, group)| group));
+        candidates.extend(split.into_iter().map(|(_, group)| (group, skeleton.clone())));
     }
     candidates
 }
 
+/// An item of a rule's shape without its distance: `b0 -9 true` is `b0 true`.
+fn without_distance(item: &str) -> String {
+    let words: Vec<&str> = item.split(' ').collect();
+    match item.chars().next() {
+        Some('b' | 'd' | 'n') if words.len() >= 3 => {
+            let mut kept = words[..words.len() - 2].to_vec();
+            kept.push(words[words.len() - 1]);
+            kept.join(" ")
+        }
+        _ => item.to_string(),
+    }
+}
+
+/// `candidates` with the shape of those placed by their names by two cells: the rest of
+/// their names without the distance in bits, and the direction around the board.
+fn with_directions(
+    candidates: Vec<(Vec<u32>, Vec<String>)>,
+    rest: &[Option<Vec<String>>],
+    direction: &[Option<Vec<i64>>],
+) -> Vec<(Vec<u32>, Vec<String>)> {
+    let shape = |m: u32| -> Option<Vec<String>> {
+        let direction = direction[m as usize].as_ref()?;
+        let rest = rest[m as usize].as_ref()?;
+        let mut shape: Vec<String> = rest.iter().filter(|item| !item.starts_with("#distance ")).cloned().collect();
+        shape.push(format!("#direction {direction:?}"));
+        Some(shape)
+    };
+    (candidates.into_iter())
+        .map(|(members, skeleton)| match members.first().and_then(|&m| shape(m)) {
+            Some(shape) if skeleton.is_empty() => (members, shape),
+            _ => (members, skeleton),
+        })
+        .collect()
+}
+
 /// `candidates` with each one of fewer than [`GROUP_MIN`] members merged into the largest
-/// candidate of its relation at other places: a torus's moves across its edge (four of each
-/// direction) join the moves of the same direction that stay on the board.
-fn with_small_ones_merged(mut candidates: Vec<Vec<u32>>, heads: &[String], place: &[Option<u32>]) -> Vec<Vec<u32>> {
+/// candidate of its relation at other places whose rules have the same shape but for the
+/// distances: a torus's moves across its edge (four of each direction) join the moves of the
+/// same direction that stay on the board. Also the members so moved.
+fn with_small_ones_merged(
+    mut candidates: Vec<(Vec<u32>, Vec<String>)>,
+    heads: &[String],
+    place: &[Option<u32>],
+) -> (Vec<Vec<u32>>, BTreeSet<u32>) {
     let places = |members: &[u32]| members.iter().fold(0u64, |bits, &m| bits | 1 << place[m as usize].unwrap_or(0));
+    let mut moved = BTreeSet::new();
     for small in 0..candidates.len() {
-        let size = candidates[small].len();
-        if size == 0 || size >= GROUP_MIN {
+        let (members, skeleton) = &candidates[small];
+        if members.is_empty() || members.len() >= GROUP_MIN || skeleton.is_empty() {
             continue;
         }
-        let head = &heads[candidates[small][0] as usize];
-        let taken = places(&candidates[small]);
+        let head = &heads[members[0] as usize];
+        let taken = places(members);
         let into = (0..candidates.len())
-            .filter(|&c| c != small && candidates[c].len() >= GROUP_MIN)
-            .filter(|&c| heads[candidates[c][0] as usize] == *head && places(&candidates[c]) & taken == 0)
-            .max_by_key(|&c| (candidates[c].len(), std::cmp::Reverse(c)));
+            .filter(|&c| c != small && candidates[c].0.len() >= GROUP_MIN && candidates[c].1 == *skeleton)
+            .filter(|&c| heads[candidates[c].0[0] as usize] == *head && places(&candidates[c].0) & taken == 0)
+            .max_by_key(|&c| (candidates[c].0.len(), std::cmp::Reverse(c)));
         if let Some(into) = into {
-            let moved = std::mem::take(&mut candidates[small]);
-            candidates[into].extend(moved);
-            candidates[into].sort_unstable();
+            let members = std::mem::take(&mut candidates[small].0);
+            moved.extend(members.iter().copied());
+            candidates[into].0.extend(members);
+            candidates[into].0.sort_unstable();
         }
     }
-    candidates.retain(|members| !members.is_empty());
-    candidates
+    let merged = candidates.into_iter().map(|(members, _)| members).filter(|members| !members.is_empty()).collect();
+    (merged, moved)
 }
 
 /// The nodes that `gathering` selects, by relation and the rest of their names, at distinct

@@ -598,12 +598,23 @@ fn cells_that_many_kinds_of_move_touch_are_one_group_costed_by_one_kind() {
 }
 
 #[test]
-fn small_candidates_join_the_largest_of_their_relation_at_other_places() {
-    // Nodes 0-7 at places 0-7, nodes 8-9 at places 8-9 (a torus's moves across its edge),
-    // node 10 at place 0, taken; node 11 of another relation.
-    let heads: Vec<String> = (0..12).map(|n| if n == 11 { "b" } else { "a" }.to_string()).collect();
-    let place: Vec<Option<u32>> = (0..12).map(|n| Some(if n == 10 { 0 } else { n })).collect();
-    let candidates = vec![(0..8).collect(), vec![8, 9], vec![10], vec![11]];
-    let merged = with_small_ones_merged(candidates, &heads, &place);
-    assert_eq!(merged, vec![(0..10).collect::<Vec<u32>>(), vec![10], vec![11]]);
+fn small_candidates_join_the_largest_of_their_relation_and_shape_at_other_places() {
+    // Nodes 0-7 at places 0-7, nodes 8-9 at places 8-9 (a torus's moves across its edge) of
+    // the same shape, node 10 at place 0, taken; node 11 of another relation; nodes 12-13 of
+    // another shape; node 14 of no shape (placed by its name alone).
+    let heads: Vec<String> = (0..15).map(|n| if n == 11 { "b" } else { "a" }.to_string()).collect();
+    let place: Vec<Option<u32>> = (0..15).map(|n| Some(if n == 10 { 0 } else { n % 64 })).collect();
+    let shape = |s: &str| vec![s.to_string()];
+    let candidates = vec![
+        ((0..8).collect(), shape("right")),
+        (vec![8, 9], shape("right")),
+        (vec![10], shape("right")),
+        (vec![11], shape("right")),
+        (vec![12, 13], shape("up")),
+        (vec![14], Vec::new()),
+    ];
+    let (merged, moved) = with_small_ones_merged(candidates, &heads, &place);
+    let expected: Vec<Vec<u32>> = vec![(0..10).collect(), vec![10], vec![11], vec![12, 13], vec![14]];
+    assert_eq!(merged, expected);
+    assert_eq!(moved, BTreeSet::from([8, 9]));
 }

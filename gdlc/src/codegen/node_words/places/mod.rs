@@ -290,7 +290,7 @@ pub(super) fn places(
     heads: &[String],
     board: &Board,
     coordinates: &Coordinates,
-) -> (Vec<Option<u32>>, Vec<Option<Vec<String>>>) {
+) -> Places {
     let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
     let mut of_head: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut head_order: Vec<&str> = Vec::new();
@@ -306,6 +306,8 @@ pub(super) fn places(
     }
     let mut place: Vec<Option<u32>> = vec![None; ground.nodes.len()];
     let mut rest: Vec<Option<Vec<String>>> = vec![None; ground.nodes.len()];
+    let mut direction: Vec<Option<Vec<i64>>> = vec![None; ground.nodes.len()];
+    let sides = sides(coordinates);
     let cycle_of = ground.cycle_of();
     for head in head_order {
         let nodes = &of_head[head];
@@ -405,14 +407,56 @@ pub(super) fn places(
                 place[i] = p;
                 match &option {
                     PlaceBy::Name(used) => rest[i] = Some(rest_at(&atoms[k], used, coordinates)),
-                    PlaceBy::Relative(from, to) => rest[i] = Some(rest_relative(&atoms[k], from, to, coordinates)),
+                    PlaceBy::Relative(from, to) => {
+                        rest[i] = Some(rest_relative(&atoms[k], from, to, coordinates));
+                        direction[i] = direction_around(&atoms[k], from, to, &sides);
+                    }
                     PlaceBy::OwnBit => rest[i] = Some(Vec::new()),
                     PlaceBy::FirstLiteral => {}
                 }
             }
         }
     }
-    (place, rest)
+    Places { place, rest, direction }
+}
+
+/// Where [`places`] puts the nodes.
+pub(super) struct Places {
+    /// Every node's place, when it has one.
+    pub place: Vec<Option<u32>>,
+    /// For a node placed by its name, the rest of its name.
+    pub rest: Vec<Option<Vec<String>>>,
+    /// For a node placed by two cells of its name, the steps from the first to the second along
+    /// each coordinate, counted around the board (modulo its side): a move from column 8 to
+    /// column 1 of eight goes one step right, as the moves that stay on the board do.
+    pub direction: Vec<Option<Vec<i64>>>,
+}
+
+/// By the length of a cell's coordinates, the number of values each coordinate takes.
+fn sides(coordinates: &Coordinates) -> BTreeMap<usize, Vec<usize>> {
+    let mut values: BTreeMap<usize, Vec<BTreeSet<&str>>> = BTreeMap::new();
+    for key in coordinates.keys() {
+        let of_length = values.entry(key.len()).or_insert_with(|| vec![BTreeSet::new(); key.len()]);
+        for (k, atom) in key.iter().enumerate() {
+            of_length[k].insert(atom);
+        }
+    }
+    values.into_iter().map(|(len, sets)| (len, sets.iter().map(BTreeSet::len).collect())).collect()
+}
+
+/// The steps from the cell at `from` to the cell at `to` along each coordinate, modulo the
+/// board's sides, when the coordinates are numbers.
+fn direction_around(
+    atoms: &[String],
+    from: &[usize],
+    to: &[usize],
+    sides: &BTreeMap<usize, Vec<usize>>,
+) -> Option<Vec<i64>> {
+    let sides = sides.get(&from.len())?;
+    let number = |j: usize| atoms.get(j)?.parse::<i64>().ok();
+    (from.iter().zip(to).zip(sides))
+        .map(|((&f, &t), &side)| Some((number(t)? - number(f)?).rem_euclid(side.max(1) as i64)))
+        .collect()
 }
 
 /// The atoms of a name that are not its coordinates (`n` of `(hasothercolorindir 3 4 n)`),

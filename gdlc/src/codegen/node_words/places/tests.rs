@@ -1,7 +1,7 @@
 //! Tests of the places of base facts on boards: the arguments left out of a relation and the
 //! coordinates that the others leave.
 
-use super::board;
+use super::{board, direction_around, sides, Coordinates};
 
 #[test]
 fn a_player_and_a_piece_left_out_leave_the_cells_of_a_board() {
@@ -82,4 +82,23 @@ fn boards_that_disagree_on_a_cell_leave_no_coordinates() {
     }
     let (_, coordinates) = board(&base);
     assert!(coordinates.is_empty(), "{coordinates:?}");
+}
+
+#[test]
+fn a_move_across_the_edge_of_a_torus_goes_the_way_of_the_moves_that_stay_on_it() {
+    let coordinates: Coordinates = (1..=8)
+        .flat_map(|x| (1..=8).map(move |y| (vec![x.to_string(), y.to_string()], (x * 8 + y) as u32)))
+        .map(|(k, p)| (k, (p % 64, 0)))
+        .collect();
+    let sides = sides(&coordinates);
+    let atoms = |cells: [i64; 4]| cells.iter().map(i64::to_string).collect::<Vec<String>>();
+    let direction = |cells| direction_around(&atoms(cells), &[0, 1], &[2, 3], &sides);
+    // One step left and up, on the board and from column 1 to column 8.
+    assert_eq!(direction([3, 3, 2, 4]), Some(vec![7, 1]));
+    assert_eq!(direction([1, 3, 8, 4]), Some(vec![7, 1]));
+    assert_eq!(direction([6, 8, 5, 1]), Some(vec![7, 1]));
+    assert_ne!(direction([3, 3, 4, 4]), Some(vec![7, 1]));
+    // Names that are not numbers have no direction.
+    let named = vec!["a".to_string(), "1".to_string(), "b".to_string(), "2".to_string()];
+    assert_eq!(direction_around(&named, &[0, 1], &[2, 3], &sides), None);
 }
