@@ -355,15 +355,16 @@ fn placed(ground: &Ground) -> Option<Placed> {
         return None;
     }
     let (moves, move_kinds) = move_places(ground, &coordinates);
-    // The nodes of next facts are told apart by the facts' relation, so that each relation's
-    // are placed in the way that suits them.
+    // The nodes of next facts are told apart by the facts' relation, and other nodes by their
+    // relation and the number of atoms in their names, so that each kind is placed in the way
+    // that suits it: shogi's `(legal black (drop gold 1 a))` by its cell, its moves by theirs.
     let heads: Vec<String> = ground
         .nodes
         .iter()
         .zip(&own)
         .map(|(node, own)| match own {
             Some(b) => format!("next {}", head_of(&ground.base[*b as usize])),
-            None => head_of(&node.name),
+            None => format!("{} /{}", head_of(&node.name), places::atoms_of(&node.name).len()),
         })
         .collect();
     let relation = relations(&ground.base);

@@ -555,7 +555,7 @@ pub(super) fn head_of(name: &str) -> String {
 }
 
 /// The atoms of an atom's arguments, in order, nested terms flattened.
-fn atoms_of(name: &str) -> Vec<String> {
+pub(super) fn atoms_of(name: &str) -> Vec<String> {
     fn flatten(sx: &Sx, out: &mut Vec<String>) {
         match sx {
             Sx::Atom(a) => out.push(a.clone()),
