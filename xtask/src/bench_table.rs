@@ -107,8 +107,10 @@ fn build_handwritten(root: &Path) -> Result<PathBuf, String> {
         .arg(&manifest)
         .arg("--target-dir")
         .arg(&target)
+        // Built with the instructions the games' binaries are built with, so that the two
+        // compare as the same machine runs them.
         .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env("CARGO_ENCODED_RUSTFLAGS", gdlc_cli::native::host_rustflags())
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !status.success() {
