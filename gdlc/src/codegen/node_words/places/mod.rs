@@ -432,8 +432,13 @@ pub(super) struct Places {
     pub direction: Vec<Option<Vec<i64>>>,
 }
 
-/// By the length of a cell's coordinates, the number of values each coordinate takes.
-fn sides(coordinates: &Coordinates) -> BTreeMap<usize, Vec<usize>> {
+/// The values of each coordinate of a board, in order: by the length of a cell's coordinates,
+/// for each coordinate, every value's index (numbers by their value, other atoms in the order
+/// of their names: `a` to `h`).
+type Sides = BTreeMap<usize, Vec<BTreeMap<String, i64>>>;
+
+/// The [`Sides`] of the boards of `coordinates`.
+fn sides(coordinates: &Coordinates) -> Sides {
     let mut values: BTreeMap<usize, Vec<BTreeSet<&str>>> = BTreeMap::new();
     for key in coordinates.keys() {
         let of_length = values.entry(key.len()).or_insert_with(|| vec![BTreeSet::new(); key.len()]);
@@ -441,21 +446,25 @@ fn sides(coordinates: &Coordinates) -> BTreeMap<usize, Vec<usize>> {
             of_length[k].insert(atom);
         }
     }
-    values.into_iter().map(|(len, sets)| (len, sets.iter().map(BTreeSet::len).collect())).collect()
+    let indices = |set: &BTreeSet<&str>| -> BTreeMap<String, i64> {
+        let mut ordered: Vec<&str> = set.iter().copied().collect();
+        if ordered.iter().all(|atom| atom.parse::<i64>().is_ok()) {
+            ordered.sort_by_key(|atom| atom.parse::<i64>().unwrap_or_default());
+        }
+        ordered.into_iter().enumerate().map(|(index, atom)| (atom.to_string(), index as i64)).collect()
+    };
+    values.into_iter().map(|(len, sets)| (len, sets.iter().map(indices).collect())).collect()
 }
 
 /// The steps from the cell at `from` to the cell at `to` along each coordinate, modulo the
-/// board's sides, when the coordinates are numbers.
-fn direction_around(
-    atoms: &[String],
-    from: &[usize],
-    to: &[usize],
-    sides: &BTreeMap<usize, Vec<usize>>,
-) -> Option<Vec<i64>> {
+/// board's sides.
+fn direction_around(atoms: &[String], from: &[usize], to: &[usize], sides: &Sides) -> Option<Vec<i64>> {
     let sides = sides.get(&from.len())?;
-    let number = |j: usize| atoms.get(j)?.parse::<i64>().ok();
     (from.iter().zip(to).zip(sides))
-        .map(|((&f, &t), &side)| Some((number(t)? - number(f)?).rem_euclid(side.max(1) as i64)))
+        .map(|((&f, &t), index)| {
+            let step = index.get(atoms.get(t)?)? - index.get(atoms.get(f)?)?;
+            Some(step.rem_euclid(index.len().max(1) as i64))
+        })
         .collect()
 }
 

@@ -98,7 +98,22 @@ fn a_move_across_the_edge_of_a_torus_goes_the_way_of_the_moves_that_stay_on_it()
     assert_eq!(direction([1, 3, 8, 4]), Some(vec![7, 1]));
     assert_eq!(direction([6, 8, 5, 1]), Some(vec![7, 1]));
     assert_ne!(direction([3, 3, 4, 4]), Some(vec![7, 1]));
-    // Names that are not numbers have no direction.
+    // Atoms that are no coordinates have no direction.
     let named = vec!["a".to_string(), "1".to_string(), "b".to_string(), "2".to_string()];
     assert_eq!(direction_around(&named, &[0, 1], &[2, 3], &sides), None);
+}
+
+#[test]
+fn columns_named_by_letters_go_around_in_the_order_of_the_letters() {
+    let columns = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    let coordinates: Coordinates = (columns.iter().enumerate())
+        .flat_map(|(x, c)| (1..=8).map(move |y| (vec![c.to_string(), y.to_string()], ((x * 8 + y - 1) as u32, 0))))
+        .collect();
+    let sides = sides(&coordinates);
+    let atoms = |cells: [&str; 4]| cells.iter().map(|a| a.to_string()).collect::<Vec<String>>();
+    let direction = |cells| direction_around(&atoms(cells), &[0, 1], &[2, 3], &sides);
+    // One step right and up, on the board and from column h to column a.
+    assert_eq!(direction(["b", "2", "c", "3"]), Some(vec![1, 1]));
+    assert_eq!(direction(["h", "2", "a", "3"]), Some(vec![1, 1]));
+    assert_ne!(direction(["h", "2", "g", "3"]), Some(vec![1, 1]));
 }
