@@ -5,7 +5,9 @@
 //! A node's place is the bit, within its state word, of the board's base facts at the same
 //! coordinates: `(hasothercolorindir 3 4 n)` sits where `(cell 3 4 black)` does. Nodes of one
 //! relation with the same rest of their names (`n`) form a group; nodes whose places come from
-//! their rules instead, by their first rules' shapes relative to their places. Each
+//! their rules instead, by their first rules' shapes relative to their places. A candidate of
+//! fewer members than a group needs joins a larger one whose rules differ only in distances (a
+//! torus's moves across its edge, with the moves of their direction). Each
 //! distinct shape among its members' rules is a template: the `&` of the state words and group
 //! words it reads, shifted onto the places, masked by the members that have that rule. A group
 //! that reads itself (a ray of cells, each reading the next) is iterated until its word stops
