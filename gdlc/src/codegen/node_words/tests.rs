@@ -3,6 +3,7 @@
 
 use super::places::board;
 use super::*;
+use std::collections::BTreeSet;
 
 /// A 6x6 board of blank cells on which the one role marks a cell `x` per step: the rules
 /// that the test games below add to.
@@ -24,7 +25,7 @@ fn find_any(ground: &Ground) -> NodeWords {
 }
 
 /// `BOARD` with `rules`, grounded.
-fn ground_of(rules: &str) -> Ground {
+pub(super) fn ground_of(rules: &str) -> Ground {
     crate::compile::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
 }
 
@@ -595,59 +596,4 @@ fn cells_that_many_kinds_of_move_touch_are_one_group_costed_by_one_kind() {
     assert_eq!(outside, 0);
     assert!(cost < 16, "a word costs one kind's templates, not {cost}");
     assert_words_agree(&ground, &words);
-}
-
-#[test]
-fn small_candidates_join_the_largest_of_their_relation_and_shape_at_other_places() {
-    // Nodes 0-7 at places 0-7, nodes 8-9 at places 8-9 (a torus's moves across its edge) of
-    // the same shape, node 10 at place 0, taken; node 11 of another relation; nodes 12-13 of
-    // another shape; node 14 of no shape (placed by its name alone).
-    let heads: Vec<String> = (0..15).map(|n| if n == 11 { "b" } else { "a" }.to_string()).collect();
-    let place: Vec<Option<u32>> = (0..15).map(|n| Some(if n == 10 { 0 } else { n % 64 })).collect();
-    let shape = |s: &str| vec![s.to_string()];
-    let candidates = vec![
-        ((0..8).collect(), shape("right")),
-        (vec![8, 9], shape("right")),
-        (vec![10], shape("right")),
-        (vec![11], shape("right")),
-        (vec![12, 13], shape("up")),
-        (vec![14], Vec::new()),
-    ];
-    let (merged, moved) = with_small_ones_merged(candidates, &heads, &place);
-    let expected: Vec<Vec<u32>> = vec![(0..10).collect(), vec![10], vec![11], vec![12, 13], vec![14]];
-    assert_eq!(merged, expected);
-    assert_eq!(moved, BTreeSet::from([8, 9]));
-}
-
-#[test]
-fn drops_are_placed_by_their_cells_apart_from_the_moves() {
-    // `(stock o k x)` makes `(a 3)` a place too (a board for each `o`), so that a drop
-    // `(drop a 3 4)` placed as the moves are, by the two atoms after the kind of move, would be
-    // at `(a 3)`: shogi's `(legal black (drop gold 1 a))` and `(inHand black gold 1)`.
-    let ground = ground_of(
-        "
-        (owner o1) (owner o2) (piece a) (piece b) (piece c)
-        (<= (init (stock ?o ?k ?x)) (owner ?o) (piece ?k) (index ?x))
-        (<= (next (stock ?o ?k ?x)) (true (stock ?o ?k ?x)) (true (cell ?x ?x b)))
-        (<= (legal p (move ?x ?y ?u ?v)) (true (cell ?x ?y x)) (succ ?x ?u) (succ ?y ?v) (true (cell ?u ?v b)))
-        (<= (legal p (move ?x ?y ?u ?v)) (true (cell ?x ?y x)) (succ ?x ?u) (succ ?v ?y) (true (cell ?u ?v b)))
-        (<= (legal p (drop ?k ?x ?y)) (true (stock o1 ?k 1)) (true (cell ?x ?y b)) (succ ?x ?u) (true (cell ?u ?y b)))
-        (<= terminal (true (cell 1 1 x)))
-        (<= (goal p 100) terminal)
-        (<= (goal p 0) (not terminal))",
-    );
-    let Some(Placed { board, heads, coordinates, .. }) = placed(&ground) else { panic!("the game has a board") };
-    let never = vec![false; ground.nodes.len()];
-    let Places { place, .. } = places(&ground, &never, &heads, &board, &coordinates);
-    let node = |name: &str| ground.nodes.iter().position(|n| n.name == name).expect("a node of that name");
-    let mut drops = 0;
-    for x in 1..=5 {
-        for y in 1..=6 {
-            let cell = coordinates.get(&vec![x.to_string(), y.to_string()]).map(|&(place, _)| place);
-            assert!(cell.is_some(), "({x}, {y}) is a place");
-            assert_eq!(place[node(&format!("(legal p (drop a {x} {y}))"))], cell, "drop a {x} {y}");
-            drops += 1;
-        }
-    }
-    assert_eq!(drops, 30);
 }

@@ -1,7 +1,9 @@
 //! Tests of the places of base facts on boards: the arguments left out of a relation and the
 //! coordinates that the others leave.
 
-use super::{board, direction_around, sides, Coordinates};
+use super::super::tests::ground_of;
+use super::super::{placed, Placed};
+use super::{board, direction_around, places, sides, Coordinates, Places};
 
 #[test]
 fn a_player_and_a_piece_left_out_leave_the_cells_of_a_board() {
@@ -116,4 +118,37 @@ fn columns_named_by_letters_go_around_in_the_order_of_the_letters() {
     assert_eq!(direction(["b", "2", "c", "3"]), Some(vec![1, 1]));
     assert_eq!(direction(["h", "2", "a", "3"]), Some(vec![1, 1]));
     assert_ne!(direction(["h", "2", "g", "3"]), Some(vec![1, 1]));
+}
+
+#[test]
+fn drops_are_placed_by_their_cells_apart_from_the_moves() {
+    // `(stock o k x)` makes `(a 3)` a place too (a board for each `o`), so that a drop
+    // `(drop a 3 4)` placed as the moves are, by the two atoms after the kind of move, would be
+    // at `(a 3)`: shogi's `(legal black (drop gold 1 a))` and `(inHand black gold 1)`.
+    let ground = ground_of(
+        "
+        (owner o1) (owner o2) (piece a) (piece b) (piece c)
+        (<= (init (stock ?o ?k ?x)) (owner ?o) (piece ?k) (index ?x))
+        (<= (next (stock ?o ?k ?x)) (true (stock ?o ?k ?x)) (true (cell ?x ?x b)))
+        (<= (legal p (move ?x ?y ?u ?v)) (true (cell ?x ?y x)) (succ ?x ?u) (succ ?y ?v) (true (cell ?u ?v b)))
+        (<= (legal p (move ?x ?y ?u ?v)) (true (cell ?x ?y x)) (succ ?x ?u) (succ ?v ?y) (true (cell ?u ?v b)))
+        (<= (legal p (drop ?k ?x ?y)) (true (stock o1 ?k 1)) (true (cell ?x ?y b)) (succ ?x ?u) (true (cell ?u ?y b)))
+        (<= terminal (true (cell 1 1 x)))
+        (<= (goal p 100) terminal)
+        (<= (goal p 0) (not terminal))",
+    );
+    let Some(Placed { board, heads, coordinates, .. }) = placed(&ground) else { panic!("the game has a board") };
+    let never = vec![false; ground.nodes.len()];
+    let Places { place, .. } = places(&ground, &never, &heads, &board, &coordinates);
+    let node = |name: &str| ground.nodes.iter().position(|n| n.name == name).expect("a node of that name");
+    let mut drops = 0;
+    for x in 1..=5 {
+        for y in 1..=6 {
+            let cell = coordinates.get(&vec![x.to_string(), y.to_string()]).map(|&(place, _)| place);
+            assert!(cell.is_some(), "({x}, {y}) is a place");
+            assert_eq!(place[node(&format!("(legal p (drop a {x} {y}))"))], cell, "drop a {x} {y}");
+            drops += 1;
+        }
+    }
+    assert_eq!(drops, 30);
 }
