@@ -67,10 +67,10 @@ const PROFILE: &str = "[profile.release]\nopt-level = 3\nlto = false\ncodegen-un
 /// `-C target-cpu=native` was tried instead: no faster, and othello-comp2007's build took
 /// 4 min 44 s instead of 25 s (docs/performance.md).
 pub fn host_rustflags() -> String {
-    let mut features: Vec<&str> = Vec::new();
     if std::env::var_os("GDLC_PORTABLE").is_some_and(|v| !v.is_empty()) {
         return String::new();
     }
+    let mut features: Vec<&str> = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("popcnt") {
@@ -115,10 +115,12 @@ impl Priority {
     }
 }
 
-/// A game's project in the cache: its name and directory.
+/// A game's project in the cache: its name and directory, and the flags it is built with
+/// (which its name's hash covers).
 struct Project {
     package: String,
     dir: PathBuf,
+    rustflags: String,
 }
 
 /// Builds (or finds in the cache) the binary of a game whose generated module is `module_text`
@@ -149,7 +151,7 @@ pub fn build_binary(
         .arg(&target)
         // Flags meant for the crate that runs gdlc (a test's, say) are not the game's.
         .env_remove("RUSTFLAGS")
-        .env("CARGO_ENCODED_RUSTFLAGS", host_rustflags())
+        .env("CARGO_ENCODED_RUSTFLAGS", &project.rustflags)
         .env_remove("CARGO_TARGET_DIR");
     if !verbose {
         command.arg("--quiet");
@@ -187,14 +189,15 @@ fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates) -> P
     crates.player.hash(&mut hasher);
     env!("CARGO_PKG_VERSION").hash(&mut hasher);
     PROFILE.hash(&mut hasher);
-    host_rustflags().hash(&mut hasher);
+    let rustflags = host_rustflags();
+    rustflags.hash(&mut hasher);
     source_fingerprint(&crates.runtime).hash(&mut hasher);
     source_fingerprint(&crates.player).hash(&mut hasher);
     let hash = hasher.finish();
     let name: String =
         stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
     let package = format!("gdl_game_{name}_{hash:016x}");
-    Project { dir: cache_dir().join(&package), package }
+    Project { dir: cache_dir().join(&package), package, rustflags }
 }
 
 /// The sizes and modification times of a crate's sources, so that editing the runtime or the
