@@ -210,9 +210,9 @@ pub(super) fn without_failed(
             kept.push((members, gathered));
         } else if members.iter().any(|m| joined.contains(m)) {
             let own: Vec<u32> = members.iter().filter(|m| !joined.contains(m)).copied().collect();
-            members.iter().for_each(|m| {
+            for m in &members {
                 joined.remove(m);
-            });
+            }
             if own.len() >= GROUP_MIN {
                 kept.push((own, gathered));
             }

@@ -23,8 +23,8 @@
 //! the next state copies the word in one operation instead of setting each bit.
 //!
 //! The analysis is here: [`find`] chooses the groups and their templates from the candidates
-//! of `candidates.rs`; `places.rs` finds the board and every node's place; `emit.rs` writes the groups' words and the reads of their
-//! members.
+//! of `candidates.rs`; `places.rs` finds the board and every node's place; `emit.rs` writes
+//! the groups' words and the reads of their members.
 
 mod candidates;
 mod emit;
