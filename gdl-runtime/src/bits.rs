@@ -117,16 +117,12 @@ fn pick_sparse<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize
 }
 
 /// [`pick`] over many words, with a popcount instruction: every word counted, then a pass
-/// to the word of the drawn bit.
+/// to the word of the drawn bit, four words at a time, counting them again rather than
+/// keeping the counts (a buffer that had to be cleared and read back for every draw).
 #[cfg(any(target_feature = "popcnt", test))]
 #[inline(always)]
 fn pick_counted<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usize, u32)> {
-    let mut counts = [0u32; N];
-    let mut total = 0;
-    for (count, &word) in counts.iter_mut().zip(parts) {
-        *count = word.count_ones();
-        total += *count;
-    }
+    let total: u32 = parts.iter().map(|word| word.count_ones()).sum();
     match total {
         0 => return None,
         1 => {
@@ -136,7 +132,17 @@ fn pick_counted<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usiz
         _ => {}
     }
     let mut k = rng.below(total as usize) as u32;
-    for (i, (&count, &word)) in counts.iter().zip(parts).enumerate() {
+    let mut i = 0;
+    while i + 4 <= N {
+        let count = parts[i..i + 4].iter().map(|word| word.count_ones()).sum::<u32>();
+        if k < count {
+            break;
+        }
+        k -= count;
+        i += 4;
+    }
+    for (i, &word) in parts.iter().enumerate().skip(i) {
+        let count = word.count_ones();
         if k < count {
             return Some((i, select_in_word(word, k)));
         }
