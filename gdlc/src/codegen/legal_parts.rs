@@ -13,7 +13,7 @@ use super::tables::{hex, words};
 use crate::ground::{Ground, Lit, Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most families of one role's legal moves that are evaluated a word at a time.
 const MAX_LEGAL_FAMILIES: usize = 8;
@@ -158,7 +158,7 @@ fn move_shapes(moves: &[(u32, Value)], guard: &Option<LegalGuard>, flat: &[Optio
 }
 
 impl Body<'_> {
-    /// Statements that set the bits of `parts` for a role's legal moves `moves`, as `plan`
+    /// The values that set the bits of `parts` for a role's legal moves `moves`, as `plan`
     /// finds them: its families a word at a time and its other moves one by one. Those its
     /// guard guards are set only when the guard holds, after `exclusive`, which computes the
     /// nodes only they read.
@@ -167,41 +167,93 @@ impl Body<'_> {
         moves: &[(u32, Value)],
         plan: &RoleLegal,
         exclusive: TokenStream,
-    ) -> TokenStream {
+    ) -> LegalFill {
         let RoleLegal { guard, families, parts } = plan;
         let guarded = |i: usize| guards_move(guard, i);
         let (mut open, mut behind_guard) =
-            (parts.group_word_sets(false, self.slots), parts.group_word_sets(true, self.slots));
+            (parts.group_word_terms(false, self.slots), parts.group_word_terms(true, self.slots));
         for (i, m, v) in families.singles(moves) {
             if parts.in_group_word(m) {
                 continue;
             }
-            let code = parts.single(m, self.value(v));
+            let term = parts.single(m, self.value(v));
             if guarded(i) {
-                behind_guard.push(code)
+                behind_guard.push(term)
             } else {
-                open.push(code)
+                open.push(term)
             }
         }
         for (f, family) in families.families.iter().enumerate() {
-            let code = parts.family(f, family);
+            let terms = parts.family(f, family);
             if family.guarded {
-                behind_guard.push(code)
+                behind_guard.extend(terms)
             } else {
-                open.push(code)
+                open.extend(terms)
             }
         }
-        let guard = guard.as_ref().map(|&(lit, _)| {
-            let lit = self.lit(lit);
-            quote! {
-                if #lit {
-                    #exclusive
-                    #(#behind_guard)*
-                }
-            }
-        });
-        quote!(#guard #(#open)*)
+        let guard = guard.as_ref().map(|&(lit, _)| (self.lit(lit), exclusive, behind_guard));
+        LegalFill { words: parts.words.len(), guard, open }
     }
+}
+
+/// A word of `parts` and a value whose bits are set in it.
+type PartTerm = (usize, TokenStream);
+
+/// The values of a role's `parts`, as [`Body::fill_legal_parts`] finds them: each word the
+/// union of its terms, written as one array so that no word is cleared and set again.
+pub(crate) struct LegalFill {
+    words: usize,
+    /// The role's guard, the nodes only its guarded moves read, and the terms of those moves.
+    guard: Option<(TokenStream, TokenStream, Vec<PartTerm>)>,
+    /// The terms of the moves the guard does not guard.
+    open: Vec<PartTerm>,
+}
+
+impl LegalFill {
+    /// The statement that declares `parts` with every word of the role's moves.
+    pub(crate) fn declare(&self) -> TokenStream {
+        let count = Literal::usize_unsuffixed(self.words);
+        let open = words_of(self.words, &self.open, &[]);
+        match &self.guard {
+            Some((lit, exclusive, behind)) => {
+                let all = words_of(self.words, &self.open, behind);
+                quote!(let parts: [u64; #count] = if #lit { #exclusive #all } else { #open };)
+            }
+            None => quote!(let parts: [u64; #count] = #open;),
+        }
+    }
+
+    /// With a guard and more than one word: the guard, then the statements that declare
+    /// `parts` with every word when it holds, and only the words of the unguarded moves
+    /// when it fails, with the words of `parts` they stand for. On the other roles' turns, a
+    /// draw among the mover's words is then a draw in the word of `noop`.
+    pub(crate) fn split(&self) -> Option<(TokenStream, TokenStream, TokenStream, Vec<usize>)> {
+        let (lit, exclusive, behind) = self.guard.as_ref().filter(|_| self.words > 1)?;
+        let count = Literal::usize_unsuffixed(self.words);
+        let all = words_of(self.words, &self.open, behind);
+        let held = quote!(#exclusive let parts: [u64; #count] = #all;);
+        let at: BTreeSet<usize> = self.open.iter().map(|&(j, _)| j).collect();
+        let at: Vec<usize> = at.into_iter().collect();
+        let index: BTreeMap<usize, usize> = at.iter().enumerate().map(|(i, &j)| (j, i)).collect();
+        let renamed: Vec<PartTerm> = self.open.iter().map(|(j, term)| (index[j], term.clone())).collect();
+        let few = Literal::usize_unsuffixed(at.len());
+        let open = words_of(at.len(), &renamed, &[]);
+        let failed = quote!(let parts: [u64; #few] = #open;);
+        Some((lit.clone(), held, failed, at))
+    }
+}
+
+/// The array of `count` words, each the union of the terms of `first` and `second` in it.
+fn words_of(count: usize, first: &[PartTerm], second: &[PartTerm]) -> TokenStream {
+    let mut words: Vec<Vec<&TokenStream>> = vec![Vec::new(); count];
+    for (j, term) in first.iter().chain(second) {
+        words[*j].push(term);
+    }
+    let words = words.iter().map(|terms| match terms.as_slice() {
+        [] => quote!(0),
+        terms => quote!(#(#terms)|*),
+    });
+    quote!([#(#words),*])
 }
 
 /// A family of a role's legal moves: their shape and anchors, each anchor's move, and whether
@@ -318,15 +370,15 @@ impl LegalParts {
         })
     }
 
-    /// The statements that set the bits of the moves of group words that the guard guards
+    /// The terms that set the bits of the moves of group words that the guard guards
     /// (`guarded`) or not.
-    fn group_word_sets(&self, guarded: bool, slots: &Slots) -> Vec<TokenStream> {
+    fn group_word_terms(&self, guarded: bool, slots: &Slots) -> Vec<PartTerm> {
         self.group_words
             .iter()
             .filter(|&&(_, _, _, g)| g == guarded)
             .map(|&(g, j, mask, _)| {
-                let (g, j, mask) = (slots.word(g), Literal::usize_unsuffixed(j), hex(mask));
-                quote!(parts[#j] |= g[#g] & #mask;)
+                let (g, mask) = (slots.word(g), hex(mask));
+                (j, quote!((g[#g] & #mask)))
             })
             .collect()
     }
@@ -342,11 +394,9 @@ impl LegalParts {
         }
     }
 
-    /// The declaration of `parts`, and the name of the role's table of the move of every bit
-    /// (see [`LegalParts::table`]).
-    pub(crate) fn declare(&self, role: usize) -> (TokenStream, Ident) {
-        let count = Literal::usize_unsuffixed(self.words.len());
-        (quote!(let mut parts = [0u64; #count];), table_name(role))
+    /// The name of the role's table of the move of every bit (see [`LegalParts::table`]).
+    pub(crate) fn move_of(&self, role: usize) -> Ident {
+        table_name(role)
     }
 
     /// Role `role`'s table of the move of every bit of every word.
@@ -364,29 +414,29 @@ impl LegalParts {
         }
     }
 
-    /// The statement that sets move `m`'s bit when `v` holds (`cond`), for a move outside the
+    /// The term that sets move `m`'s bit when `v` holds (`cond`), for a move outside the
     /// families.
-    fn single(&self, m: u32, cond: TokenStream) -> TokenStream {
+    fn single(&self, m: u32, cond: TokenStream) -> PartTerm {
         let (j, bit) = self.single_bits[&m];
-        let j = Literal::usize_unsuffixed(j);
         match bit {
-            0 => quote!(parts[#j] |= u64::from(#cond);),
+            0 => (j, quote!(u64::from(#cond))),
             _ => {
                 let bit = Literal::u32_unsuffixed(bit);
-                quote!(parts[#j] |= u64::from(#cond) << #bit;)
+                (j, quote!((u64::from(#cond) << #bit)))
             }
         }
     }
 
-    /// Statements that set the bits of family `f`'s anchors whose rule holds.
-    fn family(&self, f: usize, family: &LegalFamily) -> TokenStream {
+    /// The terms that set the bits of family `f`'s anchors whose rule holds.
+    fn family(&self, f: usize, family: &LegalFamily) -> Vec<PartTerm> {
         let state_words = family.family.anchors.iter().enumerate().filter(|(_, &mask)| mask != 0);
-        let sets = state_words.zip(&self.family_words[f]).map(|((k, _), &j)| {
-            let j = Literal::usize_unsuffixed(j);
-            let holds = family_word(&family.family, k);
-            quote!(parts[#j] |= #holds;)
-        });
-        quote!(#(#sets)*)
+        state_words
+            .zip(&self.family_words[f])
+            .map(|((k, _), &j)| {
+                let holds = family_word(&family.family, k);
+                (j, quote!((#holds)))
+            })
+            .collect()
     }
 }
 

@@ -198,3 +198,15 @@ fn amazons_reaches_the_arrows_cells_from_the_cell_just_moved_to_alone() {
     assert_eq!(step.matches("let held = s.0[").count(), 1, "{step}");
     assert_eq!(step.matches("if held & 0x").count(), 64, "{step}");
 }
+
+#[test]
+fn off_its_turn_a_role_draws_among_the_words_of_its_unguarded_moves_alone() {
+    let module = module_of(include_str!("../../../games/checkers.kif"));
+    let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
+    // Each role's moves fill ten words on its turn; off its turn only `noop`, in the last of
+    // them, can be legal: the draw is then among that one word, which stands for word 9.
+    assert_eq!(step.matches("let parts: [u64; 10] = [").count(), 2, "{step}");
+    assert_eq!(step.matches("const AT: [usize; 1] = [9];").count(), 2, "{step}");
+    assert_eq!(step.matches("let parts: [u64; 1] = [").count(), 2, "{step}");
+    assert!(!step.contains("let mut parts"), "{step}");
+}

@@ -15706,332 +15706,331 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         Ask::Legal(..) => {}
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 29];
-    if s.0[4] & 0x8 != 0 {
-        parts[0] |= g[41] & 0x7f7f7f7f7f7f7f7f;
-        parts[1] |= g[42] & 0x3f3f3f3f3f3f3f3f;
-        parts[2] |= g[43] & 0x1f1f1f1f1f1f1f1f;
-        parts[3] |= g[44] & 0xf0f0f0f0f0f0f0f;
-        parts[4] |= g[45] & 0x707070707070707;
-        parts[5] |= g[46] & 0x7f7f7f7f7f7f7f;
-        parts[6] |= g[47] & 0x3f3f3f3f3f3f;
-        parts[7] |= g[48] & 0x1f1f1f1f1f;
-        parts[8] |= g[49] & 0xf0f0f0f;
-        parts[9] |= g[50] & 0x70707;
-        parts[10] |= g[51] & 0xffffffffffffff;
-        parts[11] |= g[52] & 0xffffffffffff;
-        parts[12] |= g[53] & 0xffffffffff;
-        parts[13] |= g[54] & 0xffffffff;
-        parts[14] |= g[55] & 0xffffff;
-        parts[15] |= g[56] & 0xffff;
-        parts[16] |= g[57] & 0xff;
-        parts[17] |= g[58] & 0xfefefefefefefe;
-        parts[18] |= g[59] & 0xfcfcfcfcfcfc;
-        parts[19] |= g[60] & 0xfefefefefefefefe;
-        parts[20] |= g[61] & 0x404040404040404;
-        parts[18] |= g[62] & 0x303030303030303;
-        parts[17] |= g[63] & 0x101010101010101;
-        parts[16] |= g[64] & 0xffffffffffffff00;
-        parts[15] |= g[65] & 0xff0000;
-        parts[21] |= g[66] & 0x7f7f7f7f7f7f7f00;
-        parts[22] |= g[67] & 0x20202020203f0000;
-        parts[9] |= g[68] & 0xffffffffff000000;
-        parts[14] |= g[69] & 0xffffffffff000000;
-        parts[8] |= g[70] & 0xffffffff00000000;
-        parts[7] |= g[71] & 0xffffff0000000000;
-        parts[15] |= g[72] & 0x1f1f1f1f1f000000;
-        parts[22] |= g[73] & 0x1f1f1f1f1f000000;
-        parts[13] |= g[74] & 0xf0f0f0f00000000;
-        parts[12] |= g[75] & 0x707070000000000;
-        parts[23] |= g[76] & 0xfefefefefefefe00;
-        parts[24] |= g[77] & 0x404040404fc0000;
-        parts[6] |= g[78] & 0xffff000000000000;
-        parts[5] |= g[79] & 0xff00000000000000;
-        parts[4] |= g[80] & 0xf8f8f8f8f8;
-        parts[20] |= g[81] & 0xf8f8f8f8f8f8f8f8;
-        parts[25] |= g[82] & 0xf8f8f8f8f8f8f8f8;
-        parts[3] |= g[83] & 0xf0f0f0f0;
-        parts[26] |= g[84] & 0xf0f0f0f0f0f0f0f0;
-        parts[2] |= g[85] & 0xe0e0e0;
-        parts[27] |= g[86] & 0xe0e0e0e0e0e0e0e0;
-        parts[1] |= g[87] & 0xc0c0c0c0c0c0c0c0;
-        parts[0] |= g[88] & 0x8080808080808080;
-        parts[24] |= g[89] & 0xf8f8f8f8f8000000;
-        parts[28] |= g[90] & 0xf8f8f8f8f8000000;
-        parts[3] |= g[91] & 0xf0f0f0f000000000;
-        parts[2] |= g[92] & 0xe0e0e00000000000;
-        parts[8] |= u64::from(n[27]) << 21;
-        parts[8] |= u64::from(n[28]) << 22;
-        parts[8] |= u64::from(n[26]) << 23;
-        parts[8] |= u64::from(n[22]) << 28;
-        parts[8] |= u64::from(n[23]) << 29;
-        parts[8] |= u64::from(n[24]) << 30;
-        parts[8] |= u64::from(n[32]) << 31;
-        parts[9] |= u64::from(n[25]) << 3;
-        parts[9] |= u64::from(n[38]) << 4;
-        parts[9] |= u64::from(n[39]) << 5;
-        parts[9] |= u64::from(n[29]) << 6;
-        parts[9] |= u64::from(n[33]) << 7;
-        parts[9] |= u64::from(n[40]) << 11;
-        parts[9] |= u64::from(n[41]) << 12;
-        parts[9] |= u64::from(n[31]) << 13;
-        parts[9] |= u64::from(n[30]) << 14;
-        parts[9] |= u64::from(n[37]) << 15;
-        parts[9] |= u64::from(n[34]) << 19;
-        parts[9] |= u64::from(n[36]) << 20;
-        parts[9] |= u64::from(n[35]) << 21;
-    }
-    parts[2] |= u64::from(n[560]) << 29;
-    parts[2] |= u64::from(n[555]) << 30;
-    parts[2] |= u64::from(n[550]) << 31;
-    parts[2] |= u64::from(n[568]) << 37;
-    parts[2] |= u64::from(n[546]) << 38;
-    parts[2] |= u64::from(n[551]) << 39;
-    parts[4] |= u64::from(n[556]) << 43;
-    parts[4] |= u64::from(n[561]) << 44;
-    parts[4] |= u64::from(n[605]) << 45;
-    parts[4] |= u64::from(n[604]) << 46;
-    parts[4] |= u64::from(n[549]) << 47;
-    parts[4] |= u64::from(n[548]) << 51;
-    parts[4] |= u64::from(n[547]) << 52;
-    parts[4] |= u64::from(n[567]) << 53;
-    parts[4] |= u64::from(n[580]) << 54;
-    parts[4] |= u64::from(n[590]) << 55;
-    parts[4] |= u64::from(n[606]) << 59;
-    parts[4] |= u64::from(n[554]) << 60;
-    parts[4] |= u64::from(n[571]) << 61;
-    parts[4] |= u64::from(n[553]) << 62;
-    parts[4] |= u64::from(n[570]) << 63;
-    parts[5] |= u64::from(n[552]) << 7;
-    parts[5] |= u64::from(n[569]) << 15;
-    parts[5] |= u64::from(n[581]) << 23;
-    parts[5] |= u64::from(n[559]) << 31;
-    parts[5] |= u64::from(n[574]) << 39;
-    parts[5] |= u64::from(n[583]) << 47;
-    parts[5] |= u64::from(n[558]) << 55;
-    parts[6] |= u64::from(n[573]) << 6;
-    parts[6] |= u64::from(n[582]) << 7;
-    parts[6] |= u64::from(n[557]) << 14;
-    parts[6] |= u64::from(n[572]) << 15;
-    parts[6] |= u64::from(n[576]) << 22;
-    parts[6] |= u64::from(n[585]) << 23;
-    parts[6] |= u64::from(n[592]) << 30;
-    parts[6] |= u64::from(n[563]) << 31;
-    parts[6] |= u64::from(n[575]) << 38;
-    parts[6] |= u64::from(n[584]) << 39;
-    parts[6] |= u64::from(n[591]) << 46;
-    parts[6] |= u64::from(n[562]) << 47;
-    parts[7] |= u64::from(n[587]) << 5;
-    parts[7] |= u64::from(n[594]) << 6;
-    parts[7] |= u64::from(n[599]) << 7;
-    parts[7] |= u64::from(n[564]) << 13;
-    parts[7] |= u64::from(n[577]) << 14;
-    parts[7] |= u64::from(n[586]) << 15;
-    parts[7] |= u64::from(n[593]) << 21;
-    parts[7] |= u64::from(n[598]) << 22;
-    parts[7] |= u64::from(n[596]) << 23;
-    parts[7] |= u64::from(n[601]) << 29;
-    parts[7] |= u64::from(n[607]) << 30;
-    parts[7] |= u64::from(n[565]) << 31;
-    parts[7] |= u64::from(n[578]) << 37;
-    parts[7] |= u64::from(n[588]) << 38;
-    parts[7] |= u64::from(n[595]) << 39;
-    parts[8] |= u64::from(n[600]) << 4;
-    parts[8] |= u64::from(n[603]) << 5;
-    parts[8] |= u64::from(n[608]) << 6;
-    parts[8] |= u64::from(n[609]) << 7;
-    parts[8] |= u64::from(n[566]) << 12;
-    parts[8] |= u64::from(n[579]) << 13;
-    parts[8] |= u64::from(n[589]) << 14;
-    parts[8] |= u64::from(n[597]) << 15;
-    parts[8] |= u64::from(n[602]) << 20;
-    parts[9] |= u64::from(n[0]) << 22;
-    let drawn_0 = match &mut ask {
-        Ask::Step(rng) => {
-            match ::gdl_runtime::bits::pick(&parts, rng) {
-                Some((p, b)) => 64 * p + b as usize,
-                None => return None,
-            }
-        }
-        Ask::Legal(asked, out) => {
-            if *asked == 0 {
-                for (p, &word) in parts.iter().enumerate() {
-                    let mut word = word;
-                    while word != 0 {
-                        let b = word.trailing_zeros();
-                        out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
-                        word &= word - 1;
-                    }
+    let drawn_0 = if s.0[4] & 0x8 != 0 {
+        let parts: [u64; 29] = [
+            (g[41] & 0x7f7f7f7f7f7f7f7f) | (g[88] & 0x8080808080808080),
+            (g[42] & 0x3f3f3f3f3f3f3f3f) | (g[87] & 0xc0c0c0c0c0c0c0c0),
+            (u64::from(n[560]) << 29) | (u64::from(n[555]) << 30)
+                | (u64::from(n[550]) << 31) | (u64::from(n[568]) << 37)
+                | (u64::from(n[546]) << 38) | (u64::from(n[551]) << 39)
+                | (g[43] & 0x1f1f1f1f1f1f1f1f) | (g[85] & 0xe0e0e0)
+                | (g[92] & 0xe0e0e00000000000),
+            (g[44] & 0xf0f0f0f0f0f0f0f) | (g[83] & 0xf0f0f0f0)
+                | (g[91] & 0xf0f0f0f000000000),
+            (u64::from(n[556]) << 43) | (u64::from(n[561]) << 44)
+                | (u64::from(n[605]) << 45) | (u64::from(n[604]) << 46)
+                | (u64::from(n[549]) << 47) | (u64::from(n[548]) << 51)
+                | (u64::from(n[547]) << 52) | (u64::from(n[567]) << 53)
+                | (u64::from(n[580]) << 54) | (u64::from(n[590]) << 55)
+                | (u64::from(n[606]) << 59) | (u64::from(n[554]) << 60)
+                | (u64::from(n[571]) << 61) | (u64::from(n[553]) << 62)
+                | (u64::from(n[570]) << 63) | (g[45] & 0x707070707070707)
+                | (g[80] & 0xf8f8f8f8f8),
+            (u64::from(n[552]) << 7) | (u64::from(n[569]) << 15)
+                | (u64::from(n[581]) << 23) | (u64::from(n[559]) << 31)
+                | (u64::from(n[574]) << 39) | (u64::from(n[583]) << 47)
+                | (u64::from(n[558]) << 55) | (g[46] & 0x7f7f7f7f7f7f7f)
+                | (g[79] & 0xff00000000000000),
+            (u64::from(n[573]) << 6) | (u64::from(n[582]) << 7)
+                | (u64::from(n[557]) << 14) | (u64::from(n[572]) << 15)
+                | (u64::from(n[576]) << 22) | (u64::from(n[585]) << 23)
+                | (u64::from(n[592]) << 30) | (u64::from(n[563]) << 31)
+                | (u64::from(n[575]) << 38) | (u64::from(n[584]) << 39)
+                | (u64::from(n[591]) << 46) | (u64::from(n[562]) << 47)
+                | (g[47] & 0x3f3f3f3f3f3f) | (g[78] & 0xffff000000000000),
+            (u64::from(n[587]) << 5) | (u64::from(n[594]) << 6)
+                | (u64::from(n[599]) << 7) | (u64::from(n[564]) << 13)
+                | (u64::from(n[577]) << 14) | (u64::from(n[586]) << 15)
+                | (u64::from(n[593]) << 21) | (u64::from(n[598]) << 22)
+                | (u64::from(n[596]) << 23) | (u64::from(n[601]) << 29)
+                | (u64::from(n[607]) << 30) | (u64::from(n[565]) << 31)
+                | (u64::from(n[578]) << 37) | (u64::from(n[588]) << 38)
+                | (u64::from(n[595]) << 39) | (g[48] & 0x1f1f1f1f1f)
+                | (g[71] & 0xffffff0000000000),
+            (u64::from(n[600]) << 4) | (u64::from(n[603]) << 5)
+                | (u64::from(n[608]) << 6) | (u64::from(n[609]) << 7)
+                | (u64::from(n[566]) << 12) | (u64::from(n[579]) << 13)
+                | (u64::from(n[589]) << 14) | (u64::from(n[597]) << 15)
+                | (u64::from(n[602]) << 20) | (g[49] & 0xf0f0f0f)
+                | (g[70] & 0xffffffff00000000) | (u64::from(n[27]) << 21)
+                | (u64::from(n[28]) << 22) | (u64::from(n[26]) << 23)
+                | (u64::from(n[22]) << 28) | (u64::from(n[23]) << 29)
+                | (u64::from(n[24]) << 30) | (u64::from(n[32]) << 31),
+            (u64::from(n[0]) << 22) | (g[50] & 0x70707) | (g[68] & 0xffffffffff000000)
+                | (u64::from(n[25]) << 3) | (u64::from(n[38]) << 4)
+                | (u64::from(n[39]) << 5) | (u64::from(n[29]) << 6)
+                | (u64::from(n[33]) << 7) | (u64::from(n[40]) << 11)
+                | (u64::from(n[41]) << 12) | (u64::from(n[31]) << 13)
+                | (u64::from(n[30]) << 14) | (u64::from(n[37]) << 15)
+                | (u64::from(n[34]) << 19) | (u64::from(n[36]) << 20)
+                | (u64::from(n[35]) << 21),
+            (g[51] & 0xffffffffffffff),
+            (g[52] & 0xffffffffffff),
+            (g[53] & 0xffffffffff) | (g[75] & 0x707070000000000),
+            (g[54] & 0xffffffff) | (g[74] & 0xf0f0f0f00000000),
+            (g[55] & 0xffffff) | (g[69] & 0xffffffffff000000),
+            (g[56] & 0xffff) | (g[65] & 0xff0000) | (g[72] & 0x1f1f1f1f1f000000),
+            (g[57] & 0xff) | (g[64] & 0xffffffffffffff00),
+            (g[58] & 0xfefefefefefefe) | (g[63] & 0x101010101010101),
+            (g[59] & 0xfcfcfcfcfcfc) | (g[62] & 0x303030303030303),
+            (g[60] & 0xfefefefefefefefe),
+            (g[61] & 0x404040404040404) | (g[81] & 0xf8f8f8f8f8f8f8f8),
+            (g[66] & 0x7f7f7f7f7f7f7f00),
+            (g[67] & 0x20202020203f0000) | (g[73] & 0x1f1f1f1f1f000000),
+            (g[76] & 0xfefefefefefefe00),
+            (g[77] & 0x404040404fc0000) | (g[89] & 0xf8f8f8f8f8000000),
+            (g[82] & 0xf8f8f8f8f8f8f8f8),
+            (g[84] & 0xf0f0f0f0f0f0f0f0),
+            (g[86] & 0xe0e0e0e0e0e0e0e0),
+            (g[90] & 0xf8f8f8f8f8000000),
+        ];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * p + b as usize,
+                    None => return None,
                 }
-                return None;
             }
-            0
+            Ask::Legal(asked, out) => {
+                if *asked == 0 {
+                    for (p, &word) in parts.iter().enumerate() {
+                        let mut word = word;
+                        while word != 0 {
+                            let b = word.trailing_zeros();
+                            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
+                            word &= word - 1;
+                        }
+                    }
+                    return None;
+                }
+                0
+            }
+            _ => return None,
         }
-        _ => return None,
+    } else {
+        const AT: [usize; 7] = [2, 4, 5, 6, 7, 8, 9];
+        let parts: [u64; 7] = [
+            (u64::from(n[560]) << 29) | (u64::from(n[555]) << 30)
+                | (u64::from(n[550]) << 31) | (u64::from(n[568]) << 37)
+                | (u64::from(n[546]) << 38) | (u64::from(n[551]) << 39),
+            (u64::from(n[556]) << 43) | (u64::from(n[561]) << 44)
+                | (u64::from(n[605]) << 45) | (u64::from(n[604]) << 46)
+                | (u64::from(n[549]) << 47) | (u64::from(n[548]) << 51)
+                | (u64::from(n[547]) << 52) | (u64::from(n[567]) << 53)
+                | (u64::from(n[580]) << 54) | (u64::from(n[590]) << 55)
+                | (u64::from(n[606]) << 59) | (u64::from(n[554]) << 60)
+                | (u64::from(n[571]) << 61) | (u64::from(n[553]) << 62)
+                | (u64::from(n[570]) << 63),
+            (u64::from(n[552]) << 7) | (u64::from(n[569]) << 15)
+                | (u64::from(n[581]) << 23) | (u64::from(n[559]) << 31)
+                | (u64::from(n[574]) << 39) | (u64::from(n[583]) << 47)
+                | (u64::from(n[558]) << 55),
+            (u64::from(n[573]) << 6) | (u64::from(n[582]) << 7)
+                | (u64::from(n[557]) << 14) | (u64::from(n[572]) << 15)
+                | (u64::from(n[576]) << 22) | (u64::from(n[585]) << 23)
+                | (u64::from(n[592]) << 30) | (u64::from(n[563]) << 31)
+                | (u64::from(n[575]) << 38) | (u64::from(n[584]) << 39)
+                | (u64::from(n[591]) << 46) | (u64::from(n[562]) << 47),
+            (u64::from(n[587]) << 5) | (u64::from(n[594]) << 6)
+                | (u64::from(n[599]) << 7) | (u64::from(n[564]) << 13)
+                | (u64::from(n[577]) << 14) | (u64::from(n[586]) << 15)
+                | (u64::from(n[593]) << 21) | (u64::from(n[598]) << 22)
+                | (u64::from(n[596]) << 23) | (u64::from(n[601]) << 29)
+                | (u64::from(n[607]) << 30) | (u64::from(n[565]) << 31)
+                | (u64::from(n[578]) << 37) | (u64::from(n[588]) << 38)
+                | (u64::from(n[595]) << 39),
+            (u64::from(n[600]) << 4) | (u64::from(n[603]) << 5)
+                | (u64::from(n[608]) << 6) | (u64::from(n[609]) << 7)
+                | (u64::from(n[566]) << 12) | (u64::from(n[579]) << 13)
+                | (u64::from(n[589]) << 14) | (u64::from(n[597]) << 15)
+                | (u64::from(n[602]) << 20),
+            (u64::from(n[0]) << 22),
+        ];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * AT[p] + b as usize,
+                    None => return None,
+                }
+            }
+            Ask::Legal(asked, out) => {
+                if *asked == 0 {
+                    for (p, &word) in parts.iter().enumerate() {
+                        let mut word = word;
+                        while word != 0 {
+                            let b = word.trailing_zeros();
+                            out.push(Move(LEGAL_MOVE_OF_0[AT[p]][b as usize]));
+                            word &= word - 1;
+                        }
+                    }
+                    return None;
+                }
+                0
+            }
+            _ => return None,
+        }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 27];
-    if s.0[4] & 0x4 != 0 {
-        parts[0] |= g[93] & 0x7f7f7f7f7f7f7f7f;
-        parts[1] |= g[94] & 0x3f3f3f3f3f3f3f3f;
-        parts[2] |= g[95] & 0x7f7f7f7f7f7f7f;
-        parts[3] |= g[96] & 0x3f3f3f3f3f3f;
-        parts[4] |= g[97] & 0xffffffffffffff;
-        parts[5] |= g[98] & 0xffffffffffff;
-        parts[6] |= g[99] & 0xffffffffff;
-        parts[7] |= g[100] & 0xffffffff;
-        parts[8] |= g[101] & 0xffffff;
-        parts[9] |= g[102] & 0xffff;
-        parts[10] |= g[103] & 0xff;
-        parts[11] |= g[104] & 0xfefefefefefefe;
-        parts[12] |= g[105] & 0xfcfcfcfcfcfc;
-        parts[13] |= g[106] & 0xf8f8f8f8f8;
-        parts[14] |= g[107] & 0xf0f0f0f0;
-        parts[15] |= g[108] & 0xe0e0e0;
-        parts[16] |= g[109] & 0xfefefefefefefefe;
-        parts[17] |= g[110] & 0xf8f8f8f8f8f8f8f8;
-        parts[18] |= g[111] & 0xf8f8f8f8f8f8f8f8;
-        parts[19] |= g[112] & 0xf0f0f0f0f0f0f0f0;
-        parts[20] |= g[113] & 0xe0e0e0e0e0e0e0e0;
-        parts[1] |= g[114] & 0xc0c0c0c0c0c0c0c0;
-        parts[0] |= g[115] & 0x8080808080808080;
-        parts[10] |= g[116] & 0xfefefefefefefe00;
-        parts[9] |= g[117] & 0x404040404fc0000;
-        parts[21] |= g[118] & 0xffffffffffffff00;
-        parts[22] |= g[119] & 0xff0000;
-        parts[8] |= g[120] & 0xf8f8f8f8f8000000;
-        parts[9] |= g[121] & 0xf8f8f8f8f8000000;
-        parts[7] |= g[122] & 0xf0f0f0f000000000;
-        parts[6] |= g[123] & 0xe0e0e00000000000;
-        parts[15] |= g[124] & 0xffffffffff000000;
-        parts[22] |= g[125] & 0xffffffffff000000;
-        parts[14] |= g[126] & 0xffffffff00000000;
-        parts[13] |= g[127] & 0xffffff0000000000;
-        parts[3] |= g[128] & 0xffff000000000000;
-        parts[2] |= g[129] & 0xff00000000000000;
-        parts[23] |= g[130] & 0x7f7f7f7f7f7f7f00;
-        parts[24] |= g[131] & 0x20202020203f0000;
-        parts[20] |= g[132] & 0x1f1f1f1f1f1f1f1f;
-        parts[25] |= g[133] & 0x1f1f1f1f1f;
-        parts[19] |= g[134] & 0xf0f0f0f0f0f0f0f;
-        parts[14] |= g[135] & 0xf0f0f0f;
-        parts[17] |= g[136] & 0x707070707070707;
-        parts[18] |= g[137] & 0x404040404040404;
-        parts[24] |= g[138] & 0x1f1f1f1f1f000000;
-        parts[26] |= g[139] & 0x1f1f1f1f1f000000;
-        parts[12] |= g[140] & 0x303030303030303;
-        parts[7] |= g[141] & 0xf0f0f0f00000000;
-        parts[11] |= g[142] & 0x101010101010101;
-        parts[6] |= g[143] & 0x707070000000000;
-        parts[13] |= g[144] & 0x70707;
-        parts[9] |= u64::from(n[47]) << 16;
-        parts[9] |= u64::from(n[48]) << 17;
-        parts[9] |= u64::from(n[46]) << 24;
-        parts[9] |= u64::from(n[42]) << 25;
-        parts[9] |= u64::from(n[43]) << 32;
-        parts[9] |= u64::from(n[44]) << 33;
-        parts[9] |= u64::from(n[61]) << 40;
-        parts[9] |= u64::from(n[60]) << 41;
-        parts[9] |= u64::from(n[45]) << 48;
-        parts[9] |= u64::from(n[52]) << 49;
-        parts[9] |= u64::from(n[58]) << 56;
-        parts[9] |= u64::from(n[59]) << 57;
-        parts[10] |= u64::from(n[53]) << 8;
-        parts[10] |= u64::from(n[49]) << 16;
-        parts[10] |= u64::from(n[57]) << 24;
-        parts[10] |= u64::from(n[56]) << 32;
-        parts[10] |= u64::from(n[55]) << 40;
-        parts[10] |= u64::from(n[54]) << 48;
-        parts[10] |= u64::from(n[51]) << 56;
-        parts[11] |= u64::from(n[50]) << 57;
-    }
-    parts[2] |= u64::from(n[624]) << 7;
-    parts[2] |= u64::from(n[619]) << 15;
-    parts[2] |= u64::from(n[614]) << 23;
-    parts[2] |= u64::from(n[632]) << 31;
-    parts[2] |= u64::from(n[610]) << 39;
-    parts[2] |= u64::from(n[615]) << 47;
-    parts[2] |= u64::from(n[620]) << 55;
-    parts[3] |= u64::from(n[625]) << 6;
-    parts[3] |= u64::from(n[669]) << 7;
-    parts[3] |= u64::from(n[668]) << 14;
-    parts[3] |= u64::from(n[613]) << 15;
-    parts[3] |= u64::from(n[612]) << 22;
-    parts[3] |= u64::from(n[611]) << 23;
-    parts[3] |= u64::from(n[631]) << 30;
-    parts[3] |= u64::from(n[644]) << 31;
-    parts[3] |= u64::from(n[654]) << 38;
-    parts[3] |= u64::from(n[670]) << 39;
-    parts[3] |= u64::from(n[618]) << 46;
-    parts[3] |= u64::from(n[635]) << 47;
-    parts[4] |= u64::from(n[617]) << 56;
-    parts[4] |= u64::from(n[634]) << 57;
-    parts[4] |= u64::from(n[616]) << 58;
-    parts[4] |= u64::from(n[633]) << 59;
-    parts[4] |= u64::from(n[645]) << 60;
-    parts[4] |= u64::from(n[623]) << 61;
-    parts[4] |= u64::from(n[638]) << 62;
-    parts[4] |= u64::from(n[647]) << 63;
-    parts[5] |= u64::from(n[622]) << 48;
-    parts[5] |= u64::from(n[637]) << 49;
-    parts[5] |= u64::from(n[646]) << 50;
-    parts[5] |= u64::from(n[621]) << 51;
-    parts[5] |= u64::from(n[636]) << 52;
-    parts[5] |= u64::from(n[640]) << 53;
-    parts[5] |= u64::from(n[649]) << 54;
-    parts[5] |= u64::from(n[656]) << 55;
-    parts[5] |= u64::from(n[627]) << 56;
-    parts[5] |= u64::from(n[639]) << 57;
-    parts[5] |= u64::from(n[648]) << 58;
-    parts[5] |= u64::from(n[655]) << 59;
-    parts[5] |= u64::from(n[626]) << 60;
-    parts[5] |= u64::from(n[651]) << 61;
-    parts[5] |= u64::from(n[658]) << 62;
-    parts[5] |= u64::from(n[663]) << 63;
-    parts[6] |= u64::from(n[628]) << 43;
-    parts[6] |= u64::from(n[641]) << 44;
-    parts[6] |= u64::from(n[650]) << 51;
-    parts[6] |= u64::from(n[657]) << 52;
-    parts[6] |= u64::from(n[662]) << 59;
-    parts[6] |= u64::from(n[660]) << 60;
-    parts[8] |= u64::from(n[665]) << 24;
-    parts[8] |= u64::from(n[671]) << 25;
-    parts[8] |= u64::from(n[629]) << 26;
-    parts[8] |= u64::from(n[642]) << 32;
-    parts[8] |= u64::from(n[652]) << 33;
-    parts[8] |= u64::from(n[659]) << 34;
-    parts[8] |= u64::from(n[664]) << 40;
-    parts[8] |= u64::from(n[667]) << 41;
-    parts[8] |= u64::from(n[672]) << 42;
-    parts[8] |= u64::from(n[673]) << 48;
-    parts[8] |= u64::from(n[630]) << 49;
-    parts[8] |= u64::from(n[643]) << 50;
-    parts[8] |= u64::from(n[653]) << 56;
-    parts[8] |= u64::from(n[661]) << 57;
-    parts[8] |= u64::from(n[666]) << 58;
-    parts[11] |= u64::from(n[1]) << 58;
-    let drawn_1 = match &mut ask {
-        Ask::Step(rng) => {
-            match ::gdl_runtime::bits::pick(&parts, rng) {
-                Some((p, b)) => 64 * p + b as usize,
-                None => return None,
-            }
-        }
-        Ask::Legal(asked, out) => {
-            if *asked == 1 {
-                for (p, &word) in parts.iter().enumerate() {
-                    let mut word = word;
-                    while word != 0 {
-                        let b = word.trailing_zeros();
-                        out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
-                        word &= word - 1;
-                    }
+    let drawn_1 = if s.0[4] & 0x4 != 0 {
+        let parts: [u64; 27] = [
+            (g[93] & 0x7f7f7f7f7f7f7f7f) | (g[115] & 0x8080808080808080),
+            (g[94] & 0x3f3f3f3f3f3f3f3f) | (g[114] & 0xc0c0c0c0c0c0c0c0),
+            (u64::from(n[624]) << 7) | (u64::from(n[619]) << 15)
+                | (u64::from(n[614]) << 23) | (u64::from(n[632]) << 31)
+                | (u64::from(n[610]) << 39) | (u64::from(n[615]) << 47)
+                | (u64::from(n[620]) << 55) | (g[95] & 0x7f7f7f7f7f7f7f)
+                | (g[129] & 0xff00000000000000),
+            (u64::from(n[625]) << 6) | (u64::from(n[669]) << 7)
+                | (u64::from(n[668]) << 14) | (u64::from(n[613]) << 15)
+                | (u64::from(n[612]) << 22) | (u64::from(n[611]) << 23)
+                | (u64::from(n[631]) << 30) | (u64::from(n[644]) << 31)
+                | (u64::from(n[654]) << 38) | (u64::from(n[670]) << 39)
+                | (u64::from(n[618]) << 46) | (u64::from(n[635]) << 47)
+                | (g[96] & 0x3f3f3f3f3f3f) | (g[128] & 0xffff000000000000),
+            (u64::from(n[617]) << 56) | (u64::from(n[634]) << 57)
+                | (u64::from(n[616]) << 58) | (u64::from(n[633]) << 59)
+                | (u64::from(n[645]) << 60) | (u64::from(n[623]) << 61)
+                | (u64::from(n[638]) << 62) | (u64::from(n[647]) << 63)
+                | (g[97] & 0xffffffffffffff),
+            (u64::from(n[622]) << 48) | (u64::from(n[637]) << 49)
+                | (u64::from(n[646]) << 50) | (u64::from(n[621]) << 51)
+                | (u64::from(n[636]) << 52) | (u64::from(n[640]) << 53)
+                | (u64::from(n[649]) << 54) | (u64::from(n[656]) << 55)
+                | (u64::from(n[627]) << 56) | (u64::from(n[639]) << 57)
+                | (u64::from(n[648]) << 58) | (u64::from(n[655]) << 59)
+                | (u64::from(n[626]) << 60) | (u64::from(n[651]) << 61)
+                | (u64::from(n[658]) << 62) | (u64::from(n[663]) << 63)
+                | (g[98] & 0xffffffffffff),
+            (u64::from(n[628]) << 43) | (u64::from(n[641]) << 44)
+                | (u64::from(n[650]) << 51) | (u64::from(n[657]) << 52)
+                | (u64::from(n[662]) << 59) | (u64::from(n[660]) << 60)
+                | (g[99] & 0xffffffffff) | (g[123] & 0xe0e0e00000000000)
+                | (g[143] & 0x707070000000000),
+            (g[100] & 0xffffffff) | (g[122] & 0xf0f0f0f000000000)
+                | (g[141] & 0xf0f0f0f00000000),
+            (u64::from(n[665]) << 24) | (u64::from(n[671]) << 25)
+                | (u64::from(n[629]) << 26) | (u64::from(n[642]) << 32)
+                | (u64::from(n[652]) << 33) | (u64::from(n[659]) << 34)
+                | (u64::from(n[664]) << 40) | (u64::from(n[667]) << 41)
+                | (u64::from(n[672]) << 42) | (u64::from(n[673]) << 48)
+                | (u64::from(n[630]) << 49) | (u64::from(n[643]) << 50)
+                | (u64::from(n[653]) << 56) | (u64::from(n[661]) << 57)
+                | (u64::from(n[666]) << 58) | (g[101] & 0xffffff)
+                | (g[120] & 0xf8f8f8f8f8000000),
+            (g[102] & 0xffff) | (g[117] & 0x404040404fc0000)
+                | (g[121] & 0xf8f8f8f8f8000000) | (u64::from(n[47]) << 16)
+                | (u64::from(n[48]) << 17) | (u64::from(n[46]) << 24)
+                | (u64::from(n[42]) << 25) | (u64::from(n[43]) << 32)
+                | (u64::from(n[44]) << 33) | (u64::from(n[61]) << 40)
+                | (u64::from(n[60]) << 41) | (u64::from(n[45]) << 48)
+                | (u64::from(n[52]) << 49) | (u64::from(n[58]) << 56)
+                | (u64::from(n[59]) << 57),
+            (g[103] & 0xff) | (g[116] & 0xfefefefefefefe00) | (u64::from(n[53]) << 8)
+                | (u64::from(n[49]) << 16) | (u64::from(n[57]) << 24)
+                | (u64::from(n[56]) << 32) | (u64::from(n[55]) << 40)
+                | (u64::from(n[54]) << 48) | (u64::from(n[51]) << 56),
+            (u64::from(n[1]) << 58) | (g[104] & 0xfefefefefefefe)
+                | (g[142] & 0x101010101010101) | (u64::from(n[50]) << 57),
+            (g[105] & 0xfcfcfcfcfcfc) | (g[140] & 0x303030303030303),
+            (g[106] & 0xf8f8f8f8f8) | (g[127] & 0xffffff0000000000) | (g[144] & 0x70707),
+            (g[107] & 0xf0f0f0f0) | (g[126] & 0xffffffff00000000) | (g[135] & 0xf0f0f0f),
+            (g[108] & 0xe0e0e0) | (g[124] & 0xffffffffff000000),
+            (g[109] & 0xfefefefefefefefe),
+            (g[110] & 0xf8f8f8f8f8f8f8f8) | (g[136] & 0x707070707070707),
+            (g[111] & 0xf8f8f8f8f8f8f8f8) | (g[137] & 0x404040404040404),
+            (g[112] & 0xf0f0f0f0f0f0f0f0) | (g[134] & 0xf0f0f0f0f0f0f0f),
+            (g[113] & 0xe0e0e0e0e0e0e0e0) | (g[132] & 0x1f1f1f1f1f1f1f1f),
+            (g[118] & 0xffffffffffffff00),
+            (g[119] & 0xff0000) | (g[125] & 0xffffffffff000000),
+            (g[130] & 0x7f7f7f7f7f7f7f00),
+            (g[131] & 0x20202020203f0000) | (g[138] & 0x1f1f1f1f1f000000),
+            (g[133] & 0x1f1f1f1f1f),
+            (g[139] & 0x1f1f1f1f1f000000),
+        ];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * p + b as usize,
+                    None => return None,
                 }
-                return None;
             }
-            0
+            Ask::Legal(asked, out) => {
+                if *asked == 1 {
+                    for (p, &word) in parts.iter().enumerate() {
+                        let mut word = word;
+                        while word != 0 {
+                            let b = word.trailing_zeros();
+                            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
+                            word &= word - 1;
+                        }
+                    }
+                    return None;
+                }
+                0
+            }
+            _ => return None,
         }
-        _ => return None,
+    } else {
+        const AT: [usize; 7] = [2, 3, 4, 5, 6, 8, 11];
+        let parts: [u64; 7] = [
+            (u64::from(n[624]) << 7) | (u64::from(n[619]) << 15)
+                | (u64::from(n[614]) << 23) | (u64::from(n[632]) << 31)
+                | (u64::from(n[610]) << 39) | (u64::from(n[615]) << 47)
+                | (u64::from(n[620]) << 55),
+            (u64::from(n[625]) << 6) | (u64::from(n[669]) << 7)
+                | (u64::from(n[668]) << 14) | (u64::from(n[613]) << 15)
+                | (u64::from(n[612]) << 22) | (u64::from(n[611]) << 23)
+                | (u64::from(n[631]) << 30) | (u64::from(n[644]) << 31)
+                | (u64::from(n[654]) << 38) | (u64::from(n[670]) << 39)
+                | (u64::from(n[618]) << 46) | (u64::from(n[635]) << 47),
+            (u64::from(n[617]) << 56) | (u64::from(n[634]) << 57)
+                | (u64::from(n[616]) << 58) | (u64::from(n[633]) << 59)
+                | (u64::from(n[645]) << 60) | (u64::from(n[623]) << 61)
+                | (u64::from(n[638]) << 62) | (u64::from(n[647]) << 63),
+            (u64::from(n[622]) << 48) | (u64::from(n[637]) << 49)
+                | (u64::from(n[646]) << 50) | (u64::from(n[621]) << 51)
+                | (u64::from(n[636]) << 52) | (u64::from(n[640]) << 53)
+                | (u64::from(n[649]) << 54) | (u64::from(n[656]) << 55)
+                | (u64::from(n[627]) << 56) | (u64::from(n[639]) << 57)
+                | (u64::from(n[648]) << 58) | (u64::from(n[655]) << 59)
+                | (u64::from(n[626]) << 60) | (u64::from(n[651]) << 61)
+                | (u64::from(n[658]) << 62) | (u64::from(n[663]) << 63),
+            (u64::from(n[628]) << 43) | (u64::from(n[641]) << 44)
+                | (u64::from(n[650]) << 51) | (u64::from(n[657]) << 52)
+                | (u64::from(n[662]) << 59) | (u64::from(n[660]) << 60),
+            (u64::from(n[665]) << 24) | (u64::from(n[671]) << 25)
+                | (u64::from(n[629]) << 26) | (u64::from(n[642]) << 32)
+                | (u64::from(n[652]) << 33) | (u64::from(n[659]) << 34)
+                | (u64::from(n[664]) << 40) | (u64::from(n[667]) << 41)
+                | (u64::from(n[672]) << 42) | (u64::from(n[673]) << 48)
+                | (u64::from(n[630]) << 49) | (u64::from(n[643]) << 50)
+                | (u64::from(n[653]) << 56) | (u64::from(n[661]) << 57)
+                | (u64::from(n[666]) << 58),
+            (u64::from(n[1]) << 58),
+        ];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * AT[p] + b as usize,
+                    None => return None,
+                }
+            }
+            Ask::Legal(asked, out) => {
+                if *asked == 1 {
+                    for (p, &word) in parts.iter().enumerate() {
+                        let mut word = word;
+                        while word != 0 {
+                            let b = word.trailing_zeros();
+                            out.push(Move(LEGAL_MOVE_OF_1[AT[p]][b as usize]));
+                            word &= word - 1;
+                        }
+                    }
+                    return None;
+                }
+                0
+            }
+            _ => return None,
+        }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     if !matches!(ask, Ask::Step(_)) {

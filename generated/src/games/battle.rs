@@ -2821,22 +2821,34 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     g[7] = 0x7f7f7f7f7f7f7f00 & s.0[0] & !(g[0] << 7u32);
     // g[8]: 49 node words, bit 22 (legal north (move 3 7 4 8)), bit 30 (legal north (move 4 7 5 8)), bit 14 (legal north (move 2 7 3 8)), bit 38 (legal north (move 5 7 6 8)), and 45 more; rules at battle.kif:57
     g[8] = 0x7f7f7f7f7f7f7f & s.0[0] & !(g[0] >> 9u32);
-    let mut parts = [0u64; 9];
-    if s.0[0] & 0x200 != 0 {
-        parts[1] |= u64::from(g[5] & 0x200 != 0) << 56;
-        parts[1] |= u64::from(g[7] & 0x200 != 0) << 57;
-        parts[1] |= u64::from(g[4] & 0x200 != 0) << 58;
-        parts[1] |= u64::from(g[8] & 0x200 != 0) << 59;
-    }
-    parts[0] |= g[0] & 0xffffffffffffffff;
-    parts[1] |= g[1] & 0xffffffffffffff;
-    parts[2] |= g[2] & 0xffffffffffffff00;
-    parts[3] |= g[3] & 0xfefefefefefefefe;
-    parts[4] |= g[4] & 0xfefefefefefcfe;
-    parts[5] |= g[5] & 0xfefefefefefefc00;
-    parts[6] |= g[6] & 0x7f7f7f7f7f7f7f7f;
-    parts[7] |= g[7] & 0x7f7f7f7f7f7f7d00;
-    parts[8] |= g[8] & 0x7f7f7f7f7f7d7f;
+    let parts: [u64; 9] = if s.0[0] & 0x200 != 0 {
+        [
+            (g[0] & 0xffffffffffffffff),
+            (g[1] & 0xffffffffffffff) | (u64::from(g[5] & 0x200 != 0) << 56)
+                | (u64::from(g[7] & 0x200 != 0) << 57)
+                | (u64::from(g[4] & 0x200 != 0) << 58)
+                | (u64::from(g[8] & 0x200 != 0) << 59),
+            (g[2] & 0xffffffffffffff00),
+            (g[3] & 0xfefefefefefefefe),
+            (g[4] & 0xfefefefefefcfe),
+            (g[5] & 0xfefefefefefefc00),
+            (g[6] & 0x7f7f7f7f7f7f7f7f),
+            (g[7] & 0x7f7f7f7f7f7f7d00),
+            (g[8] & 0x7f7f7f7f7f7d7f),
+        ]
+    } else {
+        [
+            (g[0] & 0xffffffffffffffff),
+            (g[1] & 0xffffffffffffff),
+            (g[2] & 0xffffffffffffff00),
+            (g[3] & 0xfefefefefefefefe),
+            (g[4] & 0xfefefefefefcfe),
+            (g[5] & 0xfefefefefefefc00),
+            (g[6] & 0x7f7f7f7f7f7f7f7f),
+            (g[7] & 0x7f7f7f7f7f7f7d00),
+            (g[8] & 0x7f7f7f7f7f7d7f),
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2867,22 +2879,34 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     g[7] = 0xfefefefefefefe & s.0[2] & !(g[0] >> 7u32);
     // g[8]: 49 node words, bit 17 (legal south (move 3 2 2 1)), bit 25 (legal south (move 4 2 3 1)), bit 9 (legal south (move 2 2 1 1)), bit 33 (legal south (move 5 2 4 1)), and 45 more; rules at battle.kif:57
     g[8] = 0xfefefefefefefe00 & s.0[2] & !(g[0] << 9u32);
-    let mut parts = [0u64; 9];
-    if s.0[2] & 0x200 != 0 {
-        parts[1] |= u64::from(g[8] & 0x200 != 0) << 56;
-        parts[1] |= u64::from(g[5] & 0x200 != 0) << 57;
-        parts[1] |= u64::from(g[7] & 0x200 != 0) << 58;
-        parts[1] |= u64::from(g[4] & 0x200 != 0) << 59;
-    }
-    parts[0] |= g[0] & 0xffffffffffffffff;
-    parts[1] |= g[1] & 0xffffffffffffff;
-    parts[2] |= g[2] & 0xffffffffffffff00;
-    parts[3] |= g[3] & 0x7f7f7f7f7f7f7f7f;
-    parts[4] |= g[4] & 0x7f7f7f7f7f7d7f;
-    parts[5] |= g[5] & 0x7f7f7f7f7f7f7d00;
-    parts[6] |= g[6] & 0xfefefefefefefefe;
-    parts[7] |= g[7] & 0xfefefefefefcfe;
-    parts[8] |= g[8] & 0xfefefefefefefc00;
+    let parts: [u64; 9] = if s.0[2] & 0x200 != 0 {
+        [
+            (g[0] & 0xffffffffffffffff),
+            (g[1] & 0xffffffffffffff) | (u64::from(g[8] & 0x200 != 0) << 56)
+                | (u64::from(g[5] & 0x200 != 0) << 57)
+                | (u64::from(g[7] & 0x200 != 0) << 58)
+                | (u64::from(g[4] & 0x200 != 0) << 59),
+            (g[2] & 0xffffffffffffff00),
+            (g[3] & 0x7f7f7f7f7f7f7f7f),
+            (g[4] & 0x7f7f7f7f7f7d7f),
+            (g[5] & 0x7f7f7f7f7f7f7d00),
+            (g[6] & 0xfefefefefefefefe),
+            (g[7] & 0xfefefefefefcfe),
+            (g[8] & 0xfefefefefefefc00),
+        ]
+    } else {
+        [
+            (g[0] & 0xffffffffffffffff),
+            (g[1] & 0xffffffffffffff),
+            (g[2] & 0xffffffffffffff00),
+            (g[3] & 0x7f7f7f7f7f7f7f7f),
+            (g[4] & 0x7f7f7f7f7f7d7f),
+            (g[5] & 0x7f7f7f7f7f7f7d00),
+            (g[6] & 0xfefefefefefefefe),
+            (g[7] & 0xfefefefefefcfe),
+            (g[8] & 0xfefefefefefefc00),
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -3295,46 +3319,80 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 9];
-    if s.0[0] & 0x200 != 0 {
-        parts[1] |= u64::from(g[6] & 0x200 != 0) << 56;
-        parts[1] |= u64::from(g[8] & 0x200 != 0) << 57;
-        parts[1] |= u64::from(g[5] & 0x200 != 0) << 58;
-        parts[1] |= u64::from(g[9] & 0x200 != 0) << 59;
-    }
-    parts[0] |= g[0] & 0xffffffffffffffff;
-    parts[1] |= g[2] & 0xffffffffffffff;
-    parts[2] |= g[3] & 0xffffffffffffff00;
-    parts[3] |= g[4] & 0xfefefefefefefefe;
-    parts[4] |= g[5] & 0xfefefefefefcfe;
-    parts[5] |= g[6] & 0xfefefefefefefc00;
-    parts[6] |= g[7] & 0x7f7f7f7f7f7f7f7f;
-    parts[7] |= g[8] & 0x7f7f7f7f7f7f7d00;
-    parts[8] |= g[9] & 0x7f7f7f7f7f7d7f;
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_0 = if s.0[0] & 0x200 != 0 {
+        let parts: [u64; 9] = [
+            (g[0] & 0xffffffffffffffff),
+            (g[2] & 0xffffffffffffff) | (u64::from(g[6] & 0x200 != 0) << 56)
+                | (u64::from(g[8] & 0x200 != 0) << 57)
+                | (u64::from(g[5] & 0x200 != 0) << 58)
+                | (u64::from(g[9] & 0x200 != 0) << 59),
+            (g[3] & 0xffffffffffffff00),
+            (g[4] & 0xfefefefefefefefe),
+            (g[5] & 0xfefefefefefcfe),
+            (g[6] & 0xfefefefefefefc00),
+            (g[7] & 0x7f7f7f7f7f7f7f7f),
+            (g[8] & 0x7f7f7f7f7f7f7d00),
+            (g[9] & 0x7f7f7f7f7f7d7f),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+        let parts: [u64; 9] = [
+            (g[0] & 0xffffffffffffffff),
+            (g[2] & 0xffffffffffffff),
+            (g[3] & 0xffffffffffffff00),
+            (g[4] & 0xfefefefefefefefe),
+            (g[5] & 0xfefefefefefcfe),
+            (g[6] & 0xfefefefefefefc00),
+            (g[7] & 0x7f7f7f7f7f7f7f7f),
+            (g[8] & 0x7f7f7f7f7f7f7d00),
+            (g[9] & 0x7f7f7f7f7f7d7f),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 9];
-    if s.0[2] & 0x200 != 0 {
-        parts[1] |= u64::from(g[17] & 0x200 != 0) << 56;
-        parts[1] |= u64::from(g[14] & 0x200 != 0) << 57;
-        parts[1] |= u64::from(g[16] & 0x200 != 0) << 58;
-        parts[1] |= u64::from(g[13] & 0x200 != 0) << 59;
-    }
-    parts[0] |= g[1] & 0xffffffffffffffff;
-    parts[1] |= g[10] & 0xffffffffffffff;
-    parts[2] |= g[11] & 0xffffffffffffff00;
-    parts[3] |= g[12] & 0x7f7f7f7f7f7f7f7f;
-    parts[4] |= g[13] & 0x7f7f7f7f7f7d7f;
-    parts[5] |= g[14] & 0x7f7f7f7f7f7f7d00;
-    parts[6] |= g[15] & 0xfefefefefefefefe;
-    parts[7] |= g[16] & 0xfefefefefefcfe;
-    parts[8] |= g[17] & 0xfefefefefefefc00;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_1 = if s.0[2] & 0x200 != 0 {
+        let parts: [u64; 9] = [
+            (g[1] & 0xffffffffffffffff),
+            (g[10] & 0xffffffffffffff) | (u64::from(g[17] & 0x200 != 0) << 56)
+                | (u64::from(g[14] & 0x200 != 0) << 57)
+                | (u64::from(g[16] & 0x200 != 0) << 58)
+                | (u64::from(g[13] & 0x200 != 0) << 59),
+            (g[11] & 0xffffffffffffff00),
+            (g[12] & 0x7f7f7f7f7f7f7f7f),
+            (g[13] & 0x7f7f7f7f7f7d7f),
+            (g[14] & 0x7f7f7f7f7f7f7d00),
+            (g[15] & 0xfefefefefefefefe),
+            (g[16] & 0xfefefefefefcfe),
+            (g[17] & 0xfefefefefefefc00),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+        let parts: [u64; 9] = [
+            (g[1] & 0xffffffffffffffff),
+            (g[10] & 0xffffffffffffff),
+            (g[11] & 0xffffffffffffff00),
+            (g[12] & 0x7f7f7f7f7f7f7f7f),
+            (g[13] & 0x7f7f7f7f7f7d7f),
+            (g[14] & 0x7f7f7f7f7f7f7d00),
+            (g[15] & 0xfefefefefefefefe),
+            (g[16] & 0xfefefefefefcfe),
+            (g[17] & 0xfefefefefefefc00),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;

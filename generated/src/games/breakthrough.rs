@@ -1601,13 +1601,16 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `white` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 3];
-    if s.0[2] & 0x2 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfefefefefefefefe);
-        parts[1] |= (!s.0[1]) & ((s.0[1] >> 7)) & (0xfefefefefefefe);
-        parts[2] |= (s.0[1]) & (!(s.0[1] >> 9)) & (0x7f7f7f7f7f7f7f);
-    }
-    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
+    let parts: [u64; 3] = if s.0[2] & 0x2 != 0 {
+        [
+            u64::from(s.0[2] & 0x1 != 0)
+                | ((!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfefefefefefefefe)),
+            ((!s.0[1]) & ((s.0[1] >> 7)) & (0xfefefefefefefe)),
+            ((s.0[1]) & (!(s.0[1] >> 9)) & (0x7f7f7f7f7f7f7f)),
+        ]
+    } else {
+        [u64::from(s.0[2] & 0x1 != 0), 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1619,13 +1622,16 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 3];
-    if s.0[2] & 0x1 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7f7f7f7f7f7f7f7f);
-        parts[1] |= (!s.0[0]) & ((s.0[0] >> 9)) & (0x7f7f7f7f7f7f7f);
-        parts[2] |= (s.0[0]) & (!(s.0[0] >> 7)) & (0xfefefefefefefe);
-    }
-    parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 7;
+    let parts: [u64; 3] = if s.0[2] & 0x1 != 0 {
+        [
+            (u64::from(s.0[2] & 0x2 != 0) << 7)
+                | ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7f7f7f7f7f7f7f7f)),
+            ((!s.0[0]) & ((s.0[0] >> 9)) & (0x7f7f7f7f7f7f7f)),
+            ((s.0[0]) & (!(s.0[0] >> 7)) & (0xfefefefefefefe)),
+        ]
+    } else {
+        [(u64::from(s.0[2] & 0x2 != 0) << 7), 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1721,28 +1727,44 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 3];
-    if s.0[2] & 0x2 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfefefefefefefefe);
-        parts[1] |= (!s.0[1]) & ((s.0[1] >> 7)) & (0xfefefefefefefe);
-        parts[2] |= (s.0[1]) & (!(s.0[1] >> 9)) & (0x7f7f7f7f7f7f7f);
-    }
-    parts[0] |= u64::from(s.0[2] & 0x1 != 0);
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_0 = if s.0[2] & 0x2 != 0 {
+        let parts: [u64; 3] = [
+            u64::from(s.0[2] & 0x1 != 0)
+                | ((!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfefefefefefefefe)),
+            ((!s.0[1]) & ((s.0[1] >> 7)) & (0xfefefefefefefe)),
+            ((s.0[1]) & (!(s.0[1] >> 9)) & (0x7f7f7f7f7f7f7f)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [u64::from(s.0[2] & 0x1 != 0)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 3];
-    if s.0[2] & 0x1 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7f7f7f7f7f7f7f7f);
-        parts[1] |= (!s.0[0]) & ((s.0[0] >> 9)) & (0x7f7f7f7f7f7f7f);
-        parts[2] |= (s.0[0]) & (!(s.0[0] >> 7)) & (0xfefefefefefefe);
-    }
-    parts[0] |= u64::from(s.0[2] & 0x2 != 0) << 7;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_1 = if s.0[2] & 0x1 != 0 {
+        let parts: [u64; 3] = [
+            (u64::from(s.0[2] & 0x2 != 0) << 7)
+                | ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7f7f7f7f7f7f7f7f)),
+            ((!s.0[0]) & ((s.0[0] >> 9)) & (0x7f7f7f7f7f7f7f)),
+            ((s.0[0]) & (!(s.0[0] >> 7)) & (0xfefefefefefefe)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(s.0[2] & 0x2 != 0) << 7)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;

@@ -2144,20 +2144,20 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 != 0) as u64))
         | (0x1 & (s.0[3] >> 32u32) & g[0] & (g[0] >> 31u32) & (g[2] >> 27u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 != 0) as u64));
-    let mut parts = [0u64; 8];
-    if s.0[1] & 0x4000000000000000 != 0 {
-        parts[0] |= g[18] & 0xffffffff;
-        parts[1] |= g[19] & 0xffffffff;
-        parts[2] |= g[20] & 0xf0f0f0;
-        parts[3] |= g[21] & 0xf0f0f0f0;
-        parts[2] |= g[22] & 0xff0f0f0f;
-        parts[3] |= g[23] & 0xf0f0f0f;
-        parts[4] |= g[24] & 0xffffffff;
-        parts[5] |= g[25] & 0xffffffff;
-        parts[6] |= g[26] & 0xffffffff;
-        parts[7] |= g[27] & 0xffffffff;
-    }
-    parts[0] |= u64::from(s.0[1] & 0x4000000000000000 == 0) << 32;
+    let parts: [u64; 8] = if s.0[1] & 0x4000000000000000 != 0 {
+        [
+            (u64::from(s.0[1] & 0x4000000000000000 == 0) << 32) | (g[18] & 0xffffffff),
+            (g[19] & 0xffffffff),
+            (g[20] & 0xf0f0f0) | (g[22] & 0xff0f0f0f),
+            (g[21] & 0xf0f0f0f0) | (g[23] & 0xf0f0f0f),
+            (g[24] & 0xffffffff),
+            (g[25] & 0xffffffff),
+            (g[26] & 0xffffffff),
+            (g[27] & 0xffffffff),
+        ]
+    } else {
+        [(u64::from(s.0[1] & 0x4000000000000000 == 0) << 32), 0, 0, 0, 0, 0, 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2869,20 +2869,21 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
             & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 != 0) as u64))
         | (0x1 & (s.0[3] >> 32u32) & (g[0] >> 31u32) & g[1] & (g[2] >> 27u32)
             & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 != 0) as u64));
-    let mut parts = [0u64; 8];
-    if s.0[1] & 0x8000000000000000 != 0 {
-        parts[0] |= g[18] & 0xf0f0f0;
-        parts[1] |= g[19] & 0xf0f0f0f0;
-        parts[2] |= g[20] & 0xffffffff;
-        parts[3] |= g[21] & 0xffffffff;
-        parts[0] |= g[22] & 0xff0f0f0f;
-        parts[1] |= g[23] & 0xf0f0f0f;
-        parts[4] |= g[24] & 0xffffffff;
-        parts[5] |= g[25] & 0xffffffff;
-        parts[6] |= g[26] & 0xffffffff;
-        parts[7] |= g[27] & 0xffffffff;
-    }
-    parts[0] |= u64::from(s.0[1] & 0x8000000000000000 == 0) << 32;
+    let parts: [u64; 8] = if s.0[1] & 0x8000000000000000 != 0 {
+        [
+            (u64::from(s.0[1] & 0x8000000000000000 == 0) << 32) | (g[18] & 0xf0f0f0)
+                | (g[22] & 0xff0f0f0f),
+            (g[19] & 0xf0f0f0f0) | (g[23] & 0xf0f0f0f),
+            (g[20] & 0xffffffff),
+            (g[21] & 0xffffffff),
+            (g[24] & 0xffffffff),
+            (g[25] & 0xffffffff),
+            (g[26] & 0xffffffff),
+            (g[27] & 0xffffffff),
+        ]
+    } else {
+        [(u64::from(s.0[1] & 0x8000000000000000 == 0) << 32), 0, 0, 0, 0, 0, 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -4798,8 +4799,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 8];
-    if s.0[1] & 0x4000000000000000 != 0 {
+    let drawn_0 = if s.0[1] & 0x4000000000000000 != 0 {
         // g[18]: 32 node words, bit 0 (legal black (move 1 1 2 2)), bit 8 (legal black (move 3 1 4 2)), bit 16 (legal black (move 5 1 6 2)), bit 24 (legal black (move 7 1 8 2)), and 28 more; rules at checkersTorus.kif:55
         g[18] = (0x80000000 & s.0[2] & g[0] & (g[2] << 31u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 != 0) as u64)
@@ -5152,26 +5152,31 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 != 0) as u64))
             | (0x1 & (s.0[3] >> 32u32) & g[0] & (g[0] >> 31u32) & (g[2] >> 27u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 != 0) as u64));
-        parts[0] |= g[18] & 0xffffffff;
-        parts[1] |= g[19] & 0xffffffff;
-        parts[2] |= g[20] & 0xf0f0f0;
-        parts[3] |= g[21] & 0xf0f0f0f0;
-        parts[2] |= g[26] & 0xff0f0f0f;
-        parts[3] |= g[27] & 0xf0f0f0f;
-        parts[4] |= g[30] & 0xffffffff;
-        parts[5] |= g[32] & 0xffffffff;
-        parts[6] |= g[34] & 0xffffffff;
-        parts[7] |= g[36] & 0xffffffff;
-    }
-    parts[0] |= u64::from(s.0[1] & 0x4000000000000000 == 0) << 32;
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 8] = [
+            (u64::from(s.0[1] & 0x4000000000000000 == 0) << 32) | (g[18] & 0xffffffff),
+            (g[19] & 0xffffffff),
+            (g[20] & 0xf0f0f0) | (g[26] & 0xff0f0f0f),
+            (g[21] & 0xf0f0f0f0) | (g[27] & 0xf0f0f0f),
+            (g[30] & 0xffffffff),
+            (g[32] & 0xffffffff),
+            (g[34] & 0xffffffff),
+            (g[36] & 0xffffffff),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x4000000000000000 == 0) << 32)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_0 = drawn_0 & 511;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 8];
-    if s.0[1] & 0x8000000000000000 != 0 {
+    let drawn_1 = if s.0[1] & 0x8000000000000000 != 0 {
         // g[22]: 12 node words, bit 6 (legal red (move 2 6 3 7)), bit 14 (legal red (move 4 6 5 7)), bit 22 (legal red (move 6 6 7 7)), bit 7 (legal red (move 2 8 3 1)), and 8 more; rules at checkersTorus.kif:55
         g[22] = (0x808080 & s.0[2] & g[1] & (g[2] >> 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 != 0) as u64)
@@ -5524,21 +5529,28 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 != 0) as u64))
             | (0x1 & (s.0[3] >> 32u32) & (g[0] >> 31u32) & g[1] & (g[2] >> 27u32)
                 & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 != 0) as u64));
-        parts[0] |= g[22] & 0xf0f0f0;
-        parts[1] |= g[23] & 0xf0f0f0f0;
-        parts[2] |= g[24] & 0xffffffff;
-        parts[3] |= g[25] & 0xffffffff;
-        parts[0] |= g[28] & 0xff0f0f0f;
-        parts[1] |= g[29] & 0xf0f0f0f;
-        parts[4] |= g[31] & 0xffffffff;
-        parts[5] |= g[33] & 0xffffffff;
-        parts[6] |= g[35] & 0xffffffff;
-        parts[7] |= g[37] & 0xffffffff;
-    }
-    parts[0] |= u64::from(s.0[1] & 0x8000000000000000 == 0) << 32;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 8] = [
+            (u64::from(s.0[1] & 0x8000000000000000 == 0) << 32) | (g[22] & 0xf0f0f0)
+                | (g[28] & 0xff0f0f0f),
+            (g[23] & 0xf0f0f0f0) | (g[29] & 0xf0f0f0f),
+            (g[24] & 0xffffffff),
+            (g[25] & 0xffffffff),
+            (g[31] & 0xffffffff),
+            (g[33] & 0xffffffff),
+            (g[35] & 0xffffffff),
+            (g[37] & 0xffffffff),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x8000000000000000 == 0) << 32)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_1 = drawn_1 & 511;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

@@ -2106,77 +2106,47 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[104] = s.0[1] & 0x4100200000000 == 0x4100200000000;
     // n[105]: (legal red (move h1 i1)), rules at chineseCheckers3.kif:171
     n[105] = s.0[1] & 0x4480000000000 == 0x4480000000000;
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x4000000000000 != 0 {
-        parts[0] |= u64::from(n[94]);
-        parts[0] |= u64::from(n[100]) << 2;
-        parts[0] |= u64::from(n[64]) << 3;
-        parts[0] |= u64::from(n[79]) << 4;
-        parts[0] |= u64::from(n[23]) << 5;
-        parts[0] |= u64::from(n[40]) << 6;
-        parts[0] |= u64::from(n[59]) << 7;
-        parts[0] |= u64::from(n[95]) << 8;
-        parts[0] |= u64::from(n[101]) << 9;
-        parts[0] |= u64::from(n[65]) << 10;
-        parts[0] |= u64::from(n[80]) << 12;
-        parts[0] |= u64::from(n[48]) << 14;
-        parts[0] |= u64::from(n[61]) << 16;
-        parts[0] |= u64::from(n[96]) << 18;
-        parts[0] |= u64::from(n[102]) << 20;
-        parts[0] |= u64::from(n[66]) << 22;
-        parts[0] |= u64::from(n[81]) << 23;
-        parts[0] |= u64::from(n[25]) << 24;
-        parts[0] |= u64::from(n[52]) << 25;
-        parts[0] |= u64::from(n[69]) << 26;
-        parts[0] |= u64::from(n[84]) << 27;
-        parts[0] |= u64::from(n[38]) << 28;
-        parts[0] |= u64::from(n[60]) << 29;
-        parts[0] |= u64::from(n[70]) << 30;
-        parts[0] |= u64::from(n[85]) << 32;
-        parts[0] |= u64::from(n[50]) << 33;
-        parts[0] |= u64::from(n[71]) << 34;
-        parts[0] |= u64::from(n[86]) << 36;
-        parts[0] |= u64::from(n[26]) << 37;
-        parts[0] |= u64::from(n[42]) << 38;
-        parts[0] |= u64::from(n[90]) << 40;
-        parts[0] |= u64::from(n[62]) << 41;
-        parts[0] |= u64::from(n[75]) << 42;
-        parts[0] |= u64::from(n[92]) << 44;
-        parts[0] |= u64::from(n[44]) << 45;
-        parts[0] |= u64::from(n[77]) << 46;
-        parts[0] |= u64::from(n[88]) << 47;
-        parts[0] |= u64::from(n[46]) << 48;
-        parts[0] |= u64::from(n[73]) << 49;
-        parts[0] |= u64::from(n[24]) << 50;
-        parts[0] |= u64::from(n[83]) << 51;
-        parts[0] |= u64::from(n[63]) << 52;
-        parts[0] |= u64::from(n[91]) << 54;
-        parts[0] |= u64::from(n[76]) << 55;
-        parts[0] |= u64::from(n[87]) << 56;
-        parts[0] |= u64::from(n[54]) << 58;
-        parts[0] |= u64::from(n[72]) << 59;
-        parts[0] |= u64::from(n[68]) << 60;
-        parts[0] |= u64::from(n[27]) << 62;
-        parts[0] |= u64::from(n[82]) << 63;
-        parts[1] |= u64::from(n[89]);
-        parts[1] |= u64::from(n[74]) << 1;
-        parts[1] |= u64::from(n[67]) << 2;
-        parts[1] |= u64::from(n[103]) << 3;
-        parts[1] |= u64::from(n[93]) << 4;
-        parts[1] |= u64::from(n[97]) << 5;
-        parts[1] |= u64::from(n[104]) << 6;
-        parts[1] |= u64::from(n[98]) << 8;
-        parts[1] |= u64::from(n[78]) << 9;
-        parts[1] |= u64::from(n[105]) << 10;
-        parts[1] |= u64::from(n[99]) << 12;
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x88802);
-        parts[1]
-            |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x8880);
-    }
-    parts[1] |= u64::from(true) << 14;
+    let parts: [u64; 2] = if s.0[1] & 0x4000000000000 != 0 {
+        [
+            u64::from(n[94]) | (u64::from(n[100]) << 2) | (u64::from(n[64]) << 3)
+                | (u64::from(n[79]) << 4) | (u64::from(n[23]) << 5)
+                | (u64::from(n[40]) << 6) | (u64::from(n[59]) << 7)
+                | (u64::from(n[95]) << 8) | (u64::from(n[101]) << 9)
+                | (u64::from(n[65]) << 10) | (u64::from(n[80]) << 12)
+                | (u64::from(n[48]) << 14) | (u64::from(n[61]) << 16)
+                | (u64::from(n[96]) << 18) | (u64::from(n[102]) << 20)
+                | (u64::from(n[66]) << 22) | (u64::from(n[81]) << 23)
+                | (u64::from(n[25]) << 24) | (u64::from(n[52]) << 25)
+                | (u64::from(n[69]) << 26) | (u64::from(n[84]) << 27)
+                | (u64::from(n[38]) << 28) | (u64::from(n[60]) << 29)
+                | (u64::from(n[70]) << 30) | (u64::from(n[85]) << 32)
+                | (u64::from(n[50]) << 33) | (u64::from(n[71]) << 34)
+                | (u64::from(n[86]) << 36) | (u64::from(n[26]) << 37)
+                | (u64::from(n[42]) << 38) | (u64::from(n[90]) << 40)
+                | (u64::from(n[62]) << 41) | (u64::from(n[75]) << 42)
+                | (u64::from(n[92]) << 44) | (u64::from(n[44]) << 45)
+                | (u64::from(n[77]) << 46) | (u64::from(n[88]) << 47)
+                | (u64::from(n[46]) << 48) | (u64::from(n[73]) << 49)
+                | (u64::from(n[24]) << 50) | (u64::from(n[83]) << 51)
+                | (u64::from(n[63]) << 52) | (u64::from(n[91]) << 54)
+                | (u64::from(n[76]) << 55) | (u64::from(n[87]) << 56)
+                | (u64::from(n[54]) << 58) | (u64::from(n[72]) << 59)
+                | (u64::from(n[68]) << 60) | (u64::from(n[27]) << 62)
+                | (u64::from(n[82]) << 63)
+                | ((s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000))
+                | ((s.0[1]) & ((s.0[1] >> 15)) & (0x88802)),
+            (u64::from(true) << 14) | u64::from(n[89]) | (u64::from(n[74]) << 1)
+                | (u64::from(n[67]) << 2) | (u64::from(n[103]) << 3)
+                | (u64::from(n[93]) << 4) | (u64::from(n[97]) << 5)
+                | (u64::from(n[104]) << 6) | (u64::from(n[98]) << 8)
+                | (u64::from(n[78]) << 9) | (u64::from(n[105]) << 10)
+                | (u64::from(n[99]) << 12)
+                | ((s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000))
+                | ((s.0[1]) & ((s.0[1] >> 19)) & (0x8880)),
+        ]
+    } else {
+        [0, (u64::from(true) << 14)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2489,75 +2459,47 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     n[104] = s.0[1] & 0x2000000210000 == 0x2000000210000;
     // n[105]: (legal green (move g7 g6)), rules at chineseCheckers3.kif:171
     n[105] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x2000000000000 != 0 {
-        parts[0] |= u64::from(n[100]);
-        parts[0] |= u64::from(n[93]) << 1;
-        parts[0] |= u64::from(n[102]) << 2;
-        parts[0] |= u64::from(n[80]) << 3;
-        parts[0] |= u64::from(n[63]) << 5;
-        parts[0] |= u64::from(n[81]) << 6;
-        parts[0] |= u64::from(n[94]) << 7;
-        parts[0] |= u64::from(n[96]) << 9;
-        parts[0] |= u64::from(n[101]) << 11;
-        parts[0] |= u64::from(n[84]) << 13;
-        parts[0] |= u64::from(n[85]) << 15;
-        parts[0] |= u64::from(n[59]) << 16;
-        parts[0] |= u64::from(n[86]) << 17;
-        parts[0] |= u64::from(n[78]) << 18;
-        parts[0] |= u64::from(n[95]) << 19;
-        parts[0] |= u64::from(n[69]) << 20;
-        parts[0] |= u64::from(n[54]) << 21;
-        parts[0] |= u64::from(n[70]) << 22;
-        parts[0] |= u64::from(n[90]) << 23;
-        parts[0] |= u64::from(n[38]) << 24;
-        parts[0] |= u64::from(n[71]) << 25;
-        parts[0] |= u64::from(n[92]) << 27;
-        parts[0] |= u64::from(n[40]) << 29;
-        parts[0] |= u64::from(n[72]) << 31;
-        parts[0] |= u64::from(n[61]) << 33;
-        parts[0] |= u64::from(n[88]) << 34;
-        parts[0] |= u64::from(n[67]) << 35;
-        parts[0] |= u64::from(n[75]) << 37;
-        parts[0] |= u64::from(n[48]) << 38;
-        parts[0] |= u64::from(n[77]) << 39;
-        parts[0] |= u64::from(n[91]) << 40;
-        parts[0] |= u64::from(n[44]) << 41;
-        parts[0] |= u64::from(n[74]) << 42;
-        parts[0] |= u64::from(n[87]) << 43;
-        parts[0] |= u64::from(n[42]) << 44;
-        parts[0] |= u64::from(n[65]) << 45;
-        parts[0] |= u64::from(n[98]) << 47;
-        parts[0] |= u64::from(n[62]) << 48;
-        parts[0] |= u64::from(n[83]) << 49;
-        parts[0] |= u64::from(n[104]) << 51;
-        parts[0] |= u64::from(n[27]) << 52;
-        parts[0] |= u64::from(n[68]) << 53;
-        parts[0] |= u64::from(n[26]) << 55;
-        parts[0] |= u64::from(n[76]) << 56;
-        parts[0] |= u64::from(n[25]) << 57;
-        parts[0] |= u64::from(n[50]) << 59;
-        parts[0] |= u64::from(n[73]) << 60;
-        parts[0] |= u64::from(n[89]) << 61;
-        parts[0] |= u64::from(n[23]) << 62;
-        parts[0] |= u64::from(n[52]) << 63;
-        parts[1] |= u64::from(n[66]);
-        parts[1] |= u64::from(n[97]) << 1;
-        parts[1] |= u64::from(n[82]) << 2;
-        parts[1] |= u64::from(n[103]) << 3;
-        parts[1] |= u64::from(n[24]) << 5;
-        parts[1] |= u64::from(n[46]) << 6;
-        parts[1] |= u64::from(n[64]) << 7;
-        parts[1] |= u64::from(n[99]) << 9;
-        parts[1] |= u64::from(n[60]) << 11;
-        parts[1] |= u64::from(n[79]) << 13;
-        parts[1] |= u64::from(n[105]) << 15;
-        parts[0] |= (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 6)) & (0x44001110);
-        parts[1] |= (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 24)) & (0x1110);
-    }
-    parts[1] |= u64::from(true) << 16;
+    let parts: [u64; 2] = if s.0[1] & 0x2000000000000 != 0 {
+        [
+            u64::from(n[100]) | (u64::from(n[93]) << 1) | (u64::from(n[102]) << 2)
+                | (u64::from(n[80]) << 3) | (u64::from(n[63]) << 5)
+                | (u64::from(n[81]) << 6) | (u64::from(n[94]) << 7)
+                | (u64::from(n[96]) << 9) | (u64::from(n[101]) << 11)
+                | (u64::from(n[84]) << 13) | (u64::from(n[85]) << 15)
+                | (u64::from(n[59]) << 16) | (u64::from(n[86]) << 17)
+                | (u64::from(n[78]) << 18) | (u64::from(n[95]) << 19)
+                | (u64::from(n[69]) << 20) | (u64::from(n[54]) << 21)
+                | (u64::from(n[70]) << 22) | (u64::from(n[90]) << 23)
+                | (u64::from(n[38]) << 24) | (u64::from(n[71]) << 25)
+                | (u64::from(n[92]) << 27) | (u64::from(n[40]) << 29)
+                | (u64::from(n[72]) << 31) | (u64::from(n[61]) << 33)
+                | (u64::from(n[88]) << 34) | (u64::from(n[67]) << 35)
+                | (u64::from(n[75]) << 37) | (u64::from(n[48]) << 38)
+                | (u64::from(n[77]) << 39) | (u64::from(n[91]) << 40)
+                | (u64::from(n[44]) << 41) | (u64::from(n[74]) << 42)
+                | (u64::from(n[87]) << 43) | (u64::from(n[42]) << 44)
+                | (u64::from(n[65]) << 45) | (u64::from(n[98]) << 47)
+                | (u64::from(n[62]) << 48) | (u64::from(n[83]) << 49)
+                | (u64::from(n[104]) << 51) | (u64::from(n[27]) << 52)
+                | (u64::from(n[68]) << 53) | (u64::from(n[26]) << 55)
+                | (u64::from(n[76]) << 56) | (u64::from(n[25]) << 57)
+                | (u64::from(n[50]) << 59) | (u64::from(n[73]) << 60)
+                | (u64::from(n[89]) << 61) | (u64::from(n[23]) << 62)
+                | (u64::from(n[52]) << 63)
+                | ((s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400))
+                | ((s.0[1]) & ((s.0[1] >> 6)) & (0x44001110)),
+            (u64::from(true) << 16) | u64::from(n[66]) | (u64::from(n[97]) << 1)
+                | (u64::from(n[82]) << 2) | (u64::from(n[103]) << 3)
+                | (u64::from(n[24]) << 5) | (u64::from(n[46]) << 6)
+                | (u64::from(n[64]) << 7) | (u64::from(n[99]) << 9)
+                | (u64::from(n[60]) << 11) | (u64::from(n[79]) << 13)
+                | (u64::from(n[105]) << 15)
+                | ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400))
+                | ((s.0[1]) & ((s.0[1] >> 24)) & (0x1110)),
+        ]
+    } else {
+        [0, (u64::from(true) << 16)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2840,68 +2782,44 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     // n[93]: (legal blue (move e5 c7)), rules at chineseCheckers3.kif:171
     n[93] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
         & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x1000000000000 != 0 {
-        parts[0] |= u64::from(n[65]);
-        parts[0] |= u64::from(n[27]) << 1;
-        parts[0] |= u64::from(n[66]) << 3;
-        parts[0] |= u64::from(n[78]) << 6;
-        parts[0] |= u64::from(n[69]) << 7;
-        parts[0] |= u64::from(n[23]) << 17;
-        parts[0] |= u64::from(n[70]) << 20;
-        parts[0] |= u64::from(n[71]) << 21;
-        parts[0] |= u64::from(n[84]) << 25;
-        parts[0] |= u64::from(n[44]) << 26;
-        parts[0] |= u64::from(n[75]) << 30;
-        parts[0] |= u64::from(n[26]) << 34;
-        parts[0] |= u64::from(n[85]) << 35;
-        parts[0] |= u64::from(n[48]) << 38;
-        parts[0] |= u64::from(n[77]) << 39;
-        parts[0] |= u64::from(n[86]) << 42;
-        parts[0] |= u64::from(n[54]) << 43;
-        parts[0] |= u64::from(n[73]) << 45;
-        parts[0] |= u64::from(n[87]) << 48;
-        parts[0] |= u64::from(n[93]) << 49;
-        parts[0] |= u64::from(n[82]) << 52;
-        parts[0] |= u64::from(n[52]) << 53;
-        parts[0] |= u64::from(n[68]) << 56;
-        parts[0] |= u64::from(n[24]) << 57;
-        parts[0] |= u64::from(n[90]) << 60;
-        parts[0] |= u64::from(n[46]) << 61;
-        parts[0] |= u64::from(n[76]) << 63;
-        parts[1] |= u64::from(n[92]);
-        parts[1] |= u64::from(n[38]) << 1;
-        parts[1] |= u64::from(n[72]) << 2;
-        parts[1] |= u64::from(n[89]) << 4;
-        parts[1] |= u64::from(n[80]) << 5;
-        parts[1] |= u64::from(n[60]) << 6;
-        parts[1] |= u64::from(n[79]) << 7;
-        parts[1] |= u64::from(n[50]) << 8;
-        parts[1] |= u64::from(n[64]) << 9;
-        parts[1] |= u64::from(n[25]) << 10;
-        parts[1] |= u64::from(n[59]) << 11;
-        parts[1] |= u64::from(n[83]) << 12;
-        parts[1] |= u64::from(n[42]) << 13;
-        parts[1] |= u64::from(n[67]) << 14;
-        parts[1] |= u64::from(n[62]) << 15;
-        parts[1] |= u64::from(n[91]) << 16;
-        parts[1] |= u64::from(n[40]) << 17;
-        parts[1] |= u64::from(n[74]) << 18;
-        parts[1] |= u64::from(n[61]) << 19;
-        parts[1] |= u64::from(n[88]) << 20;
-        parts[1] |= u64::from(n[63]) << 21;
-        parts[1] |= u64::from(n[81]) << 22;
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 3)) & (0x888822220088800);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x88002220);
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x4444111110444400);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x11100);
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 1)) & (0x800000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 1)) & (0x2800008);
-        parts[0] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x14);
-    }
-    parts[1] |= u64::from(true) << 24;
+    let parts: [u64; 2] = if s.0[1] & 0x1000000000000 != 0 {
+        [
+            u64::from(n[65]) | (u64::from(n[27]) << 1) | (u64::from(n[66]) << 3)
+                | (u64::from(n[78]) << 6) | (u64::from(n[69]) << 7)
+                | (u64::from(n[23]) << 17) | (u64::from(n[70]) << 20)
+                | (u64::from(n[71]) << 21) | (u64::from(n[84]) << 25)
+                | (u64::from(n[44]) << 26) | (u64::from(n[75]) << 30)
+                | (u64::from(n[26]) << 34) | (u64::from(n[85]) << 35)
+                | (u64::from(n[48]) << 38) | (u64::from(n[77]) << 39)
+                | (u64::from(n[86]) << 42) | (u64::from(n[54]) << 43)
+                | (u64::from(n[73]) << 45) | (u64::from(n[87]) << 48)
+                | (u64::from(n[93]) << 49) | (u64::from(n[82]) << 52)
+                | (u64::from(n[52]) << 53) | (u64::from(n[68]) << 56)
+                | (u64::from(n[24]) << 57) | (u64::from(n[90]) << 60)
+                | (u64::from(n[46]) << 61) | (u64::from(n[76]) << 63)
+                | ((s.0[0]) & ((s.0[0] >> 3)) & (0x888822220088800))
+                | ((s.0[1]) & ((s.0[1] >> 3)) & (0x88002220))
+                | ((s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x4444111110444400))
+                | ((s.0[1]) & ((s.0[1] >> 19)) & (0x11100))
+                | ((s.0[0]) & ((s.0[0] >> 1)) & (0x800000))
+                | ((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000))
+                | ((s.0[1]) & ((s.0[1] >> 21)) & (0x14)),
+            (u64::from(true) << 24) | u64::from(n[92]) | (u64::from(n[38]) << 1)
+                | (u64::from(n[72]) << 2) | (u64::from(n[89]) << 4)
+                | (u64::from(n[80]) << 5) | (u64::from(n[60]) << 6)
+                | (u64::from(n[79]) << 7) | (u64::from(n[50]) << 8)
+                | (u64::from(n[64]) << 9) | (u64::from(n[25]) << 10)
+                | (u64::from(n[59]) << 11) | (u64::from(n[83]) << 12)
+                | (u64::from(n[42]) << 13) | (u64::from(n[67]) << 14)
+                | (u64::from(n[62]) << 15) | (u64::from(n[91]) << 16)
+                | (u64::from(n[40]) << 17) | (u64::from(n[74]) << 18)
+                | (u64::from(n[61]) << 19) | (u64::from(n[88]) << 20)
+                | (u64::from(n[63]) << 21) | (u64::from(n[81]) << 22)
+                | ((s.0[1]) & ((s.0[1] >> 1)) & (0x2800008)),
+        ]
+    } else {
+        [0, (u64::from(true) << 24)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -3247,8 +3165,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 3];
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x4000000000000 != 0 {
+    let drawn_0 = if s.0[1] & 0x4000000000000 != 0 {
         // n[19]: ((aux 4) a1 e1 red)
         n[19] = (s.0[0] & 0x408 == 0x408) & (n[9]);
         // n[21]: ((aux 4) b2 f2 red)
@@ -3486,83 +3403,58 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[263] = s.0[1] & 0x4100200000000 == 0x4100200000000;
         // n[264]: (legal red (move h1 i1)), rules at chineseCheckers3.kif:171
         n[264] = s.0[1] & 0x4480000000000 == 0x4480000000000;
-        parts[0] |= u64::from(n[247]);
-        parts[0] |= u64::from(n[259]) << 2;
-        parts[0] |= u64::from(n[157]) << 3;
-        parts[0] |= u64::from(n[202]) << 4;
-        parts[0] |= u64::from(n[34]) << 5;
-        parts[0] |= u64::from(n[79]) << 6;
-        parts[0] |= u64::from(n[142]) << 7;
-        parts[0] |= u64::from(n[248]) << 8;
-        parts[0] |= u64::from(n[260]) << 9;
-        parts[0] |= u64::from(n[158]) << 10;
-        parts[0] |= u64::from(n[203]) << 12;
-        parts[0] |= u64::from(n[87]) << 14;
-        parts[0] |= u64::from(n[144]) << 16;
-        parts[0] |= u64::from(n[249]) << 18;
-        parts[0] |= u64::from(n[261]) << 20;
-        parts[0] |= u64::from(n[159]) << 22;
-        parts[0] |= u64::from(n[204]) << 23;
-        parts[0] |= u64::from(n[36]) << 24;
-        parts[0] |= u64::from(n[91]) << 25;
-        parts[0] |= u64::from(n[162]) << 26;
-        parts[0] |= u64::from(n[207]) << 27;
-        parts[0] |= u64::from(n[77]) << 28;
-        parts[0] |= u64::from(n[143]) << 29;
-        parts[0] |= u64::from(n[163]) << 30;
-        parts[0] |= u64::from(n[208]) << 32;
-        parts[0] |= u64::from(n[89]) << 33;
-        parts[0] |= u64::from(n[164]) << 34;
-        parts[0] |= u64::from(n[209]) << 36;
-        parts[0] |= u64::from(n[37]) << 37;
-        parts[0] |= u64::from(n[81]) << 38;
-        parts[0] |= u64::from(n[213]) << 40;
-        parts[0] |= u64::from(n[145]) << 41;
-        parts[0] |= u64::from(n[168]) << 42;
-        parts[0] |= u64::from(n[215]) << 44;
-        parts[0] |= u64::from(n[83]) << 45;
-        parts[0] |= u64::from(n[170]) << 46;
-        parts[0] |= u64::from(n[211]) << 47;
-        parts[0] |= u64::from(n[85]) << 48;
-        parts[0] |= u64::from(n[166]) << 49;
-        parts[0] |= u64::from(n[35]) << 50;
-        parts[0] |= u64::from(n[206]) << 51;
-        parts[0] |= u64::from(n[146]) << 52;
-        parts[0] |= u64::from(n[214]) << 54;
-        parts[0] |= u64::from(n[169]) << 55;
-        parts[0] |= u64::from(n[210]) << 56;
-        parts[0] |= u64::from(n[93]) << 58;
-        parts[0] |= u64::from(n[165]) << 59;
-        parts[0] |= u64::from(n[161]) << 60;
-        parts[0] |= u64::from(n[38]) << 62;
-        parts[0] |= u64::from(n[205]) << 63;
-        parts[1] |= u64::from(n[212]);
-        parts[1] |= u64::from(n[167]) << 1;
-        parts[1] |= u64::from(n[160]) << 2;
-        parts[1] |= u64::from(n[262]) << 3;
-        parts[1] |= u64::from(n[216]) << 4;
-        parts[1] |= u64::from(n[250]) << 5;
-        parts[1] |= u64::from(n[263]) << 6;
-        parts[1] |= u64::from(n[251]) << 8;
-        parts[1] |= u64::from(n[171]) << 9;
-        parts[1] |= u64::from(n[264]) << 10;
-        parts[1] |= u64::from(n[252]) << 12;
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 15)) & (0x88802);
-        parts[1]
-            |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x8880);
-    }
-    parts[1] |= u64::from(true) << 14;
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 2] = [
+            u64::from(n[247]) | (u64::from(n[259]) << 2) | (u64::from(n[157]) << 3)
+                | (u64::from(n[202]) << 4) | (u64::from(n[34]) << 5)
+                | (u64::from(n[79]) << 6) | (u64::from(n[142]) << 7)
+                | (u64::from(n[248]) << 8) | (u64::from(n[260]) << 9)
+                | (u64::from(n[158]) << 10) | (u64::from(n[203]) << 12)
+                | (u64::from(n[87]) << 14) | (u64::from(n[144]) << 16)
+                | (u64::from(n[249]) << 18) | (u64::from(n[261]) << 20)
+                | (u64::from(n[159]) << 22) | (u64::from(n[204]) << 23)
+                | (u64::from(n[36]) << 24) | (u64::from(n[91]) << 25)
+                | (u64::from(n[162]) << 26) | (u64::from(n[207]) << 27)
+                | (u64::from(n[77]) << 28) | (u64::from(n[143]) << 29)
+                | (u64::from(n[163]) << 30) | (u64::from(n[208]) << 32)
+                | (u64::from(n[89]) << 33) | (u64::from(n[164]) << 34)
+                | (u64::from(n[209]) << 36) | (u64::from(n[37]) << 37)
+                | (u64::from(n[81]) << 38) | (u64::from(n[213]) << 40)
+                | (u64::from(n[145]) << 41) | (u64::from(n[168]) << 42)
+                | (u64::from(n[215]) << 44) | (u64::from(n[83]) << 45)
+                | (u64::from(n[170]) << 46) | (u64::from(n[211]) << 47)
+                | (u64::from(n[85]) << 48) | (u64::from(n[166]) << 49)
+                | (u64::from(n[35]) << 50) | (u64::from(n[206]) << 51)
+                | (u64::from(n[146]) << 52) | (u64::from(n[214]) << 54)
+                | (u64::from(n[169]) << 55) | (u64::from(n[210]) << 56)
+                | (u64::from(n[93]) << 58) | (u64::from(n[165]) << 59)
+                | (u64::from(n[161]) << 60) | (u64::from(n[38]) << 62)
+                | (u64::from(n[205]) << 63)
+                | ((s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000))
+                | ((s.0[1]) & ((s.0[1] >> 15)) & (0x88802)),
+            (u64::from(true) << 14) | u64::from(n[212]) | (u64::from(n[167]) << 1)
+                | (u64::from(n[160]) << 2) | (u64::from(n[262]) << 3)
+                | (u64::from(n[216]) << 4) | (u64::from(n[250]) << 5)
+                | (u64::from(n[263]) << 6) | (u64::from(n[251]) << 8)
+                | (u64::from(n[171]) << 9) | (u64::from(n[264]) << 10)
+                | (u64::from(n[252]) << 12)
+                | ((s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000))
+                | ((s.0[1]) & ((s.0[1] >> 19)) & (0x8880)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [(u64::from(true) << 14)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_0 = drawn_0 & 127;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x2000000000000 != 0 {
+    let drawn_1 = if s.0[1] & 0x2000000000000 != 0 {
         // n[23]: ((aux 4) g3 c1 green)
         n[23] = (s.0[0] & 0x400008000000 == 0x400008000000) & (n[8]);
         // n[24]: ((aux 4) g4 c2 green)
@@ -3805,81 +3697,58 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[269] = s.0[1] & 0x2000000210000 == 0x2000000210000;
         // n[270]: (legal green (move g7 g6)), rules at chineseCheckers3.kif:171
         n[270] = s.0[1] & 0x2024000000000 == 0x2024000000000;
-        parts[0] |= u64::from(n[265]);
-        parts[0] |= u64::from(n[231]) << 1;
-        parts[0] |= u64::from(n[267]) << 2;
-        parts[0] |= u64::from(n[218]) << 3;
-        parts[0] |= u64::from(n[151]) << 5;
-        parts[0] |= u64::from(n[219]) << 6;
-        parts[0] |= u64::from(n[253]) << 7;
-        parts[0] |= u64::from(n[255]) << 9;
-        parts[0] |= u64::from(n[266]) << 11;
-        parts[0] |= u64::from(n[222]) << 13;
-        parts[0] |= u64::from(n[223]) << 15;
-        parts[0] |= u64::from(n[147]) << 16;
-        parts[0] |= u64::from(n[224]) << 17;
-        parts[0] |= u64::from(n[186]) << 18;
-        parts[0] |= u64::from(n[254]) << 19;
-        parts[0] |= u64::from(n[177]) << 20;
-        parts[0] |= u64::from(n[111]) << 21;
-        parts[0] |= u64::from(n[178]) << 22;
-        parts[0] |= u64::from(n[228]) << 23;
-        parts[0] |= u64::from(n[95]) << 24;
-        parts[0] |= u64::from(n[179]) << 25;
-        parts[0] |= u64::from(n[230]) << 27;
-        parts[0] |= u64::from(n[97]) << 29;
-        parts[0] |= u64::from(n[180]) << 31;
-        parts[0] |= u64::from(n[149]) << 33;
-        parts[0] |= u64::from(n[226]) << 34;
-        parts[0] |= u64::from(n[175]) << 35;
-        parts[0] |= u64::from(n[183]) << 37;
-        parts[0] |= u64::from(n[105]) << 38;
-        parts[0] |= u64::from(n[185]) << 39;
-        parts[0] |= u64::from(n[229]) << 40;
-        parts[0] |= u64::from(n[101]) << 41;
-        parts[0] |= u64::from(n[182]) << 42;
-        parts[0] |= u64::from(n[225]) << 43;
-        parts[0] |= u64::from(n[99]) << 44;
-        parts[0] |= u64::from(n[173]) << 45;
-        parts[0] |= u64::from(n[257]) << 47;
-        parts[0] |= u64::from(n[150]) << 48;
-        parts[0] |= u64::from(n[221]) << 49;
-        parts[0] |= u64::from(n[269]) << 51;
-        parts[0] |= u64::from(n[43]) << 52;
-        parts[0] |= u64::from(n[176]) << 53;
-        parts[0] |= u64::from(n[42]) << 55;
-        parts[0] |= u64::from(n[184]) << 56;
-        parts[0] |= u64::from(n[41]) << 57;
-        parts[0] |= u64::from(n[107]) << 59;
-        parts[0] |= u64::from(n[181]) << 60;
-        parts[0] |= u64::from(n[227]) << 61;
-        parts[0] |= u64::from(n[39]) << 62;
-        parts[0] |= u64::from(n[109]) << 63;
-        parts[1] |= u64::from(n[174]);
-        parts[1] |= u64::from(n[256]) << 1;
-        parts[1] |= u64::from(n[220]) << 2;
-        parts[1] |= u64::from(n[268]) << 3;
-        parts[1] |= u64::from(n[40]) << 5;
-        parts[1] |= u64::from(n[103]) << 6;
-        parts[1] |= u64::from(n[172]) << 7;
-        parts[1] |= u64::from(n[258]) << 9;
-        parts[1] |= u64::from(n[148]) << 11;
-        parts[1] |= u64::from(n[217]) << 13;
-        parts[1] |= u64::from(n[270]) << 15;
-        parts[0] |= (s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 6)) & (0x44001110);
-        parts[1] |= (s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 24)) & (0x1110);
-    }
-    parts[1] |= u64::from(true) << 16;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 2] = [
+            u64::from(n[265]) | (u64::from(n[231]) << 1) | (u64::from(n[267]) << 2)
+                | (u64::from(n[218]) << 3) | (u64::from(n[151]) << 5)
+                | (u64::from(n[219]) << 6) | (u64::from(n[253]) << 7)
+                | (u64::from(n[255]) << 9) | (u64::from(n[266]) << 11)
+                | (u64::from(n[222]) << 13) | (u64::from(n[223]) << 15)
+                | (u64::from(n[147]) << 16) | (u64::from(n[224]) << 17)
+                | (u64::from(n[186]) << 18) | (u64::from(n[254]) << 19)
+                | (u64::from(n[177]) << 20) | (u64::from(n[111]) << 21)
+                | (u64::from(n[178]) << 22) | (u64::from(n[228]) << 23)
+                | (u64::from(n[95]) << 24) | (u64::from(n[179]) << 25)
+                | (u64::from(n[230]) << 27) | (u64::from(n[97]) << 29)
+                | (u64::from(n[180]) << 31) | (u64::from(n[149]) << 33)
+                | (u64::from(n[226]) << 34) | (u64::from(n[175]) << 35)
+                | (u64::from(n[183]) << 37) | (u64::from(n[105]) << 38)
+                | (u64::from(n[185]) << 39) | (u64::from(n[229]) << 40)
+                | (u64::from(n[101]) << 41) | (u64::from(n[182]) << 42)
+                | (u64::from(n[225]) << 43) | (u64::from(n[99]) << 44)
+                | (u64::from(n[173]) << 45) | (u64::from(n[257]) << 47)
+                | (u64::from(n[150]) << 48) | (u64::from(n[221]) << 49)
+                | (u64::from(n[269]) << 51) | (u64::from(n[43]) << 52)
+                | (u64::from(n[176]) << 53) | (u64::from(n[42]) << 55)
+                | (u64::from(n[184]) << 56) | (u64::from(n[41]) << 57)
+                | (u64::from(n[107]) << 59) | (u64::from(n[181]) << 60)
+                | (u64::from(n[227]) << 61) | (u64::from(n[39]) << 62)
+                | (u64::from(n[109]) << 63)
+                | ((s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400))
+                | ((s.0[1]) & ((s.0[1] >> 6)) & (0x44001110)),
+            (u64::from(true) << 16) | u64::from(n[174]) | (u64::from(n[256]) << 1)
+                | (u64::from(n[220]) << 2) | (u64::from(n[268]) << 3)
+                | (u64::from(n[40]) << 5) | (u64::from(n[103]) << 6)
+                | (u64::from(n[172]) << 7) | (u64::from(n[258]) << 9)
+                | (u64::from(n[148]) << 11) | (u64::from(n[217]) << 13)
+                | (u64::from(n[270]) << 15)
+                | ((s.0[0]) & (((s.0[0] >> 24) | (s.0[1] << 40))) & (0x444411110044400))
+                | ((s.0[1]) & ((s.0[1] >> 24)) & (0x1110)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [(u64::from(true) << 16)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x1000000000000 != 0 {
+    let drawn_2 = if s.0[1] & 0x1000000000000 != 0 {
         // n[20]: ((aux 4) c3 c7 blue)
         n[20] = (s.0[0] & 0x840000 == 0x840000) & (n[1]);
         // n[22]: ((aux 4) d2 d6 blue)
@@ -4091,69 +3960,51 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // n[246]: (legal blue (move e5 c7)), rules at chineseCheckers3.kif:171
         n[246] = (s.0[0] & 0x8000200001000000 == 0x8000200001000000)
             & (s.0[1] & 0x1000000000000 == 0x1000000000000);
-        parts[0] |= u64::from(n[188]);
-        parts[0] |= u64::from(n[48]) << 1;
-        parts[0] |= u64::from(n[189]) << 3;
-        parts[0] |= u64::from(n[201]) << 6;
-        parts[0] |= u64::from(n[192]) << 7;
-        parts[0] |= u64::from(n[44]) << 17;
-        parts[0] |= u64::from(n[193]) << 20;
-        parts[0] |= u64::from(n[194]) << 21;
-        parts[0] |= u64::from(n[237]) << 25;
-        parts[0] |= u64::from(n[119]) << 26;
-        parts[0] |= u64::from(n[198]) << 30;
-        parts[0] |= u64::from(n[47]) << 34;
-        parts[0] |= u64::from(n[238]) << 35;
-        parts[0] |= u64::from(n[123]) << 38;
-        parts[0] |= u64::from(n[200]) << 39;
-        parts[0] |= u64::from(n[239]) << 42;
-        parts[0] |= u64::from(n[129]) << 43;
-        parts[0] |= u64::from(n[196]) << 45;
-        parts[0] |= u64::from(n[240]) << 48;
-        parts[0] |= u64::from(n[246]) << 49;
-        parts[0] |= u64::from(n[235]) << 52;
-        parts[0] |= u64::from(n[127]) << 53;
-        parts[0] |= u64::from(n[191]) << 56;
-        parts[0] |= u64::from(n[45]) << 57;
-        parts[0] |= u64::from(n[243]) << 60;
-        parts[0] |= u64::from(n[121]) << 61;
-        parts[0] |= u64::from(n[199]) << 63;
-        parts[1] |= u64::from(n[245]);
-        parts[1] |= u64::from(n[113]) << 1;
-        parts[1] |= u64::from(n[195]) << 2;
-        parts[1] |= u64::from(n[242]) << 4;
-        parts[1] |= u64::from(n[233]) << 5;
-        parts[1] |= u64::from(n[153]) << 6;
-        parts[1] |= u64::from(n[232]) << 7;
-        parts[1] |= u64::from(n[125]) << 8;
-        parts[1] |= u64::from(n[187]) << 9;
-        parts[1] |= u64::from(n[46]) << 10;
-        parts[1] |= u64::from(n[152]) << 11;
-        parts[1] |= u64::from(n[236]) << 12;
-        parts[1] |= u64::from(n[117]) << 13;
-        parts[1] |= u64::from(n[190]) << 14;
-        parts[1] |= u64::from(n[155]) << 15;
-        parts[1] |= u64::from(n[244]) << 16;
-        parts[1] |= u64::from(n[115]) << 17;
-        parts[1] |= u64::from(n[197]) << 18;
-        parts[1] |= u64::from(n[154]) << 19;
-        parts[1] |= u64::from(n[241]) << 20;
-        parts[1] |= u64::from(n[156]) << 21;
-        parts[1] |= u64::from(n[234]) << 22;
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 3)) & (0x888822220088800);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x88002220);
-        parts[0]
-            |= (s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x4444111110444400);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 19)) & (0x11100);
-        parts[0] |= (s.0[0]) & ((s.0[0] >> 1)) & (0x800000);
-        parts[1] |= (s.0[1]) & ((s.0[1] >> 1)) & (0x2800008);
-        parts[0] |= (s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000);
-        parts[0] |= (s.0[1]) & ((s.0[1] >> 21)) & (0x14);
-    }
-    parts[1] |= u64::from(true) << 24;
-    let drawn_2 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 2] = [
+            u64::from(n[188]) | (u64::from(n[48]) << 1) | (u64::from(n[189]) << 3)
+                | (u64::from(n[201]) << 6) | (u64::from(n[192]) << 7)
+                | (u64::from(n[44]) << 17) | (u64::from(n[193]) << 20)
+                | (u64::from(n[194]) << 21) | (u64::from(n[237]) << 25)
+                | (u64::from(n[119]) << 26) | (u64::from(n[198]) << 30)
+                | (u64::from(n[47]) << 34) | (u64::from(n[238]) << 35)
+                | (u64::from(n[123]) << 38) | (u64::from(n[200]) << 39)
+                | (u64::from(n[239]) << 42) | (u64::from(n[129]) << 43)
+                | (u64::from(n[196]) << 45) | (u64::from(n[240]) << 48)
+                | (u64::from(n[246]) << 49) | (u64::from(n[235]) << 52)
+                | (u64::from(n[127]) << 53) | (u64::from(n[191]) << 56)
+                | (u64::from(n[45]) << 57) | (u64::from(n[243]) << 60)
+                | (u64::from(n[121]) << 61) | (u64::from(n[199]) << 63)
+                | ((s.0[0]) & ((s.0[0] >> 3)) & (0x888822220088800))
+                | ((s.0[1]) & ((s.0[1] >> 3)) & (0x88002220))
+                | ((s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x4444111110444400))
+                | ((s.0[1]) & ((s.0[1] >> 19)) & (0x11100))
+                | ((s.0[0]) & ((s.0[0] >> 1)) & (0x800000))
+                | ((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000))
+                | ((s.0[1]) & ((s.0[1] >> 21)) & (0x14)),
+            (u64::from(true) << 24) | u64::from(n[245]) | (u64::from(n[113]) << 1)
+                | (u64::from(n[195]) << 2) | (u64::from(n[242]) << 4)
+                | (u64::from(n[233]) << 5) | (u64::from(n[153]) << 6)
+                | (u64::from(n[232]) << 7) | (u64::from(n[125]) << 8)
+                | (u64::from(n[187]) << 9) | (u64::from(n[46]) << 10)
+                | (u64::from(n[152]) << 11) | (u64::from(n[236]) << 12)
+                | (u64::from(n[117]) << 13) | (u64::from(n[190]) << 14)
+                | (u64::from(n[155]) << 15) | (u64::from(n[244]) << 16)
+                | (u64::from(n[115]) << 17) | (u64::from(n[197]) << 18)
+                | (u64::from(n[154]) << 19) | (u64::from(n[241]) << 20)
+                | (u64::from(n[156]) << 21) | (u64::from(n[234]) << 22)
+                | ((s.0[1]) & ((s.0[1] >> 1)) & (0x2800008)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [(u64::from(true) << 24)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_2 = drawn_2 & 127;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);

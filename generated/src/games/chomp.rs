@@ -604,11 +604,14 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `player1` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x100000000000000 != 0 {
-        parts[0] |= (s.0[0]) & (0xffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 56;
+    let parts: [u64; 1] = if s.0[0] & 0x100000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x200000000000000 != 0) << 56)
+                | ((s.0[0]) & (0xffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x200000000000000 != 0) << 56)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -620,11 +623,14 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `player2` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x200000000000000 != 0 {
-        parts[0] |= (s.0[0]) & (0xffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 56;
+    let parts: [u64; 1] = if s.0[0] & 0x200000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x100000000000000 != 0) << 56)
+                | ((s.0[0]) & (0xffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x100000000000000 != 0) << 56)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -732,22 +738,28 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x100000000000000 != 0 {
-        parts[0] |= (s.0[0]) & (0xffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 56;
+    let parts: [u64; 1] = if s.0[0] & 0x100000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x200000000000000 != 0) << 56)
+                | ((s.0[0]) & (0xffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x200000000000000 != 0) << 56)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x200000000000000 != 0 {
-        parts[0] |= (s.0[0]) & (0xffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 56;
+    let parts: [u64; 1] = if s.0[0] & 0x200000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x100000000000000 != 0) << 56)
+                | ((s.0[0]) & (0xffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x100000000000000 != 0) << 56)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,

@@ -394,11 +394,14 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1000000000000 != 0);
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x1000000000000 != 0)
+                | ((!s.0[0]) & (!s.0[1]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x1000000000000 != 0)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -410,11 +413,14 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x2000000000000 != 0);
+    let parts: [u64; 1] = if s.0[0] & 0x1000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x2000000000000 != 0)
+                | ((!s.0[0]) & (!s.0[1]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x2000000000000 != 0)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -623,11 +629,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1000000000000 != 0);
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x1000000000000 != 0)
+                | ((!s.0[0]) & (!s.0[1]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x1000000000000 != 0)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
@@ -637,11 +646,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x2000000000000 != 0);
+    let parts: [u64; 1] = if s.0[0] & 0x1000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x2000000000000 != 0)
+                | ((!s.0[0]) & (!s.0[1]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x2000000000000 != 0)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,

@@ -539,19 +539,22 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[9] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
     // n[10]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
     n[10] = (s.0[1] & 0x800000000 == 0x800000000) & (n[9]);
-    let mut parts = [0u64; 1];
-    if s.0[1] & 0x200000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
-        parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
-    }
-    parts[0] |= u64::from(n[0]);
-    parts[0] |= u64::from(n[1]) << 1;
-    parts[0] |= u64::from(n[2]) << 2;
-    parts[0] |= u64::from(n[3]) << 3;
-    parts[0] |= u64::from(n[4]) << 4;
-    parts[0] |= u64::from(n[6]) << 5;
-    parts[0] |= u64::from(n[8]) << 7;
-    parts[0] |= u64::from(n[10]) << 8;
+    let parts: [u64; 1] = if s.0[1] & 0x200000000 != 0 {
+        [
+            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
+                | (u64::from(n[6]) << 5) | (u64::from(n[8]) << 7)
+                | (u64::from(n[10]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+                | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
+        ]
+    } else {
+        [
+            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
+                | (u64::from(n[6]) << 5) | (u64::from(n[8]) << 7)
+                | (u64::from(n[10]) << 8),
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -589,19 +592,22 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     n[9] = (s.0[1] & 0x400000000 == 0x400000000) & (n[1]);
     // n[10]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
     n[10] = (s.0[1] & 0x400000000 == 0x400000000) & (n[2]);
-    let mut parts = [0u64; 1];
-    if s.0[1] & 0x100000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
-        parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
-    }
-    parts[0] |= u64::from(n[3]);
-    parts[0] |= u64::from(n[4]) << 1;
-    parts[0] |= u64::from(n[5]) << 2;
-    parts[0] |= u64::from(n[6]) << 3;
-    parts[0] |= u64::from(n[7]) << 4;
-    parts[0] |= u64::from(n[8]) << 5;
-    parts[0] |= u64::from(n[9]) << 7;
-    parts[0] |= u64::from(n[10]) << 8;
+    let parts: [u64; 1] = if s.0[1] & 0x100000000 != 0 {
+        [
+            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
+                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
+                | (u64::from(n[8]) << 5) | (u64::from(n[9]) << 7)
+                | (u64::from(n[10]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+                | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
+        ]
+    } else {
+        [
+            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
+                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
+                | (u64::from(n[8]) << 5) | (u64::from(n[9]) << 7)
+                | (u64::from(n[10]) << 8),
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -920,38 +926,44 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[1] & 0x200000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
-        parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
-    }
-    parts[0] |= u64::from(n[3]);
-    parts[0] |= u64::from(n[4]) << 1;
-    parts[0] |= u64::from(n[5]) << 2;
-    parts[0] |= u64::from(n[6]) << 3;
-    parts[0] |= u64::from(n[7]) << 4;
-    parts[0] |= u64::from(n[9]) << 5;
-    parts[0] |= u64::from(n[11]) << 7;
-    parts[0] |= u64::from(n[13]) << 8;
+    let parts: [u64; 1] = if s.0[1] & 0x200000000 != 0 {
+        [
+            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
+                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
+                | (u64::from(n[9]) << 5) | (u64::from(n[11]) << 7)
+                | (u64::from(n[13]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+                | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
+        ]
+    } else {
+        [
+            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
+                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
+                | (u64::from(n[9]) << 5) | (u64::from(n[11]) << 7)
+                | (u64::from(n[13]) << 8),
+        ]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[1] & 0x100000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[2]) & (0x400400400400400);
-        parts[0] |= (!s.0[1]) & (!s.0[3]) & (0x40040040);
-    }
-    parts[0] |= u64::from(n[14]);
-    parts[0] |= u64::from(n[15]) << 1;
-    parts[0] |= u64::from(n[16]) << 2;
-    parts[0] |= u64::from(n[17]) << 3;
-    parts[0] |= u64::from(n[18]) << 4;
-    parts[0] |= u64::from(n[19]) << 5;
-    parts[0] |= u64::from(n[20]) << 7;
-    parts[0] |= u64::from(n[21]) << 8;
+    let parts: [u64; 1] = if s.0[1] & 0x100000000 != 0 {
+        [
+            u64::from(n[14]) | (u64::from(n[15]) << 1) | (u64::from(n[16]) << 2)
+                | (u64::from(n[17]) << 3) | (u64::from(n[18]) << 4)
+                | (u64::from(n[19]) << 5) | (u64::from(n[20]) << 7)
+                | (u64::from(n[21]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+                | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
+        ]
+    } else {
+        [
+            u64::from(n[14]) | (u64::from(n[15]) << 1) | (u64::from(n[16]) << 2)
+                | (u64::from(n[17]) << 3) | (u64::from(n[18]) << 4)
+                | (u64::from(n[19]) << 5) | (u64::from(n[20]) << 7)
+                | (u64::from(n[21]) << 8),
+        ]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,

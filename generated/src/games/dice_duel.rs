@@ -563,10 +563,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 3];
-    let mut parts = [0u64; 1];
-    parts[0] |= u64::from(s.0[0] & 0x1 != 0);
-    parts[0] |= u64::from(s.0[0] & 0x1 == 0) << 1;
-    parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+    let parts: [u64; 1] = [
+        u64::from(s.0[0] & 0x1 != 0) | (u64::from(s.0[0] & 0x1 == 0) << 1)
+            | (u64::from(s.0[0] & 0x1 != 0) << 2),
+    ];
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
         rng,
@@ -576,10 +576,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    parts[0] |= u64::from(s.0[0] & 0x1 != 0);
-    parts[0] |= u64::from(s.0[0] & 0x1 == 0) << 1;
-    parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
+    let parts: [u64; 1] = [
+        u64::from(s.0[0] & 0x1 != 0) | (u64::from(s.0[0] & 0x1 == 0) << 1)
+            | (u64::from(s.0[0] & 0x1 != 0) << 2),
+    ];
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
         rng,
@@ -589,17 +589,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-    let mut parts = [0u64; 1];
-    parts[0] |= u64::from(n[0]);
-    parts[0] |= u64::from(n[0]) << 1;
-    parts[0] |= u64::from(n[0]) << 2;
-    parts[0] |= u64::from(n[0]) << 3;
-    parts[0] |= u64::from(n[0]) << 4;
-    parts[0] |= u64::from(n[0]) << 5;
-    parts[0] |= u64::from(n[0]) << 6;
-    parts[0] |= u64::from(n[0]) << 7;
-    parts[0] |= u64::from(n[0]) << 8;
-    parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 9;
+    let parts: [u64; 1] = [
+        u64::from(n[0]) | (u64::from(n[0]) << 1) | (u64::from(n[0]) << 2)
+            | (u64::from(n[0]) << 3) | (u64::from(n[0]) << 4) | (u64::from(n[0]) << 5)
+            | (u64::from(n[0]) << 6) | (u64::from(n[0]) << 7) | (u64::from(n[0]) << 8)
+            | (u64::from(s.0[0] & 0x1 != 0) << 9),
+    ];
     let drawn_2 = match ::gdl_runtime::bits::pick_listed(
         &PICK_2[((parts[0]).wrapping_mul(0x802000002400001) >> 54) as usize],
         rng,

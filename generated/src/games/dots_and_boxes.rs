@@ -742,11 +742,14 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x2000000000000000 == 0) << 60;
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x2000000000000000 == 0) << 60)
+                | ((!s.0[0]) & (0xfffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x2000000000000000 == 0) << 60)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -758,11 +761,14 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1000000000000000 == 0) << 60;
+    let parts: [u64; 1] = if s.0[0] & 0x1000000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x1000000000000000 == 0) << 60)
+                | ((!s.0[0]) & (0xfffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x1000000000000000 == 0) << 60)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1573,22 +1579,28 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x2000000000000000 == 0) << 60;
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x2000000000000000 == 0) << 60)
+                | ((!s.0[0]) & (0xfffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x2000000000000000 == 0) << 60)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (0xfffffffffffffff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1000000000000000 == 0) << 60;
+    let parts: [u64; 1] = if s.0[0] & 0x1000000000000000 != 0 {
+        [
+            (u64::from(s.0[0] & 0x1000000000000000 == 0) << 60)
+                | ((!s.0[0]) & (0xfffffffffffffff)),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x1000000000000000 == 0) << 60)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,

@@ -354,8 +354,7 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
         | ((0x4020000 & s.0[1]) >> 17u32) | ((0x100800000000 & s.0[1]) >> 25u32)
         | ((0x20100800000000 & s.0[1]) >> 33u32) | ((0x20100800000000 & s.0[1]) >> 35u32)
         | ((0x20100000000000 & s.0[1]) >> 43u32);
-    let mut parts = [0u64; 1];
-    parts[0] |= g[0] & 0x1c0e07;
+    let parts: [u64; 1] = [(g[0] & 0x1c0e07)];
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2243,8 +2242,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 1];
-    let mut parts = [0u64; 1];
-    parts[0] |= g[0] & 0x1c0e07;
+    let parts: [u64; 1] = [(g[0] & 0x1c0e07)];
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x2002082000081088) >> 55) as usize],
         rng,

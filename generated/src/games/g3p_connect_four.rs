@@ -555,11 +555,14 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x2000000000000 == 0);
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x2000000000000 == 0)
+                | ((!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x2000000000000 == 0)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -571,11 +574,14 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `yellow` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x4000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x4000000000000 == 0);
+    let parts: [u64; 1] = if s.0[0] & 0x4000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x4000000000000 == 0)
+                | ((!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x4000000000000 == 0)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -587,11 +593,14 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `blue` in `s` to `out`.
 fn legal_2(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1000000000000 == 0);
+    let parts: [u64; 1] = if s.0[0] & 0x1000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x1000000000000 == 0)
+                | ((!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x1000000000000 == 0)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -904,11 +913,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 3];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x2000000000000 == 0);
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x2000000000000 == 0)
+                | ((!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x2000000000000 == 0)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
@@ -918,11 +930,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x4000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x4000000000000 == 0);
+    let parts: [u64; 1] = if s.0[0] & 0x4000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x4000000000000 == 0)
+                | ((!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x4000000000000 == 0)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,
@@ -932,11 +947,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1000000000000 == 0);
+    let parts: [u64; 1] = if s.0[0] & 0x1000000000000 != 0 {
+        [
+            u64::from(s.0[0] & 0x1000000000000 == 0)
+                | ((!s.0[0]) & (!s.0[1]) & (!s.0[2]) & (0x820820820820)),
+        ]
+    } else {
+        [u64::from(s.0[0] & 0x1000000000000 == 0)]
+    };
     let drawn_2 = match ::gdl_runtime::bits::pick_listed(
         &PICK_2[((parts[0]).wrapping_mul(0x210002030100208) >> 54) as usize],
         rng,

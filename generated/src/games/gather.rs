@@ -1029,18 +1029,21 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // n[1]: (legal black noop), rules at gather.kif:25, 28
     n[1] = (s.0[0] & 0x2000000000000000 == 0)
         | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[0]));
-    let mut parts = [0u64; 8];
-    if s.0[0] & 0x2000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df);
-        parts[1] |= (!s.0[0]) & ((s.0[0] >> 6)) & (!s.0[1]) & (0x3fffffff);
-        parts[2] |= (s.0[0]) & (!(s.0[0] >> 1)) & (!(s.0[1] >> 1)) & (0x7df7df7df);
-        parts[3] |= (s.0[0]) & (!(s.0[0] >> 6)) & (!(s.0[1] >> 6)) & (0x3fffffff);
-        parts[4] |= (!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe);
-        parts[5] |= (!s.0[0]) & ((s.0[0] >> 7)) & (!s.0[1]) & (0x1f7df7df);
-        parts[6] |= (s.0[0]) & (!(s.0[0] >> 5)) & (!(s.0[1] >> 5)) & (0x3efbefbe);
-        parts[7] |= (s.0[0]) & (!(s.0[0] >> 7)) & (!(s.0[1] >> 7)) & (0x1f7df7df);
-    }
-    parts[0] |= u64::from(n[1]) << 5;
+    let parts: [u64; 8] = if s.0[0] & 0x2000000000000000 != 0 {
+        [
+            (u64::from(n[1]) << 5)
+                | ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df)),
+            ((!s.0[0]) & ((s.0[0] >> 6)) & (!s.0[1]) & (0x3fffffff)),
+            ((s.0[0]) & (!(s.0[0] >> 1)) & (!(s.0[1] >> 1)) & (0x7df7df7df)),
+            ((s.0[0]) & (!(s.0[0] >> 6)) & (!(s.0[1] >> 6)) & (0x3fffffff)),
+            ((!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe)),
+            ((!s.0[0]) & ((s.0[0] >> 7)) & (!s.0[1]) & (0x1f7df7df)),
+            ((s.0[0]) & (!(s.0[0] >> 5)) & (!(s.0[1] >> 5)) & (0x3efbefbe)),
+            ((s.0[0]) & (!(s.0[0] >> 7)) & (!(s.0[1] >> 7)) & (0x1f7df7df)),
+        ]
+    } else {
+        [(u64::from(n[1]) << 5), 0, 0, 0, 0, 0, 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1065,18 +1068,20 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     // n[1]: (legal white noop), rules at gather.kif:25, 28
     n[1] = (s.0[0] & 0x4000000000000000 == 0)
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (!n[0]));
-    let mut parts = [0u64; 8];
-    if s.0[0] & 0x4000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[1] << 6)) & (!s.0[1]) & (0xfffffffc0);
-        parts[1] |= (!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfbefbefbe);
-        parts[2] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 1)) & (0x7df7df7df);
-        parts[3] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 6)) & (0x3fffffff);
-        parts[4] |= (!s.0[0]) & ((s.0[1] << 7)) & (!s.0[1]) & (0xfbefbef80);
-        parts[5] |= (!s.0[0]) & ((s.0[1] << 5)) & (!s.0[1]) & (0x7df7df7c0);
-        parts[6] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 5)) & (0x3efbefbe);
-        parts[7] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 7)) & (0x1f7df7df);
-    }
-    parts[0] |= u64::from(n[1]);
+    let parts: [u64; 8] = if s.0[0] & 0x4000000000000000 != 0 {
+        [
+            u64::from(n[1]) | ((!s.0[0]) & ((s.0[1] << 6)) & (!s.0[1]) & (0xfffffffc0)),
+            ((!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfbefbefbe)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 1)) & (0x7df7df7df)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 6)) & (0x3fffffff)),
+            ((!s.0[0]) & ((s.0[1] << 7)) & (!s.0[1]) & (0xfbefbef80)),
+            ((!s.0[0]) & ((s.0[1] << 5)) & (!s.0[1]) & (0x7df7df7c0)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 5)) & (0x3efbefbe)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 7)) & (0x1f7df7df)),
+        ]
+    } else {
+        [u64::from(n[1]), 0, 0, 0, 0, 0, 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -3061,49 +3066,74 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         }
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 8];
-    if s.0[0] & 0x2000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df);
-        parts[1] |= (!s.0[0]) & ((s.0[0] >> 6)) & (!s.0[1]) & (0x3fffffff);
-        parts[2] |= (s.0[0]) & (!(s.0[0] >> 1)) & (!(s.0[1] >> 1)) & (0x7df7df7df);
-        parts[3] |= (s.0[0]) & (!(s.0[0] >> 6)) & (!(s.0[1] >> 6)) & (0x3fffffff);
-        parts[4] |= (!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe);
-        parts[5] |= (!s.0[0]) & ((s.0[0] >> 7)) & (!s.0[1]) & (0x1f7df7df);
-        parts[6] |= (s.0[0]) & (!(s.0[0] >> 5)) & (!(s.0[1] >> 5)) & (0x3efbefbe);
-        parts[7] |= (s.0[0]) & (!(s.0[0] >> 7)) & (!(s.0[1] >> 7)) & (0x1f7df7df);
-    }
-    parts[0] |= u64::from(n[1]) << 5;
-    let drawn_0 = match &mut ask {
-        Ask::Step(rng) => {
-            match ::gdl_runtime::bits::pick(&parts, rng) {
-                Some((p, b)) => 64 * p + b as usize,
-                None => return None,
+    let drawn_0 = if s.0[0] & 0x2000000000000000 != 0 {
+        let parts: [u64; 8] = [
+            (u64::from(n[1]) << 5)
+                | ((!s.0[0]) & ((s.0[0] >> 1)) & (!s.0[1]) & (0x7df7df7df)),
+            ((!s.0[0]) & ((s.0[0] >> 6)) & (!s.0[1]) & (0x3fffffff)),
+            ((s.0[0]) & (!(s.0[0] >> 1)) & (!(s.0[1] >> 1)) & (0x7df7df7df)),
+            ((s.0[0]) & (!(s.0[0] >> 6)) & (!(s.0[1] >> 6)) & (0x3fffffff)),
+            ((!s.0[0]) & ((s.0[0] >> 5)) & (!s.0[1]) & (0x3efbefbe)),
+            ((!s.0[0]) & ((s.0[0] >> 7)) & (!s.0[1]) & (0x1f7df7df)),
+            ((s.0[0]) & (!(s.0[0] >> 5)) & (!(s.0[1] >> 5)) & (0x3efbefbe)),
+            ((s.0[0]) & (!(s.0[0] >> 7)) & (!(s.0[1] >> 7)) & (0x1f7df7df)),
+        ];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * p + b as usize,
+                    None => return None,
+                }
             }
+            _ => return None,
         }
-        _ => return None,
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(n[1]) << 5)];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * AT[p] + b as usize,
+                    None => return None,
+                }
+            }
+            _ => return None,
+        }
     };
     let drawn_0 = drawn_0 & 511;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 8];
-    if s.0[0] & 0x4000000000000000 != 0 {
-        parts[0] |= (!s.0[0]) & ((s.0[1] << 6)) & (!s.0[1]) & (0xfffffffc0);
-        parts[1] |= (!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfbefbefbe);
-        parts[2] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 1)) & (0x7df7df7df);
-        parts[3] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 6)) & (0x3fffffff);
-        parts[4] |= (!s.0[0]) & ((s.0[1] << 7)) & (!s.0[1]) & (0xfbefbef80);
-        parts[5] |= (!s.0[0]) & ((s.0[1] << 5)) & (!s.0[1]) & (0x7df7df7c0);
-        parts[6] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 5)) & (0x3efbefbe);
-        parts[7] |= (!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 7)) & (0x1f7df7df);
-    }
-    parts[0] |= u64::from(n[3]);
-    let drawn_1 = match &mut ask {
-        Ask::Step(rng) => {
-            match ::gdl_runtime::bits::pick(&parts, rng) {
-                Some((p, b)) => 64 * p + b as usize,
-                None => return None,
+    let drawn_1 = if s.0[0] & 0x4000000000000000 != 0 {
+        let parts: [u64; 8] = [
+            u64::from(n[3]) | ((!s.0[0]) & ((s.0[1] << 6)) & (!s.0[1]) & (0xfffffffc0)),
+            ((!s.0[0]) & ((s.0[1] << 1)) & (!s.0[1]) & (0xfbefbefbe)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 1)) & (0x7df7df7df)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 6)) & (0x3fffffff)),
+            ((!s.0[0]) & ((s.0[1] << 7)) & (!s.0[1]) & (0xfbefbef80)),
+            ((!s.0[0]) & ((s.0[1] << 5)) & (!s.0[1]) & (0x7df7df7c0)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 5)) & (0x3efbefbe)),
+            ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 7)) & (0x1f7df7df)),
+        ];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * p + b as usize,
+                    None => return None,
+                }
             }
+            _ => return None,
         }
-        _ => return None,
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [u64::from(n[3])];
+        match &mut ask {
+            Ask::Step(rng) => {
+                match ::gdl_runtime::bits::pick(&parts, rng) {
+                    Some((p, b)) => 64 * AT[p] + b as usize,
+                    None => return None,
+                }
+            }
+            _ => return None,
+        }
     };
     let drawn_1 = drawn_1 & 511;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

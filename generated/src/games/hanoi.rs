@@ -796,19 +796,25 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[4] = s.0[1] & 0x84 == 0x84;
     // n[5]: (legal player (puton disc4 pillar3)), rules at hanoi.kif:11
     n[5] = s.0[1] & 0x88 == 0x88;
-    let mut parts = [0u64; 4];
-    if s.0[1] & 0x1 != 0 {
-        parts[0] |= (s.0[1]) & (0xfe);
-    }
-    parts[0] |= u64::from(n[0]);
-    parts[0] |= u64::from(n[1]) << 8;
-    parts[0] |= u64::from(n[2]) << 9;
-    parts[0] |= u64::from(n[3]) << 10;
-    parts[0] |= u64::from(n[4]) << 11;
-    parts[0] |= u64::from(n[5]) << 12;
-    parts[1] |= (s.0[1]) & ((s.0[1] >> 1)) & (0x1e);
-    parts[2] |= (s.0[1]) & ((s.0[1] >> 2)) & (0x1e);
-    parts[3] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x1e);
+    let parts: [u64; 4] = if s.0[1] & 0x1 != 0 {
+        [
+            u64::from(n[0]) | (u64::from(n[1]) << 8) | (u64::from(n[2]) << 9)
+                | (u64::from(n[3]) << 10) | (u64::from(n[4]) << 11)
+                | (u64::from(n[5]) << 12) | ((s.0[1]) & (0xfe)),
+            ((s.0[1]) & ((s.0[1] >> 1)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 2)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 3)) & (0x1e)),
+        ]
+    } else {
+        [
+            u64::from(n[0]) | (u64::from(n[1]) << 8) | (u64::from(n[2]) << 9)
+                | (u64::from(n[3]) << 10) | (u64::from(n[4]) << 11)
+                | (u64::from(n[5]) << 12),
+            ((s.0[1]) & ((s.0[1] >> 1)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 2)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 3)) & (0x1e)),
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1026,22 +1032,33 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 1];
-    let mut parts = [0u64; 4];
-    if s.0[1] & 0x1 != 0 {
-        parts[0] |= (s.0[1]) & (0xfe);
-    }
-    parts[0] |= u64::from(n[0]);
-    parts[0] |= u64::from(n[1]) << 8;
-    parts[0] |= u64::from(n[2]) << 9;
-    parts[0] |= u64::from(n[3]) << 10;
-    parts[0] |= u64::from(n[4]) << 11;
-    parts[0] |= u64::from(n[5]) << 12;
-    parts[1] |= (s.0[1]) & ((s.0[1] >> 1)) & (0x1e);
-    parts[2] |= (s.0[1]) & ((s.0[1] >> 2)) & (0x1e);
-    parts[3] |= (s.0[1]) & ((s.0[1] >> 3)) & (0x1e);
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_0 = if s.0[1] & 0x1 != 0 {
+        let parts: [u64; 4] = [
+            u64::from(n[0]) | (u64::from(n[1]) << 8) | (u64::from(n[2]) << 9)
+                | (u64::from(n[3]) << 10) | (u64::from(n[4]) << 11)
+                | (u64::from(n[5]) << 12) | ((s.0[1]) & (0xfe)),
+            ((s.0[1]) & ((s.0[1] >> 1)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 2)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 3)) & (0x1e)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 4] = [0, 1, 2, 3];
+        let parts: [u64; 4] = [
+            u64::from(n[0]) | (u64::from(n[1]) << 8) | (u64::from(n[2]) << 9)
+                | (u64::from(n[3]) << 10) | (u64::from(n[4]) << 11)
+                | (u64::from(n[5]) << 12),
+            ((s.0[1]) & ((s.0[1] >> 1)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 2)) & (0x1e)),
+            ((s.0[1]) & ((s.0[1] >> 3)) & (0x1e)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_0 = drawn_0 & 255;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);

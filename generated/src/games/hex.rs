@@ -12358,12 +12358,15 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x80000 != 0 {
-        parts[0] |= (!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff);
-        parts[1] |= (!s.0[7]) & (!s.0[9]) & (0x1ffff);
-    }
-    parts[1] |= u64::from(s.0[1] & 0x40000 != 0) << 17;
+    let parts: [u64; 2] = if s.0[1] & 0x80000 != 0 {
+        [
+            ((!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff)),
+            (u64::from(s.0[1] & 0x40000 != 0) << 17)
+                | ((!s.0[7]) & (!s.0[9]) & (0x1ffff)),
+        ]
+    } else {
+        [0, (u64::from(s.0[1] & 0x40000 != 0) << 17)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -12375,12 +12378,15 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `blue` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x40000 != 0 {
-        parts[0] |= (!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff);
-        parts[1] |= (!s.0[7]) & (!s.0[9]) & (0x1ffff);
-    }
-    parts[1] |= u64::from(s.0[1] & 0x80000 != 0) << 17;
+    let parts: [u64; 2] = if s.0[1] & 0x40000 != 0 {
+        [
+            ((!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff)),
+            (u64::from(s.0[1] & 0x80000 != 0) << 17)
+                | ((!s.0[7]) & (!s.0[9]) & (0x1ffff)),
+        ]
+    } else {
+        [0, (u64::from(s.0[1] & 0x80000 != 0) << 17)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -17312,27 +17318,43 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x80000 != 0 {
-        parts[0] |= (!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff);
-        parts[1] |= (!s.0[7]) & (!s.0[9]) & (0x1ffff);
-    }
-    parts[1] |= u64::from(s.0[1] & 0x40000 != 0) << 17;
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_0 = if s.0[1] & 0x80000 != 0 {
+        let parts: [u64; 2] = [
+            ((!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff)),
+            (u64::from(s.0[1] & 0x40000 != 0) << 17)
+                | ((!s.0[7]) & (!s.0[9]) & (0x1ffff)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x40000 != 0) << 17)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_0 = drawn_0 & 127;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x40000 != 0 {
-        parts[0] |= (!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff);
-        parts[1] |= (!s.0[7]) & (!s.0[9]) & (0x1ffff);
-    }
-    parts[1] |= u64::from(s.0[1] & 0x80000 != 0) << 17;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_1 = if s.0[1] & 0x40000 != 0 {
+        let parts: [u64; 2] = [
+            ((!s.0[6]) & (!s.0[8]) & (0xffffffffffffffff)),
+            (u64::from(s.0[1] & 0x80000 != 0) << 17)
+                | ((!s.0[7]) & (!s.0[9]) & (0x1ffff)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x80000 != 0) << 17)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

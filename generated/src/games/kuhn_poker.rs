@@ -631,12 +631,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 3];
-    let mut parts = [0u64; 1];
-    parts[0] |= u64::from(s.0[0] & 0x2 != 0);
-    parts[0] |= u64::from(s.0[0] & 0x10 != 0) << 1;
-    parts[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    parts[0] |= u64::from(s.0[0] & 0x10 != 0) << 3;
-    parts[0] |= u64::from(n[0]) << 4;
+    let parts: [u64; 1] = [
+        u64::from(s.0[0] & 0x2 != 0) | (u64::from(s.0[0] & 0x10 != 0) << 1)
+            | (u64::from(s.0[0] & 0x2 != 0) << 2) | (u64::from(s.0[0] & 0x10 != 0) << 3)
+            | (u64::from(n[0]) << 4),
+    ];
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
         rng,
@@ -646,18 +645,18 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x8 != 0 {
+    let parts: [u64; 1] = if s.0[0] & 0x8 != 0 {
         // n[2]: (legal bob call), rules at kuhnPoker.kif:31, 38
         n[2] = s.0[0] & 0x28 == 0x28;
         // n[3]: (legal bob check), rules at kuhnPoker.kif:26, 33
         n[3] = s.0[0] & 0x88 == 0x88;
-        parts[0] |= u64::from(n[3]);
-        parts[0] |= u64::from(n[2]) << 1;
-        parts[0] |= u64::from(n[3]) << 2;
-        parts[0] |= u64::from(n[2]) << 3;
-    }
-    parts[0] |= u64::from(n[1]) << 4;
+        [
+            (u64::from(n[1]) << 4) | u64::from(n[3]) | (u64::from(n[2]) << 1)
+                | (u64::from(n[3]) << 2) | (u64::from(n[2]) << 3),
+        ]
+    } else {
+        [(u64::from(n[1]) << 4)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
         rng,
@@ -667,16 +666,18 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1 != 0 {
-        parts[0] |= u64::from(s.0[0] & 0x1 != 0);
-        parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-        parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
-        parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 3;
-        parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 4;
-        parts[0] |= u64::from(s.0[0] & 0x1 != 0) << 5;
-    }
-    parts[0] |= u64::from(s.0[0] & 0x1 == 0) << 6;
+    let parts: [u64; 1] = if s.0[0] & 0x1 != 0 {
+        [
+            (u64::from(s.0[0] & 0x1 == 0) << 6) | u64::from(s.0[0] & 0x1 != 0)
+                | (u64::from(s.0[0] & 0x1 != 0) << 1)
+                | (u64::from(s.0[0] & 0x1 != 0) << 2)
+                | (u64::from(s.0[0] & 0x1 != 0) << 3)
+                | (u64::from(s.0[0] & 0x1 != 0) << 4)
+                | (u64::from(s.0[0] & 0x1 != 0) << 5),
+        ]
+    } else {
+        [(u64::from(s.0[0] & 0x1 == 0) << 6)]
+    };
     let drawn_2 = match ::gdl_runtime::bits::pick_listed(
         &PICK_2[((parts[0]).wrapping_mul(0x1408001100001010) >> 57) as usize],
         rng,

@@ -463,12 +463,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    parts[0] |= u64::from(n[0]);
-    parts[0] |= u64::from(n[1]) << 1;
-    parts[0] |= u64::from(n[2]) << 2;
-    parts[0] |= u64::from(n[6]) << 3;
-    parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 4;
+    let parts: [u64; 1] = [
+        u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+            | (u64::from(n[6]) << 3) | (u64::from(s.0[0] & 0x4 != 0) << 4),
+    ];
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x8020202202001c0) >> 59) as usize],
         rng,
@@ -478,14 +476,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    parts[0] |= u64::from(n[0]);
-    parts[0] |= u64::from(n[1]) << 1;
-    parts[0] |= u64::from(n[2]) << 2;
-    parts[0] |= u64::from(n[3]) << 3;
-    parts[0] |= u64::from(n[4]) << 4;
-    parts[0] |= u64::from(n[5]) << 5;
-    parts[0] |= u64::from(s.0[0] & 0x4 != 0) << 6;
+    let parts: [u64; 1] = [
+        u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+            | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4) | (u64::from(n[5]) << 5)
+            | (u64::from(s.0[0] & 0x4 != 0) << 6),
+    ];
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x1408001100001010) >> 57) as usize],
         rng,

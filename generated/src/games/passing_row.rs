@@ -967,8 +967,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x1000000 != 0 {
+    let parts: [u64; 1] = if s.0[0] & 0x1000000 != 0 {
         // n[6]: (legal white (move 1 1)), rules at passingRow.kif:31
         n[6] = (s.0[0] & 0x1020000 == 0x1020000) & (!n[0]);
         // n[7]: (legal white (move 2 1)), rules at passingRow.kif:31
@@ -1041,52 +1040,36 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[70] = (s.0[0] & 0x1200000 == 0x1200000) & (!n[3]);
         // n[71]: (legal white (move 6 6)), rules at passingRow.kif:31
         n[71] = (s.0[0] & 0x1400000 == 0x1400000) & (!n[3]);
-        parts[0] |= u64::from(n[6]);
-        parts[0] |= u64::from(n[18]) << 1;
-        parts[0] |= u64::from(n[30]) << 2;
-        parts[0] |= u64::from(n[42]) << 3;
-        parts[0] |= u64::from(n[54]) << 4;
-        parts[0] |= u64::from(n[66]) << 5;
-        parts[0] |= u64::from(n[7]) << 6;
-        parts[0] |= u64::from(n[19]) << 7;
-        parts[0] |= u64::from(n[31]) << 8;
-        parts[0] |= u64::from(n[43]) << 9;
-        parts[0] |= u64::from(n[55]) << 10;
-        parts[0] |= u64::from(n[67]) << 11;
-        parts[0] |= u64::from(n[8]) << 12;
-        parts[0] |= u64::from(n[20]) << 13;
-        parts[0] |= u64::from(n[32]) << 14;
-        parts[0] |= u64::from(n[44]) << 15;
-        parts[0] |= u64::from(n[56]) << 16;
-        parts[0] |= u64::from(n[68]) << 17;
-        parts[0] |= u64::from(n[9]) << 18;
-        parts[0] |= u64::from(n[21]) << 19;
-        parts[0] |= u64::from(n[33]) << 20;
-        parts[0] |= u64::from(n[45]) << 21;
-        parts[0] |= u64::from(n[57]) << 22;
-        parts[0] |= u64::from(n[69]) << 23;
-        parts[0] |= u64::from(n[10]) << 24;
-        parts[0] |= u64::from(n[22]) << 25;
-        parts[0] |= u64::from(n[34]) << 26;
-        parts[0] |= u64::from(n[46]) << 27;
-        parts[0] |= u64::from(n[58]) << 28;
-        parts[0] |= u64::from(n[70]) << 29;
-        parts[0] |= u64::from(n[11]) << 30;
-        parts[0] |= u64::from(n[23]) << 31;
-        parts[0] |= u64::from(n[35]) << 32;
-        parts[0] |= u64::from(n[47]) << 33;
-        parts[0] |= u64::from(n[59]) << 34;
-        parts[0] |= u64::from(n[71]) << 35;
-    }
-    parts[0] |= u64::from(true) << 36;
+        [
+            (u64::from(true) << 36) | u64::from(n[6]) | (u64::from(n[18]) << 1)
+                | (u64::from(n[30]) << 2) | (u64::from(n[42]) << 3)
+                | (u64::from(n[54]) << 4) | (u64::from(n[66]) << 5)
+                | (u64::from(n[7]) << 6) | (u64::from(n[19]) << 7)
+                | (u64::from(n[31]) << 8) | (u64::from(n[43]) << 9)
+                | (u64::from(n[55]) << 10) | (u64::from(n[67]) << 11)
+                | (u64::from(n[8]) << 12) | (u64::from(n[20]) << 13)
+                | (u64::from(n[32]) << 14) | (u64::from(n[44]) << 15)
+                | (u64::from(n[56]) << 16) | (u64::from(n[68]) << 17)
+                | (u64::from(n[9]) << 18) | (u64::from(n[21]) << 19)
+                | (u64::from(n[33]) << 20) | (u64::from(n[45]) << 21)
+                | (u64::from(n[57]) << 22) | (u64::from(n[69]) << 23)
+                | (u64::from(n[10]) << 24) | (u64::from(n[22]) << 25)
+                | (u64::from(n[34]) << 26) | (u64::from(n[46]) << 27)
+                | (u64::from(n[58]) << 28) | (u64::from(n[70]) << 29)
+                | (u64::from(n[11]) << 30) | (u64::from(n[23]) << 31)
+                | (u64::from(n[35]) << 32) | (u64::from(n[47]) << 33)
+                | (u64::from(n[59]) << 34) | (u64::from(n[71]) << 35),
+        ]
+    } else {
+        [(u64::from(true) << 36)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x800000 != 0 {
+    let parts: [u64; 1] = if s.0[0] & 0x800000 != 0 {
         // n[12]: (legal black (move 5 1)), rules at passingRow.kif:31
         n[12] = (s.0[0] & 0x808000 == 0x808000) & (!n[0]);
         // n[13]: (legal black (move 6 1)), rules at passingRow.kif:31
@@ -1159,44 +1142,29 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[76] = (s.0[0] & 0x802000 == 0x802000) & (!n[3]);
         // n[77]: (legal black (move 4 6)), rules at passingRow.kif:31
         n[77] = (s.0[0] & 0x804000 == 0x804000) & (!n[3]);
-        parts[0] |= u64::from(n[14]);
-        parts[0] |= u64::from(n[26]) << 1;
-        parts[0] |= u64::from(n[38]) << 2;
-        parts[0] |= u64::from(n[50]) << 3;
-        parts[0] |= u64::from(n[62]) << 4;
-        parts[0] |= u64::from(n[74]) << 5;
-        parts[0] |= u64::from(n[15]) << 6;
-        parts[0] |= u64::from(n[27]) << 7;
-        parts[0] |= u64::from(n[39]) << 8;
-        parts[0] |= u64::from(n[51]) << 9;
-        parts[0] |= u64::from(n[63]) << 10;
-        parts[0] |= u64::from(n[75]) << 11;
-        parts[0] |= u64::from(n[16]) << 12;
-        parts[0] |= u64::from(n[28]) << 13;
-        parts[0] |= u64::from(n[40]) << 14;
-        parts[0] |= u64::from(n[52]) << 15;
-        parts[0] |= u64::from(n[64]) << 16;
-        parts[0] |= u64::from(n[76]) << 17;
-        parts[0] |= u64::from(n[17]) << 18;
-        parts[0] |= u64::from(n[29]) << 19;
-        parts[0] |= u64::from(n[41]) << 20;
-        parts[0] |= u64::from(n[53]) << 21;
-        parts[0] |= u64::from(n[65]) << 22;
-        parts[0] |= u64::from(n[77]) << 23;
-        parts[0] |= u64::from(n[12]) << 24;
-        parts[0] |= u64::from(n[24]) << 25;
-        parts[0] |= u64::from(n[36]) << 26;
-        parts[0] |= u64::from(n[48]) << 27;
-        parts[0] |= u64::from(n[60]) << 28;
-        parts[0] |= u64::from(n[72]) << 29;
-        parts[0] |= u64::from(n[13]) << 30;
-        parts[0] |= u64::from(n[25]) << 31;
-        parts[0] |= u64::from(n[37]) << 32;
-        parts[0] |= u64::from(n[49]) << 33;
-        parts[0] |= u64::from(n[61]) << 34;
-        parts[0] |= u64::from(n[73]) << 35;
-    }
-    parts[0] |= u64::from(true) << 36;
+        [
+            (u64::from(true) << 36) | u64::from(n[14]) | (u64::from(n[26]) << 1)
+                | (u64::from(n[38]) << 2) | (u64::from(n[50]) << 3)
+                | (u64::from(n[62]) << 4) | (u64::from(n[74]) << 5)
+                | (u64::from(n[15]) << 6) | (u64::from(n[27]) << 7)
+                | (u64::from(n[39]) << 8) | (u64::from(n[51]) << 9)
+                | (u64::from(n[63]) << 10) | (u64::from(n[75]) << 11)
+                | (u64::from(n[16]) << 12) | (u64::from(n[28]) << 13)
+                | (u64::from(n[40]) << 14) | (u64::from(n[52]) << 15)
+                | (u64::from(n[64]) << 16) | (u64::from(n[76]) << 17)
+                | (u64::from(n[17]) << 18) | (u64::from(n[29]) << 19)
+                | (u64::from(n[41]) << 20) | (u64::from(n[53]) << 21)
+                | (u64::from(n[65]) << 22) | (u64::from(n[77]) << 23)
+                | (u64::from(n[12]) << 24) | (u64::from(n[24]) << 25)
+                | (u64::from(n[36]) << 26) | (u64::from(n[48]) << 27)
+                | (u64::from(n[60]) << 28) | (u64::from(n[72]) << 29)
+                | (u64::from(n[13]) << 30) | (u64::from(n[25]) << 31)
+                | (u64::from(n[37]) << 32) | (u64::from(n[49]) << 33)
+                | (u64::from(n[61]) << 34) | (u64::from(n[73]) << 35),
+        ]
+    } else {
+        [(u64::from(true) << 36)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,

@@ -552,21 +552,22 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // g[1]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
     g[1] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
-    let mut parts = [0u64; 1];
-    if s.0[1] & 0x4000 != 0 {
-        parts[0] |= g[1] & 0x2020202020202020;
-        parts[0] |= u64::from(g[1] & 0x20 != 0);
-        parts[0] |= u64::from(g[1] & 0x2000 != 0) << 1;
-        parts[0] |= u64::from(g[1] & 0x200000 != 0) << 2;
-        parts[0] |= u64::from(g[1] & 0x20000000 != 0) << 3;
-        parts[0] |= u64::from(g[1] & 0x2000000000 != 0) << 6;
-        parts[0] |= u64::from(g[1] & 0x200000000000 != 0) << 7;
-        parts[0] |= u64::from(g[1] & 0x20000000000000 != 0) << 8;
-        parts[0] |= u64::from(g[1] & 0x2000000000000000 != 0) << 9;
-        parts[0] |= u64::from(s.0[1] & 0x4000 != 0) << 11;
-        parts[0] |= (s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010);
-    }
-    parts[0] |= u64::from(s.0[1] & 0x4000 == 0) << 10;
+    let parts: [u64; 1] = if s.0[1] & 0x4000 != 0 {
+        [
+            (u64::from(s.0[1] & 0x4000 == 0) << 10) | (g[1] & 0x2020202020202020)
+                | u64::from(g[1] & 0x20 != 0) | (u64::from(g[1] & 0x2000 != 0) << 1)
+                | (u64::from(g[1] & 0x200000 != 0) << 2)
+                | (u64::from(g[1] & 0x20000000 != 0) << 3)
+                | (u64::from(g[1] & 0x2000000000 != 0) << 6)
+                | (u64::from(g[1] & 0x200000000000 != 0) << 7)
+                | (u64::from(g[1] & 0x20000000000000 != 0) << 8)
+                | (u64::from(g[1] & 0x2000000000000000 != 0) << 9)
+                | (u64::from(s.0[1] & 0x4000 != 0) << 11)
+                | ((s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010)),
+        ]
+    } else {
+        [(u64::from(s.0[1] & 0x4000 == 0) << 10)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -584,21 +585,23 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     // g[1]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
     g[1] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x2000 != 0 {
-        parts[1] |= g[1] & 0x404040404040404;
-        parts[0] |= u64::from(g[1] & 0x4 != 0);
-        parts[0] |= u64::from(g[1] & 0x400 != 0) << 1;
-        parts[0] |= u64::from(g[1] & 0x40000 != 0) << 3;
-        parts[0] |= u64::from(g[1] & 0x4000000 != 0) << 4;
-        parts[0] |= u64::from(g[1] & 0x400000000 != 0) << 5;
-        parts[0] |= u64::from(g[1] & 0x40000000000 != 0) << 6;
-        parts[0] |= u64::from(g[1] & 0x4000000000000 != 0) << 7;
-        parts[0] |= u64::from(g[1] & 0x400000000000000 != 0) << 8;
-        parts[0] |= u64::from(s.0[1] & 0x2000 != 0) << 11;
-        parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404);
-    }
-    parts[0] |= u64::from(s.0[1] & 0x2000 == 0) << 9;
+    let parts: [u64; 2] = if s.0[1] & 0x2000 != 0 {
+        [
+            (u64::from(s.0[1] & 0x2000 == 0) << 9) | u64::from(g[1] & 0x4 != 0)
+                | (u64::from(g[1] & 0x400 != 0) << 1)
+                | (u64::from(g[1] & 0x40000 != 0) << 3)
+                | (u64::from(g[1] & 0x4000000 != 0) << 4)
+                | (u64::from(g[1] & 0x400000000 != 0) << 5)
+                | (u64::from(g[1] & 0x40000000000 != 0) << 6)
+                | (u64::from(g[1] & 0x4000000000000 != 0) << 7)
+                | (u64::from(g[1] & 0x400000000000000 != 0) << 8)
+                | (u64::from(s.0[1] & 0x2000 != 0) << 11)
+                | ((!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404)),
+            (g[1] & 0x404040404040404),
+        ]
+    } else {
+        [(u64::from(s.0[1] & 0x2000 == 0) << 9), 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -700,51 +703,59 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[1] & 0x4000 != 0 {
+    let parts: [u64; 1] = if s.0[1] & 0x4000 != 0 {
         // g[1]: 8 node words, bit 5 (legal white (move queen 1 7 1 8)), bit 13 (legal white (move queen 2 7 2 8)), bit 21 (legal white (move queen 3 7 3 8)), bit 29 (legal white (move queen 4 7 4 8)), and 4 more; rules at promotions.kif:19, 22, 24, 27
         g[1] = 0x2020202020202020 & s.0[0] & !(g[0] >> 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000 != 0) as u64);
-        parts[0] |= g[1] & 0x2020202020202020;
-        parts[0] |= u64::from(g[1] & 0x20 != 0);
-        parts[0] |= u64::from(g[1] & 0x2000 != 0) << 1;
-        parts[0] |= u64::from(g[1] & 0x200000 != 0) << 2;
-        parts[0] |= u64::from(g[1] & 0x20000000 != 0) << 3;
-        parts[0] |= u64::from(g[1] & 0x2000000000 != 0) << 6;
-        parts[0] |= u64::from(g[1] & 0x200000000000 != 0) << 7;
-        parts[0] |= u64::from(g[1] & 0x20000000000000 != 0) << 8;
-        parts[0] |= u64::from(g[1] & 0x2000000000000000 != 0) << 9;
-        parts[0] |= u64::from(s.0[1] & 0x4000 != 0) << 11;
-        parts[0] |= (s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010);
-    }
-    parts[0] |= u64::from(s.0[1] & 0x4000 == 0) << 10;
+        [
+            (u64::from(s.0[1] & 0x4000 == 0) << 10) | (g[1] & 0x2020202020202020)
+                | u64::from(g[1] & 0x20 != 0) | (u64::from(g[1] & 0x2000 != 0) << 1)
+                | (u64::from(g[1] & 0x200000 != 0) << 2)
+                | (u64::from(g[1] & 0x20000000 != 0) << 3)
+                | (u64::from(g[1] & 0x2000000000 != 0) << 6)
+                | (u64::from(g[1] & 0x200000000000 != 0) << 7)
+                | (u64::from(g[1] & 0x20000000000000 != 0) << 8)
+                | (u64::from(g[1] & 0x2000000000000000 != 0) << 9)
+                | (u64::from(s.0[1] & 0x4000 != 0) << 11)
+                | ((s.0[0]) & (!(s.0[0] >> 1)) & (0x1010101010101010)),
+        ]
+    } else {
+        [(u64::from(s.0[1] & 0x4000 == 0) << 10)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
         None => return None,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 2];
-    if s.0[1] & 0x2000 != 0 {
+    let drawn_1 = if s.0[1] & 0x2000 != 0 {
         // g[2]: 8 node words, bit 2 (legal black (move queen 1 2 1 1)), bit 10 (legal black (move queen 2 2 2 1)), bit 18 (legal black (move queen 3 2 3 1)), bit 26 (legal black (move queen 4 2 4 1)), and 4 more; rules at promotions.kif:19, 22, 24, 27
         g[2] = 0x404040404040404 & s.0[0] & !(g[0] << 2u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000 != 0) as u64);
-        parts[1] |= g[2] & 0x404040404040404;
-        parts[0] |= u64::from(g[2] & 0x4 != 0);
-        parts[0] |= u64::from(g[2] & 0x400 != 0) << 1;
-        parts[0] |= u64::from(g[2] & 0x40000 != 0) << 3;
-        parts[0] |= u64::from(g[2] & 0x4000000 != 0) << 4;
-        parts[0] |= u64::from(g[2] & 0x400000000 != 0) << 5;
-        parts[0] |= u64::from(g[2] & 0x40000000000 != 0) << 6;
-        parts[0] |= u64::from(g[2] & 0x4000000000000 != 0) << 7;
-        parts[0] |= u64::from(g[2] & 0x400000000000000 != 0) << 8;
-        parts[0] |= u64::from(s.0[1] & 0x2000 != 0) << 11;
-        parts[0] |= (!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404);
-    }
-    parts[0] |= u64::from(s.0[1] & 0x2000 == 0) << 9;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 2] = [
+            (u64::from(s.0[1] & 0x2000 == 0) << 9) | u64::from(g[2] & 0x4 != 0)
+                | (u64::from(g[2] & 0x400 != 0) << 1)
+                | (u64::from(g[2] & 0x40000 != 0) << 3)
+                | (u64::from(g[2] & 0x4000000 != 0) << 4)
+                | (u64::from(g[2] & 0x400000000 != 0) << 5)
+                | (u64::from(g[2] & 0x40000000000 != 0) << 6)
+                | (u64::from(g[2] & 0x4000000000000 != 0) << 7)
+                | (u64::from(g[2] & 0x400000000000000 != 0) << 8)
+                | (u64::from(s.0[1] & 0x2000 != 0) << 11)
+                | ((!s.0[0]) & ((s.0[0] >> 1)) & (0x404040404040404)),
+            (g[2] & 0x404040404040404),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x2000 == 0) << 9)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

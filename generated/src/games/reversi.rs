@@ -1027,11 +1027,11 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[1] = (s.0[2] & 0x2 == 0x2) | (!n[0]);
     // g[19]: 64 node words, bit 4 (legal black (move 1 5)), bit 5 (legal black (move 1 6)), bit 3 (legal black (move 1 4)), bit 6 (legal black (move 1 7)), and 60 more; rules at reversi.kif:64
     g[19] = !g[16] & g[17] & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
-    let mut parts = [0u64; 2];
-    if s.0[2] & 0x1 != 0 {
-        parts[0] |= g[19] & 0xffffffffffffffff;
-    }
-    parts[1] |= u64::from(n[1]);
+    let parts: [u64; 2] = if s.0[2] & 0x1 != 0 {
+        [(g[19] & 0xffffffffffffffff), u64::from(n[1])]
+    } else {
+        [0, u64::from(n[1])]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -1194,11 +1194,11 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     n[1] = (s.0[2] & 0x1 == 0x1) | (!n[0]);
     // g[19]: 64 node words, bit 3 (legal red (move 1 4)), bit 2 (legal red (move 1 3)), bit 4 (legal red (move 1 5)), bit 1 (legal red (move 1 2)), and 60 more; rules at reversi.kif:64
     g[19] = !g[16] & g[17] & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
-    let mut parts = [0u64; 2];
-    if s.0[2] & 0x2 != 0 {
-        parts[0] |= g[19] & 0xffffffffffffffff;
-    }
-    parts[1] |= u64::from(n[1]);
+    let parts: [u64; 2] = if s.0[2] & 0x2 != 0 {
+        [(g[19] & 0xffffffffffffffff), u64::from(n[1])]
+    } else {
+        [0, u64::from(n[1])]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -18197,29 +18197,39 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 2];
-    if s.0[2] & 0x1 != 0 {
+    let drawn_0 = if s.0[2] & 0x1 != 0 {
         // g[22]: 64 node words, bit 4 (legal black (move 1 5)), bit 5 (legal black (move 1 6)), bit 3 (legal black (move 1 4)), bit 6 (legal black (move 1 7)), and 60 more; rules at reversi.kif:64
         g[22] = !g[16] & g[17] & 0u64.wrapping_sub((s.0[2] & 0x1 != 0) as u64);
-        parts[0] |= g[22] & 0xffffffffffffffff;
-    }
-    parts[1] |= u64::from(n[2]);
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 2] = [(g[22] & 0xffffffffffffffff), u64::from(n[2])];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [u64::from(n[2])];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_0 = drawn_0 & 127;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 2];
-    if s.0[2] & 0x2 != 0 {
+    let drawn_1 = if s.0[2] & 0x2 != 0 {
         // g[21]: 64 node words, bit 3 (legal red (move 1 4)), bit 2 (legal red (move 1 3)), bit 4 (legal red (move 1 5)), bit 1 (legal red (move 1 2)), and 60 more; rules at reversi.kif:64
         g[21] = !g[16] & g[18] & 0u64.wrapping_sub((s.0[2] & 0x2 != 0) as u64);
-        parts[0] |= g[21] & 0xffffffffffffffff;
-    }
-    parts[1] |= u64::from(n[3]);
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 2] = [(g[21] & 0xffffffffffffffff), u64::from(n[3])];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [1];
+        let parts: [u64; 1] = [u64::from(n[3])];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

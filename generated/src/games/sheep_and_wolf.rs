@@ -2027,14 +2027,17 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `wolf` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 4];
-    if s.0[3] & 0x2 != 0 {
-        parts[0] |= (s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00);
-        parts[1] |= (s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55);
-        parts[2] |= (s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00);
-        parts[3] |= (s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54);
-    }
-    parts[0] |= u64::from(s.0[3] & 0x1 != 0);
+    let parts: [u64; 4] = if s.0[3] & 0x2 != 0 {
+        [
+            u64::from(s.0[3] & 0x1 != 0)
+                | ((s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00)),
+            ((s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55)),
+            ((s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00)),
+            ((s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54)),
+        ]
+    } else {
+        [u64::from(s.0[3] & 0x1 != 0), 0, 0, 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2046,12 +2049,15 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `sheep` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 2];
-    if s.0[3] & 0x1 != 0 {
-        parts[0] |= (s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00);
-        parts[1] |= (s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54);
-    }
-    parts[0] |= u64::from(s.0[3] & 0x2 != 0);
+    let parts: [u64; 2] = if s.0[3] & 0x1 != 0 {
+        [
+            u64::from(s.0[3] & 0x2 != 0)
+                | ((s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00)),
+            ((s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54)),
+        ]
+    } else {
+        [u64::from(s.0[3] & 0x2 != 0), 0]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -2226,29 +2232,45 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 4];
-    if s.0[3] & 0x2 != 0 {
-        parts[0] |= (s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00);
-        parts[1] |= (s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55);
-        parts[2] |= (s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00);
-        parts[3] |= (s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54);
-    }
-    parts[0] |= u64::from(s.0[3] & 0x1 != 0);
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_0 = if s.0[3] & 0x2 != 0 {
+        let parts: [u64; 4] = [
+            u64::from(s.0[3] & 0x1 != 0)
+                | ((s.0[0]) & ((s.0[2] << 9)) & (0xaa54aa54aa54aa00)),
+            ((s.0[0]) & ((s.0[2] >> 9)) & (0x552a552a552a55)),
+            ((s.0[0]) & ((s.0[2] << 7)) & (0x2a552a552a552a00)),
+            ((s.0[0]) & ((s.0[2] >> 7)) & (0x54aa54aa54aa54)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [u64::from(s.0[3] & 0x1 != 0)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_0 = drawn_0 & 255;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 2];
-    if s.0[3] & 0x1 != 0 {
-        parts[0] |= (s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00);
-        parts[1] |= (s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54);
-    }
-    parts[0] |= u64::from(s.0[3] & 0x2 != 0);
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+    let drawn_1 = if s.0[3] & 0x1 != 0 {
+        let parts: [u64; 2] = [
+            u64::from(s.0[3] & 0x2 != 0)
+                | ((s.0[0]) & ((s.0[1] << 9)) & (0xaa54aa54aa54aa00)),
+            ((s.0[0]) & ((s.0[1] >> 7)) & (0x54aa54aa54aa54)),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [u64::from(s.0[3] & 0x2 != 0)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     let drawn_1 = drawn_1 & 127;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);

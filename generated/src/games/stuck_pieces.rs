@@ -901,8 +901,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x4000000000 != 0 {
+    let parts: [u64; 1] = if s.0[0] & 0x4000000000 != 0 {
         // n[10]: (legal white (step 1)), rules at stuckPieces.kif:39
         n[10] = (s.0[0] & 0x4008000000 == 0x4008000000) & (!n[1]);
         // n[11]: (legal white (step 2)), rules at stuckPieces.kif:39
@@ -921,17 +920,16 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[17] = (s.0[0] & 0x4400000000 == 0x4400000000) & (!n[4]);
         // n[18]: (legal white (step 9)), rules at stuckPieces.kif:39
         n[18] = (s.0[0] & 0x4800000000 == 0x4800000000) & (!n[5]);
-        parts[0] |= u64::from(n[10]);
-        parts[0] |= u64::from(n[11]) << 1;
-        parts[0] |= u64::from(n[12]) << 2;
-        parts[0] |= u64::from(n[13]) << 3;
-        parts[0] |= u64::from(n[14]) << 4;
-        parts[0] |= u64::from(n[15]) << 5;
-        parts[0] |= u64::from(n[16]) << 6;
-        parts[0] |= u64::from(n[17]) << 7;
-        parts[0] |= u64::from(n[18]) << 8;
-    }
-    parts[0] |= u64::from(n[44]) << 9;
+        [
+            (u64::from(n[44]) << 9) | u64::from(n[10]) | (u64::from(n[11]) << 1)
+                | (u64::from(n[12]) << 2) | (u64::from(n[13]) << 3)
+                | (u64::from(n[14]) << 4) | (u64::from(n[15]) << 5)
+                | (u64::from(n[16]) << 6) | (u64::from(n[17]) << 7)
+                | (u64::from(n[18]) << 8),
+        ]
+    } else {
+        [(u64::from(n[44]) << 9)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x802000002400001) >> 54) as usize],
         rng,
@@ -941,8 +939,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x2000000000 != 0 {
+    let parts: [u64; 1] = if s.0[0] & 0x2000000000 != 0 {
         // n[19]: (legal black (step 2)), rules at stuckPieces.kif:39
         n[19] = (s.0[0] & 0x2000040000 == 0x2000040000) & (!n[0]);
         // n[20]: (legal black (step 3)), rules at stuckPieces.kif:39
@@ -961,17 +958,16 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[26] = (s.0[0] & 0x2002000000 == 0x2002000000) & (!n[3]);
         // n[27]: (legal black (step 10)), rules at stuckPieces.kif:39
         n[27] = (s.0[0] & 0x2004000000 == 0x2004000000) & (!n[4]);
-        parts[0] |= u64::from(n[27]);
-        parts[0] |= u64::from(n[19]) << 1;
-        parts[0] |= u64::from(n[20]) << 2;
-        parts[0] |= u64::from(n[21]) << 3;
-        parts[0] |= u64::from(n[22]) << 4;
-        parts[0] |= u64::from(n[23]) << 5;
-        parts[0] |= u64::from(n[24]) << 6;
-        parts[0] |= u64::from(n[25]) << 7;
-        parts[0] |= u64::from(n[26]) << 8;
-    }
-    parts[0] |= u64::from(n[61]) << 9;
+        [
+            (u64::from(n[61]) << 9) | u64::from(n[27]) | (u64::from(n[19]) << 1)
+                | (u64::from(n[20]) << 2) | (u64::from(n[21]) << 3)
+                | (u64::from(n[22]) << 4) | (u64::from(n[23]) << 5)
+                | (u64::from(n[24]) << 6) | (u64::from(n[25]) << 7)
+                | (u64::from(n[26]) << 8),
+        ]
+    } else {
+        [(u64::from(n[61]) << 9)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x802000002400001) >> 54) as usize],
         rng,

@@ -477,11 +477,11 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `xplayer` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x10000000 != 0 {
-        parts[0] |= (s.0[0]) & (0x1ff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 9;
+    let parts: [u64; 1] = if s.0[0] & 0x10000000 != 0 {
+        [(u64::from(s.0[0] & 0x8000000 != 0) << 9) | ((s.0[0]) & (0x1ff))]
+    } else {
+        [(u64::from(s.0[0] & 0x8000000 != 0) << 9)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -493,11 +493,11 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `oplayer` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x8000000 != 0 {
-        parts[0] |= (s.0[0]) & (0x1ff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 9;
+    let parts: [u64; 1] = if s.0[0] & 0x8000000 != 0 {
+        [(u64::from(s.0[0] & 0x10000000 != 0) << 9) | ((s.0[0]) & (0x1ff))]
+    } else {
+        [(u64::from(s.0[0] & 0x10000000 != 0) << 9)]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -672,11 +672,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x10000000 != 0 {
-        parts[0] |= (s.0[0]) & (0x1ff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 9;
+    let parts: [u64; 1] = if s.0[0] & 0x10000000 != 0 {
+        [(u64::from(s.0[0] & 0x8000000 != 0) << 9) | ((s.0[0]) & (0x1ff))]
+    } else {
+        [(u64::from(s.0[0] & 0x8000000 != 0) << 9)]
+    };
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x802000002400001) >> 54) as usize],
         rng,
@@ -686,11 +686,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 1];
-    if s.0[0] & 0x8000000 != 0 {
-        parts[0] |= (s.0[0]) & (0x1ff);
-    }
-    parts[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 9;
+    let parts: [u64; 1] = if s.0[0] & 0x8000000 != 0 {
+        [(u64::from(s.0[0] & 0x10000000 != 0) << 9) | ((s.0[0]) & (0x1ff))]
+    } else {
+        [(u64::from(s.0[0] & 0x10000000 != 0) << 9)]
+    };
     let drawn_1 = match ::gdl_runtime::bits::pick_listed(
         &PICK_1[((parts[0]).wrapping_mul(0x802000002400001) >> 54) as usize],
         rng,

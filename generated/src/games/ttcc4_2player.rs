@@ -4381,52 +4381,64 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // n[33]: (legal light (jump 6 5 5 4 4 3))
     n[33] = (s.0[4] & 0x4000000 == 0x4000000) & (s.0[1] & 0x4000000000 == 0x4000000000)
         & (g[2] & 0x4000 != 0) & (g[1] & 0x100000 != 0);
-    let mut parts = [0u64; 20];
-    if s.0[1] & 0x4000000000 != 0 {
-        parts[0] |= g[6] & 0x7bdef4;
-        parts[1] |= g[7] & 0x7bdef78;
-        parts[2] |= g[8] & 0xf7bdef0;
-        parts[3] |= g[9] & 0x7ffffc;
-        parts[4] |= g[10] & 0xfffff00;
-        parts[5] |= g[11] & 0x3def78;
-        parts[6] |= g[12] & 0x7bdef00;
-        parts[7] |= g[13] & 0xf7bde00;
-        parts[8] |= g[14] & 0x1ce739;
-        parts[9] |= g[15] & 0x1ef79;
-        parts[10] |= g[16] & 0x3def1;
-        parts[11] |= g[17] & 0x739ce0;
-        parts[12] |= g[18] & 0x39ce700;
-        parts[13] |= g[19] & 0xe739c00;
-        parts[14] |= g[20] & 0xf7bc000;
-        parts[15] |= g[21] & 0x7bde000;
-        parts[16] |= g[22] & 0x154552;
-        parts[17] |= g[23] & 0x515452;
-        parts[18] |= g[24] & 0x5515400;
-        parts[19] |= g[25] & 0x5154500;
-        parts[0] |= u64::from(n[12]);
-        parts[0] |= u64::from(n[13]) << 1;
-        parts[0] |= u64::from(n[14]) << 3;
-        parts[0] |= u64::from(n[25]) << 8;
-        parts[0] |= u64::from(n[16]) << 13;
-        parts[0] |= u64::from(n[17]) << 18;
-        parts[0] |= u64::from(n[26]) << 23;
-        parts[0] |= u64::from(n[19]) << 24;
-        parts[0] |= u64::from(n[28]) << 25;
-        parts[0] |= u64::from(n[18]) << 26;
-        parts[0] |= u64::from(n[27]) << 27;
-        parts[0] |= u64::from(n[21]) << 28;
-        parts[0] |= u64::from(n[20]) << 29;
-        parts[0] |= u64::from(n[30]) << 30;
-        parts[0] |= u64::from(n[29]) << 31;
-        parts[0] |= u64::from(n[23]) << 32;
-        parts[0] |= u64::from(n[32]) << 33;
-        parts[0] |= u64::from(n[22]) << 34;
-        parts[0] |= u64::from(n[31]) << 35;
-        parts[0] |= u64::from(n[24]) << 36;
-        parts[0] |= u64::from(n[33]) << 37;
-        parts[0] |= u64::from(n[15]) << 38;
-    }
-    parts[0] |= u64::from(n[11]) << 39;
+    let parts: [u64; 20] = if s.0[1] & 0x4000000000 != 0 {
+        [
+            (u64::from(n[11]) << 39) | (g[6] & 0x7bdef4) | u64::from(n[12])
+                | (u64::from(n[13]) << 1) | (u64::from(n[14]) << 3)
+                | (u64::from(n[25]) << 8) | (u64::from(n[16]) << 13)
+                | (u64::from(n[17]) << 18) | (u64::from(n[26]) << 23)
+                | (u64::from(n[19]) << 24) | (u64::from(n[28]) << 25)
+                | (u64::from(n[18]) << 26) | (u64::from(n[27]) << 27)
+                | (u64::from(n[21]) << 28) | (u64::from(n[20]) << 29)
+                | (u64::from(n[30]) << 30) | (u64::from(n[29]) << 31)
+                | (u64::from(n[23]) << 32) | (u64::from(n[32]) << 33)
+                | (u64::from(n[22]) << 34) | (u64::from(n[31]) << 35)
+                | (u64::from(n[24]) << 36) | (u64::from(n[33]) << 37)
+                | (u64::from(n[15]) << 38),
+            (g[7] & 0x7bdef78),
+            (g[8] & 0xf7bdef0),
+            (g[9] & 0x7ffffc),
+            (g[10] & 0xfffff00),
+            (g[11] & 0x3def78),
+            (g[12] & 0x7bdef00),
+            (g[13] & 0xf7bde00),
+            (g[14] & 0x1ce739),
+            (g[15] & 0x1ef79),
+            (g[16] & 0x3def1),
+            (g[17] & 0x739ce0),
+            (g[18] & 0x39ce700),
+            (g[19] & 0xe739c00),
+            (g[20] & 0xf7bc000),
+            (g[21] & 0x7bde000),
+            (g[22] & 0x154552),
+            (g[23] & 0x515452),
+            (g[24] & 0x5515400),
+            (g[25] & 0x5154500),
+        ]
+    } else {
+        [
+            (u64::from(n[11]) << 39),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -4741,52 +4753,64 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     // n[33]: (legal dark (jump 4 5 3 4 2 3))
     n[33] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
         & (g[2] & 0x10 != 0) & (g[0] & 0x400 != 0);
-    let mut parts = [0u64; 20];
-    if s.0[1] & 0x2000000000 != 0 {
-        parts[0] |= g[6] & 0x17bdef00;
-        parts[1] |= g[7] & 0x7bdef78;
-        parts[2] |= g[8] & 0xf7bdef0;
-        parts[3] |= g[9] & 0x1fffff00;
-        parts[4] |= g[10] & 0x7ffff8;
-        parts[5] |= g[11] & 0xf7bde00;
-        parts[6] |= g[12] & 0x3def78;
-        parts[7] |= g[13] & 0x7bdef0;
-        parts[8] |= g[14] & 0x4e739c00;
-        parts[9] |= g[15] & 0x47bde000;
-        parts[10] |= g[16] & 0x4f7bc000;
-        parts[11] |= g[17] & 0x39ce700;
-        parts[12] |= g[18] & 0x739ce0;
-        parts[13] |= g[19] & 0x1ce738;
-        parts[14] |= g[20] & 0x1ef78;
-        parts[15] |= g[21] & 0x3def0;
-        parts[16] |= g[22] & 0x25154500;
-        parts[17] |= g[23] & 0x25515400;
-        parts[18] |= g[24] & 0x515450;
-        parts[19] |= g[25] & 0x154550;
-        parts[0] |= u64::from(n[12]);
-        parts[0] |= u64::from(n[13]) << 1;
-        parts[0] |= u64::from(n[14]) << 2;
-        parts[0] |= u64::from(n[19]) << 3;
-        parts[0] |= u64::from(n[28]) << 4;
-        parts[0] |= u64::from(n[18]) << 5;
-        parts[0] |= u64::from(n[27]) << 6;
-        parts[0] |= u64::from(n[17]) << 7;
-        parts[0] |= u64::from(n[26]) << 12;
-        parts[0] |= u64::from(n[24]) << 17;
-        parts[0] |= u64::from(n[16]) << 22;
-        parts[0] |= u64::from(n[33]) << 27;
-        parts[0] |= u64::from(n[25]) << 29;
-        parts[0] |= u64::from(n[23]) << 30;
-        parts[0] |= u64::from(n[32]) << 31;
-        parts[0] |= u64::from(n[22]) << 32;
-        parts[0] |= u64::from(n[31]) << 33;
-        parts[0] |= u64::from(n[21]) << 34;
-        parts[0] |= u64::from(n[30]) << 35;
-        parts[0] |= u64::from(n[29]) << 36;
-        parts[0] |= u64::from(n[20]) << 37;
-        parts[0] |= u64::from(n[15]) << 38;
-    }
-    parts[0] |= u64::from(n[11]) << 39;
+    let parts: [u64; 20] = if s.0[1] & 0x2000000000 != 0 {
+        [
+            (u64::from(n[11]) << 39) | (g[6] & 0x17bdef00) | u64::from(n[12])
+                | (u64::from(n[13]) << 1) | (u64::from(n[14]) << 2)
+                | (u64::from(n[19]) << 3) | (u64::from(n[28]) << 4)
+                | (u64::from(n[18]) << 5) | (u64::from(n[27]) << 6)
+                | (u64::from(n[17]) << 7) | (u64::from(n[26]) << 12)
+                | (u64::from(n[24]) << 17) | (u64::from(n[16]) << 22)
+                | (u64::from(n[33]) << 27) | (u64::from(n[25]) << 29)
+                | (u64::from(n[23]) << 30) | (u64::from(n[32]) << 31)
+                | (u64::from(n[22]) << 32) | (u64::from(n[31]) << 33)
+                | (u64::from(n[21]) << 34) | (u64::from(n[30]) << 35)
+                | (u64::from(n[29]) << 36) | (u64::from(n[20]) << 37)
+                | (u64::from(n[15]) << 38),
+            (g[7] & 0x7bdef78),
+            (g[8] & 0xf7bdef0),
+            (g[9] & 0x1fffff00),
+            (g[10] & 0x7ffff8),
+            (g[11] & 0xf7bde00),
+            (g[12] & 0x3def78),
+            (g[13] & 0x7bdef0),
+            (g[14] & 0x4e739c00),
+            (g[15] & 0x47bde000),
+            (g[16] & 0x4f7bc000),
+            (g[17] & 0x39ce700),
+            (g[18] & 0x739ce0),
+            (g[19] & 0x1ce738),
+            (g[20] & 0x1ef78),
+            (g[21] & 0x3def0),
+            (g[22] & 0x25154500),
+            (g[23] & 0x25515400),
+            (g[24] & 0x515450),
+            (g[25] & 0x154550),
+        ]
+    } else {
+        [
+            (u64::from(n[11]) << 39),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
         while word != 0 {
@@ -6936,8 +6960,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 2];
-    let mut parts = [0u64; 20];
-    if s.0[1] & 0x4000000000 != 0 {
+    let drawn_0 = if s.0[1] & 0x4000000000 != 0 {
         // n[23]: (legal light (drop 3))
         n[23] = (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x1000 != 0);
         // n[25]: (legal light (drop 4))
@@ -7099,57 +7122,53 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         n[61] = (s.0[4] & 0x4000000 == 0x4000000)
             & (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x4000 != 0)
             & (g[1] & 0x100000 != 0);
-        parts[0] |= g[6] & 0x7bdef4;
-        parts[1] |= g[7] & 0x7bdef78;
-        parts[2] |= g[8] & 0xf7bdef0;
-        parts[3] |= g[9] & 0x7ffffc;
-        parts[4] |= g[10] & 0xfffff00;
-        parts[5] |= g[16] & 0x3def78;
-        parts[6] |= g[17] & 0x7bdef00;
-        parts[7] |= g[18] & 0xf7bde00;
-        parts[8] |= g[22] & 0x1ce739;
-        parts[9] |= g[23] & 0x1ef79;
-        parts[10] |= g[24] & 0x3def1;
-        parts[11] |= g[25] & 0x739ce0;
-        parts[12] |= g[26] & 0x39ce700;
-        parts[13] |= g[27] & 0xe739c00;
-        parts[14] |= g[28] & 0xf7bc000;
-        parts[15] |= g[29] & 0x7bde000;
-        parts[16] |= g[38] & 0x154552;
-        parts[17] |= g[39] & 0x515452;
-        parts[18] |= g[40] & 0x5515400;
-        parts[19] |= g[41] & 0x5154500;
-        parts[0] |= u64::from(n[23]);
-        parts[0] |= u64::from(n[25]) << 1;
-        parts[0] |= u64::from(n[27]) << 3;
-        parts[0] |= u64::from(n[49]) << 8;
-        parts[0] |= u64::from(n[31]) << 13;
-        parts[0] |= u64::from(n[32]) << 18;
-        parts[0] |= u64::from(n[50]) << 23;
-        parts[0] |= u64::from(n[34]) << 24;
-        parts[0] |= u64::from(n[52]) << 25;
-        parts[0] |= u64::from(n[33]) << 26;
-        parts[0] |= u64::from(n[51]) << 27;
-        parts[0] |= u64::from(n[40]) << 28;
-        parts[0] |= u64::from(n[35]) << 29;
-        parts[0] |= u64::from(n[58]) << 30;
-        parts[0] |= u64::from(n[53]) << 31;
-        parts[0] |= u64::from(n[42]) << 32;
-        parts[0] |= u64::from(n[60]) << 33;
-        parts[0] |= u64::from(n[41]) << 34;
-        parts[0] |= u64::from(n[59]) << 35;
-        parts[0] |= u64::from(n[43]) << 36;
-        parts[0] |= u64::from(n[61]) << 37;
-        parts[0] |= u64::from(n[29]) << 38;
-    }
-    parts[0] |= u64::from(n[11]) << 39;
-    let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 20] = [
+            (u64::from(n[11]) << 39) | (g[6] & 0x7bdef4) | u64::from(n[23])
+                | (u64::from(n[25]) << 1) | (u64::from(n[27]) << 3)
+                | (u64::from(n[49]) << 8) | (u64::from(n[31]) << 13)
+                | (u64::from(n[32]) << 18) | (u64::from(n[50]) << 23)
+                | (u64::from(n[34]) << 24) | (u64::from(n[52]) << 25)
+                | (u64::from(n[33]) << 26) | (u64::from(n[51]) << 27)
+                | (u64::from(n[40]) << 28) | (u64::from(n[35]) << 29)
+                | (u64::from(n[58]) << 30) | (u64::from(n[53]) << 31)
+                | (u64::from(n[42]) << 32) | (u64::from(n[60]) << 33)
+                | (u64::from(n[41]) << 34) | (u64::from(n[59]) << 35)
+                | (u64::from(n[43]) << 36) | (u64::from(n[61]) << 37)
+                | (u64::from(n[29]) << 38),
+            (g[7] & 0x7bdef78),
+            (g[8] & 0xf7bdef0),
+            (g[9] & 0x7ffffc),
+            (g[10] & 0xfffff00),
+            (g[16] & 0x3def78),
+            (g[17] & 0x7bdef00),
+            (g[18] & 0xf7bde00),
+            (g[22] & 0x1ce739),
+            (g[23] & 0x1ef79),
+            (g[24] & 0x3def1),
+            (g[25] & 0x739ce0),
+            (g[26] & 0x39ce700),
+            (g[27] & 0xe739c00),
+            (g[28] & 0xf7bc000),
+            (g[29] & 0x7bde000),
+            (g[38] & 0x154552),
+            (g[39] & 0x515452),
+            (g[40] & 0x5515400),
+            (g[41] & 0x5154500),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(n[11]) << 39)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let mut parts = [0u64; 20];
-    if s.0[1] & 0x2000000000 != 0 {
+    let drawn_1 = if s.0[1] & 0x2000000000 != 0 {
         // n[24]: (legal dark (drop 3))
         n[24] = (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x1000 != 0);
         // n[26]: (legal dark (drop 4))
@@ -7313,53 +7332,50 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // n[66]: (legal dark (jump 4 5 3 4 2 3))
         n[66] = (s.0[2] & 0x10000 == 0x10000) & (s.0[1] & 0x2000000000 == 0x2000000000)
             & (g[2] & 0x10 != 0) & (g[0] & 0x400 != 0);
-        parts[0] |= g[11] & 0x17bdef00;
-        parts[1] |= g[12] & 0x7bdef78;
-        parts[2] |= g[13] & 0xf7bdef0;
-        parts[3] |= g[14] & 0x1fffff00;
-        parts[4] |= g[15] & 0x7ffff8;
-        parts[5] |= g[19] & 0xf7bde00;
-        parts[6] |= g[20] & 0x3def78;
-        parts[7] |= g[21] & 0x7bdef0;
-        parts[8] |= g[30] & 0x4e739c00;
-        parts[9] |= g[31] & 0x47bde000;
-        parts[10] |= g[32] & 0x4f7bc000;
-        parts[11] |= g[33] & 0x39ce700;
-        parts[12] |= g[34] & 0x739ce0;
-        parts[13] |= g[35] & 0x1ce738;
-        parts[14] |= g[36] & 0x1ef78;
-        parts[15] |= g[37] & 0x3def0;
-        parts[16] |= g[42] & 0x25154500;
-        parts[17] |= g[43] & 0x25515400;
-        parts[18] |= g[44] & 0x515450;
-        parts[19] |= g[45] & 0x154550;
-        parts[0] |= u64::from(n[24]);
-        parts[0] |= u64::from(n[26]) << 1;
-        parts[0] |= u64::from(n[28]) << 2;
-        parts[0] |= u64::from(n[39]) << 3;
-        parts[0] |= u64::from(n[57]) << 4;
-        parts[0] |= u64::from(n[38]) << 5;
-        parts[0] |= u64::from(n[56]) << 6;
-        parts[0] |= u64::from(n[37]) << 7;
-        parts[0] |= u64::from(n[55]) << 12;
-        parts[0] |= u64::from(n[48]) << 17;
-        parts[0] |= u64::from(n[36]) << 22;
-        parts[0] |= u64::from(n[66]) << 27;
-        parts[0] |= u64::from(n[54]) << 29;
-        parts[0] |= u64::from(n[47]) << 30;
-        parts[0] |= u64::from(n[65]) << 31;
-        parts[0] |= u64::from(n[46]) << 32;
-        parts[0] |= u64::from(n[64]) << 33;
-        parts[0] |= u64::from(n[45]) << 34;
-        parts[0] |= u64::from(n[63]) << 35;
-        parts[0] |= u64::from(n[62]) << 36;
-        parts[0] |= u64::from(n[44]) << 37;
-        parts[0] |= u64::from(n[30]) << 38;
-    }
-    parts[0] |= u64::from(n[22]) << 39;
-    let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
-        Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        let parts: [u64; 20] = [
+            (u64::from(n[22]) << 39) | (g[11] & 0x17bdef00) | u64::from(n[24])
+                | (u64::from(n[26]) << 1) | (u64::from(n[28]) << 2)
+                | (u64::from(n[39]) << 3) | (u64::from(n[57]) << 4)
+                | (u64::from(n[38]) << 5) | (u64::from(n[56]) << 6)
+                | (u64::from(n[37]) << 7) | (u64::from(n[55]) << 12)
+                | (u64::from(n[48]) << 17) | (u64::from(n[36]) << 22)
+                | (u64::from(n[66]) << 27) | (u64::from(n[54]) << 29)
+                | (u64::from(n[47]) << 30) | (u64::from(n[65]) << 31)
+                | (u64::from(n[46]) << 32) | (u64::from(n[64]) << 33)
+                | (u64::from(n[45]) << 34) | (u64::from(n[63]) << 35)
+                | (u64::from(n[62]) << 36) | (u64::from(n[44]) << 37)
+                | (u64::from(n[30]) << 38),
+            (g[12] & 0x7bdef78),
+            (g[13] & 0xf7bdef0),
+            (g[14] & 0x1fffff00),
+            (g[15] & 0x7ffff8),
+            (g[19] & 0xf7bde00),
+            (g[20] & 0x3def78),
+            (g[21] & 0x7bdef0),
+            (g[30] & 0x4e739c00),
+            (g[31] & 0x47bde000),
+            (g[32] & 0x4f7bc000),
+            (g[33] & 0x39ce700),
+            (g[34] & 0x739ce0),
+            (g[35] & 0x1ce738),
+            (g[36] & 0x1ef78),
+            (g[37] & 0x3def0),
+            (g[42] & 0x25154500),
+            (g[43] & 0x25515400),
+            (g[44] & 0x515450),
+            (g[45] & 0x154550),
+        ];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * p + b as usize,
+            None => return None,
+        }
+    } else {
+        const AT: [usize; 1] = [0];
+        let parts: [u64; 1] = [(u64::from(n[22]) << 39)];
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;

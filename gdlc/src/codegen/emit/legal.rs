@@ -80,26 +80,30 @@ impl Emitter<'_> {
         let values = plan.families.values(moves);
         let (nodes, slots) = self.evaluate(&values);
         let fill = Body::new(self, &slots, Phase::State).fill_legal_parts(moves, plan, TokenStream::new());
-        let (declare, move_of) = plan.parts.declare(role);
-        let listed = listed_parts(&move_of);
+        let declare = fill.declare();
+        let listed = listed_parts(&plan.parts.move_of(role), None);
         quote! {
             #nodes
             #declare
-            #fill
             #listed
         }
     }
 }
 
 /// The statement that appends to `out` the moves of the set bits of `parts`, by the table
-/// `move_of` of the move of every bit, from the lowest bit of the first word.
-pub(super) fn listed_parts(move_of: &Ident) -> TokenStream {
+/// `move_of` of the move of every bit, from the lowest bit of the first word. With `at`, word
+/// `p` of `parts` is word `at[p]` of the table.
+pub(super) fn listed_parts(move_of: &Ident, at: Option<&TokenStream>) -> TokenStream {
+    let row = match at {
+        Some(at) => quote!(#at[p]),
+        None => quote!(p),
+    };
     quote! {
         for (p, &word) in parts.iter().enumerate() {
             let mut word = word;
             while word != 0 {
                 let b = word.trailing_zeros();
-                out.push(Move(#move_of[p][b as usize]));
+                out.push(Move(#move_of[#row][b as usize]));
                 word &= word - 1;
             }
         }

@@ -9,7 +9,7 @@ use crate::codegen::legal_parts::RoleLegal;
 use crate::codegen::move_tables::MoveTables;
 use crate::codegen::pick_tables;
 use crate::ground::{Lit, Prop, Value};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 
@@ -333,8 +333,9 @@ impl Body<'_> {
     /// found as `plan` says (after `exclusive`, the nodes only its guarded moves read, when its
     /// guard holds), and one drawn among them into `joint[role]` as bit `drawn_role`. The draw
     /// is among the set bits in the order `legal` lists them, so that it picks the move the
-    /// general interface picks. With `by_draw`, its frame and arm-family rows are looked up by
-    /// that bit.
+    /// general interface picks. When the role's guard fails, the draw is among the few words
+    /// of its unguarded moves alone (the `noop` of a turn-taking game), not all of its words.
+    /// With `by_draw`, its frame and arm-family rows are looked up by that bit.
     fn choice(
         &self,
         role: usize,
@@ -346,34 +347,30 @@ impl Body<'_> {
     ) -> (TokenStream, TokenStream) {
         let r = Literal::usize_unsuffixed(role);
         let fill = self.fill_legal_parts(moves, plan, self.emit_nodes(exclusive));
-        let (declare, move_of) = plan.parts.declare(role);
+        let move_of = plan.parts.move_of(role);
         let drawn = format_ident!("drawn_{}", role);
         let used: Vec<u64> = plan.parts.words.iter().map(|&(used, _)| used).collect();
         let (draw, pick_table) = pick_tables::draw(role, &used);
-        let listed = super::legal::listed_parts(&move_of);
-        // Asked for `legal`, the asked role's moves are listed and the others' not drawn;
-        // asked for `terminal` or `goals`, `evaluate` has answered before the choices.
-        let legal_arm = shared.legal.then(|| {
-            quote! {
-                Ask::Legal(asked, out) => {
-                    if *asked == #r {
-                        #listed
-                        return None;
-                    }
-                    0
+        let asked = |draw: TokenStream, at: Option<&TokenStream>| asked_draw(role, shared, &move_of, draw, at);
+        let draw = match fill.split() {
+            Some((lit, held, failed, at)) => {
+                let (held_draw, failed_draw) = (asked(draw, None), asked(among_few(), Some(&quote!(AT))));
+                let (few, at) = (Literal::usize_unsuffixed(at.len()), at.into_iter().map(Literal::usize_unsuffixed));
+                quote! {
+                    let #drawn = if #lit {
+                        #held
+                        #held_draw
+                    } else {
+                        const AT: [usize; #few] = [#(#at),*];
+                        #failed
+                        #failed_draw
+                    };
                 }
             }
-        });
-        let answered_arm = (shared.terminal || shared.goals).then(|| quote!(_ => return None,));
-        let draw = match shared.any() {
-            false => quote!(let #drawn = #draw;),
-            true => quote! {
-                let #drawn = match &mut ask {
-                    Ask::Step(rng) => #draw,
-                    #legal_arm
-                    #answered_arm
-                };
-            },
+            None => {
+                let (declare, draw) = (fill.declare(), asked(draw, None));
+                quote!(#declare let #drawn = #draw;)
+            }
         };
         // The drawn bit is below `64 * words`; saying so with a mask (free when that is a
         // power of two) lets the compiler drop the bounds checks of the tables it indexes,
@@ -385,12 +382,58 @@ impl Body<'_> {
         });
         let bit_tables = by_draw.then(|| self.emitter.bit_tables(role, &plan.parts));
         let choice = quote! {
-            #declare
-            #fill
             #draw
             #in_range
             joint[#r] = Move(#move_of[#drawn / 64][#drawn % 64]);
         };
         (choice, quote!(#bit_tables #pick_table))
+    }
+}
+
+/// Role `role`'s draw `draw` from `parts`, in the arms of `Ask` when the step's code serves
+/// other functions (`shared`): asked for `legal`, the asked role's moves are listed by the
+/// table `move_of` and the others' not drawn; asked for `terminal` or `goals`, `evaluate` has
+/// answered before the choices. With `at`, word `p` of `parts` is word `at[p]` of the table.
+fn asked_draw(
+    role: usize,
+    shared: Shared,
+    move_of: &Ident,
+    draw: TokenStream,
+    at: Option<&TokenStream>,
+) -> TokenStream {
+    if !shared.any() {
+        return draw;
+    }
+    let r = Literal::usize_unsuffixed(role);
+    let listed = super::legal::listed_parts(move_of, at);
+    let legal_arm = shared.legal.then(|| {
+        quote! {
+            Ask::Legal(asked, out) => {
+                if *asked == #r {
+                    #listed
+                    return None;
+                }
+                0
+            }
+        }
+    });
+    let answered_arm = (shared.terminal || shared.goals).then(|| quote!(_ => return None,));
+    quote! {
+        match &mut ask {
+            Ask::Step(rng) => #draw,
+            #legal_arm
+            #answered_arm
+        }
+    }
+}
+
+/// The draw among the few words of a role's moves that its guard does not guard, when the
+/// guard fails (`noop`, on the other roles' turns): word `p` of them is word `AT[p]` of all.
+fn among_few() -> TokenStream {
+    quote! {
+        match ::gdl_runtime::bits::pick(&parts, rng) {
+            Some((p, b)) => 64 * AT[p] + b as usize,
+            None => return None,
+        }
     }
 }
