@@ -513,10 +513,12 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `red` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 11];
-    let mut g = [0u64; 1];
+    let mut n = [false; 8];
+    let mut g = [0u64; 2];
     // g[0]: 10 node words, bit 10 (cellopen 1 6 1), bit 22 (cellopen 2 6 1), bit 34 (cellopen 3 6 1), bit 46 (cellopen 4 6 1), and 6 more; rules at connectFourSimultaneous.kif:108
     g[0] = 0xc00c00c00c00c00 & !s.0[0] & !s.0[2];
+    // g[1]: 6 node words, bit 6 (cellopen 6 6 1), bit 18 (cellopen 7 6 1), bit 30 (cellopen 8 6 1), bit 7 (cellopen 6 6 2), and 2 more; rules at connectFourSimultaneous.kif:108
+    g[1] = 0xc00c00c0 & !s.0[1] & !s.0[3];
     // n[0]: (legal red (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
     n[0] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800 != 0);
     // n[1]: (legal red (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
@@ -527,32 +529,26 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     n[3] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000000 != 0);
     // n[4]: (legal red (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
     n[4] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000000000 != 0);
-    // n[5]: (cellopen 6 6 2), rules at connectFourSimultaneous.kif:108
-    n[5] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
-    // n[6]: (legal red (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[6] = (s.0[1] & 0x800000000 == 0x800000000) & (n[5]);
-    // n[7]: (cellopen 7 6 2), rules at connectFourSimultaneous.kif:108
-    n[7] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
-    // n[8]: (legal red (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[8] = (s.0[1] & 0x800000000 == 0x800000000) & (n[7]);
-    // n[9]: (cellopen 8 6 2), rules at connectFourSimultaneous.kif:108
-    n[9] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
-    // n[10]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[10] = (s.0[1] & 0x800000000 == 0x800000000) & (n[9]);
+    // n[5]: (legal red (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[5] = (s.0[1] & 0x800000000 == 0x800000000) & (g[1] & 0x80 != 0);
+    // n[6]: (legal red (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[6] = (s.0[1] & 0x800000000 == 0x800000000) & (g[1] & 0x80000 != 0);
+    // n[7]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[7] = (s.0[1] & 0x800000000 == 0x800000000) & (g[1] & 0x80000000 != 0);
     let parts: [u64; 1] = if s.0[1] & 0x200000000 != 0 {
         [
             u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
                 | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
-                | (u64::from(n[6]) << 5) | (u64::from(n[8]) << 7)
-                | (u64::from(n[10]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
                 | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
         ]
     } else {
         [
             u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
                 | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
-                | (u64::from(n[6]) << 5) | (u64::from(n[8]) << 7)
-                | (u64::from(n[10]) << 8),
+                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8),
         ]
     };
     for (p, &word) in parts.iter().enumerate() {
@@ -566,46 +562,42 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 11];
-    let mut g = [0u64; 1];
+    let mut n = [false; 8];
+    let mut g = [0u64; 2];
     // g[0]: 10 node words, bit 10 (cellopen 1 6 1), bit 22 (cellopen 2 6 1), bit 34 (cellopen 3 6 1), bit 46 (cellopen 4 6 1), and 6 more; rules at connectFourSimultaneous.kif:108
     g[0] = 0xc00c00c00c00c00 & !s.0[0] & !s.0[2];
-    // n[0]: (cellopen 6 6 2), rules at connectFourSimultaneous.kif:108
-    n[0] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
-    // n[1]: (cellopen 7 6 2), rules at connectFourSimultaneous.kif:108
-    n[1] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
-    // n[2]: (cellopen 8 6 2), rules at connectFourSimultaneous.kif:108
-    n[2] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
-    // n[3]: (legal black (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[3] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800 != 0);
-    // n[4]: (legal black (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[4] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000 != 0);
-    // n[5]: (legal black (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[5] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000 != 0);
-    // n[6]: (legal black (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[6] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000 != 0);
-    // n[7]: (legal black (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[7] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000000 != 0);
-    // n[8]: (legal black (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[8] = (s.0[1] & 0x400000000 == 0x400000000) & (n[0]);
-    // n[9]: (legal black (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[9] = (s.0[1] & 0x400000000 == 0x400000000) & (n[1]);
-    // n[10]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[10] = (s.0[1] & 0x400000000 == 0x400000000) & (n[2]);
+    // g[1]: 6 node words, bit 6 (cellopen 6 6 1), bit 18 (cellopen 7 6 1), bit 30 (cellopen 8 6 1), bit 7 (cellopen 6 6 2), and 2 more; rules at connectFourSimultaneous.kif:108
+    g[1] = 0xc00c00c0 & !s.0[1] & !s.0[3];
+    // n[0]: (legal black (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[0] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800 != 0);
+    // n[1]: (legal black (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[1] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000 != 0);
+    // n[2]: (legal black (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[2] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000 != 0);
+    // n[3]: (legal black (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[3] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000 != 0);
+    // n[4]: (legal black (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[4] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000000 != 0);
+    // n[5]: (legal black (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[5] = (s.0[1] & 0x400000000 == 0x400000000) & (g[1] & 0x80 != 0);
+    // n[6]: (legal black (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[6] = (s.0[1] & 0x400000000 == 0x400000000) & (g[1] & 0x80000 != 0);
+    // n[7]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[7] = (s.0[1] & 0x400000000 == 0x400000000) & (g[1] & 0x80000000 != 0);
     let parts: [u64; 1] = if s.0[1] & 0x100000000 != 0 {
         [
-            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
-                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
-                | (u64::from(n[8]) << 5) | (u64::from(n[9]) << 7)
-                | (u64::from(n[10]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
+                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
                 | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
         ]
     } else {
         [
-            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
-                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
-                | (u64::from(n[8]) << 5) | (u64::from(n[9]) << 7)
-                | (u64::from(n[10]) << 8),
+            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
+                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8),
         ]
     };
     for (p, &word) in parts.iter().enumerate() {
@@ -620,8 +612,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 86];
-    let mut g = [0u64; 1];
+    let mut n = [false; 80];
+    let mut g = [0u64; 2];
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0];
     let mut keep: [u64; WORDS] = [
         0xffffffffffffffff, 0xffffffff, 0xffffffffffffffff, 0xffffffff,
@@ -837,50 +829,46 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    let mut n = [false; 106];
-    let mut g = [0u64; 1];
+    let mut n = [false; 100];
+    let mut g = [0u64; 2];
     // g[0]: 10 node words, bit 10 (cellopen 1 6 1), bit 22 (cellopen 2 6 1), bit 34 (cellopen 3 6 1), bit 46 (cellopen 4 6 1), and 6 more; rules at connectFourSimultaneous.kif:108
     g[0] = 0xc00c00c00c00c00 & !s.0[0] & !s.0[2];
-    // n[3]: (legal red (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[3] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800 != 0);
-    // n[4]: (legal red (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[4] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000 != 0);
-    // n[5]: (legal red (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[5] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000 != 0);
-    // n[6]: (legal red (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[6] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000000 != 0);
-    // n[7]: (legal red (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[7] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000000000 != 0);
-    // n[8]: (cellopen 6 6 2), rules at connectFourSimultaneous.kif:108
-    n[8] = (s.0[1] & 0x80 == 0) & (s.0[3] & 0x80 == 0);
-    // n[9]: (legal red (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[9] = (s.0[1] & 0x800000000 == 0x800000000) & (n[8]);
-    // n[10]: (cellopen 7 6 2), rules at connectFourSimultaneous.kif:108
-    n[10] = (s.0[1] & 0x80000 == 0) & (s.0[3] & 0x80000 == 0);
-    // n[11]: (legal red (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[11] = (s.0[1] & 0x800000000 == 0x800000000) & (n[10]);
-    // n[12]: (cellopen 8 6 2), rules at connectFourSimultaneous.kif:108
-    n[12] = (s.0[1] & 0x80000000 == 0) & (s.0[3] & 0x80000000 == 0);
-    // n[13]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[13] = (s.0[1] & 0x800000000 == 0x800000000) & (n[12]);
-    // n[14]: (legal black (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[14] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800 != 0);
-    // n[15]: (legal black (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[15] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000 != 0);
-    // n[16]: (legal black (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[16] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000 != 0);
-    // n[17]: (legal black (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[17] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000 != 0);
-    // n[18]: (legal black (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[18] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000000 != 0);
-    // n[19]: (legal black (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[19] = (s.0[1] & 0x400000000 == 0x400000000) & (n[8]);
-    // n[20]: (legal black (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[20] = (s.0[1] & 0x400000000 == 0x400000000) & (n[10]);
-    // n[21]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
-    n[21] = (s.0[1] & 0x400000000 == 0x400000000) & (n[12]);
-    // n[102]: (line red), rules at connectFourSimultaneous.kif:122, 130, 138, 149
-    n[102] = (((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
+    // g[1]: 6 node words, bit 6 (cellopen 6 6 1), bit 18 (cellopen 7 6 1), bit 30 (cellopen 8 6 1), bit 7 (cellopen 6 6 2), and 2 more; rules at connectFourSimultaneous.kif:108
+    g[1] = 0xc00c00c0 & !s.0[1] & !s.0[3];
+    // n[0]: (legal red (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[0] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800 != 0);
+    // n[1]: (legal red (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[1] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000 != 0);
+    // n[2]: (legal red (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[2] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000 != 0);
+    // n[3]: (legal red (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[3] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000000 != 0);
+    // n[4]: (legal red (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[4] = (s.0[1] & 0x800000000 == 0x800000000) & (g[0] & 0x800000000000000 != 0);
+    // n[5]: (legal red (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[5] = (s.0[1] & 0x800000000 == 0x800000000) & (g[1] & 0x80 != 0);
+    // n[6]: (legal red (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[6] = (s.0[1] & 0x800000000 == 0x800000000) & (g[1] & 0x80000 != 0);
+    // n[7]: (legal red (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[7] = (s.0[1] & 0x800000000 == 0x800000000) & (g[1] & 0x80000000 != 0);
+    // n[8]: (legal black (drop 1 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[8] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800 != 0);
+    // n[9]: (legal black (drop 2 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[9] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000 != 0);
+    // n[10]: (legal black (drop 3 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[10] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000 != 0);
+    // n[11]: (legal black (drop 4 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[11] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000 != 0);
+    // n[12]: (legal black (drop 5 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[12] = (s.0[1] & 0x400000000 == 0x400000000) & (g[0] & 0x800000000000000 != 0);
+    // n[13]: (legal black (drop 6 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[13] = (s.0[1] & 0x400000000 == 0x400000000) & (g[1] & 0x80 != 0);
+    // n[14]: (legal black (drop 7 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[14] = (s.0[1] & 0x400000000 == 0x400000000) & (g[1] & 0x80000 != 0);
+    // n[15]: (legal black (drop 8 2)), rules at connectFourSimultaneous.kif:26, 30
+    n[15] = (s.0[1] & 0x400000000 == 0x400000000) & (g[1] & 0x80000000 != 0);
+    // n[96]: (line red), rules at connectFourSimultaneous.kif:122, 130, 138, 149
+    n[96] = (((s.0[2]) & (((s.0[2] >> 2) | (s.0[3] << 62)))
         & (((s.0[2] >> 4) | (s.0[3] << 60))) & (((s.0[2] >> 6) | (s.0[3] << 58)))
         & (0xf03f03f03f03f03f))
         | ({
@@ -898,8 +886,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | ((s.0[2]) & (((s.0[2] >> 14) | (s.0[3] << 50)))
             & (((s.0[2] >> 28) | (s.0[3] << 36))) & (((s.0[2] >> 42) | (s.0[3] << 22)))
             & (0x3f03f03f03f03f) != 0);
-    // n[103]: (line black), rules at connectFourSimultaneous.kif:122, 130, 138, 149
-    n[103] = (((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
+    // n[97]: (line black), rules at connectFourSimultaneous.kif:122, 130, 138, 149
+    n[97] = (((s.0[0]) & (((s.0[0] >> 2) | (s.0[1] << 62)))
         & (((s.0[0] >> 4) | (s.0[1] << 60))) & (((s.0[0] >> 6) | (s.0[1] << 58)))
         & (0xf03f03f03f03f03f))
         | ({
@@ -917,29 +905,29 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | ((s.0[0]) & (((s.0[0] >> 14) | (s.0[1] << 50)))
             & (((s.0[0] >> 28) | (s.0[1] << 36))) & (((s.0[0] >> 42) | (s.0[1] << 22)))
             & (0x3f03f03f03f03f) != 0);
-    // n[104]: boardopen, rules at connectFourSimultaneous.kif:118
-    n[104] = ((!s.0[0]) & (!s.0[2]) & (0xc00c00c00c00c00))
+    // n[98]: boardopen, rules at connectFourSimultaneous.kif:118
+    n[98] = ((!s.0[0]) & (!s.0[2]) & (0xc00c00c00c00c00))
         | ((!s.0[1]) & (!s.0[3]) & (0xc00c00c0)) != 0;
-    // n[105]: terminal, rules at connectFourSimultaneous.kif:58, 60, 62
-    n[105] = (n[102]) | (n[103]) | (!n[104]);
-    if n[105] {
+    // n[99]: terminal, rules at connectFourSimultaneous.kif:58, 60, 62
+    n[99] = (n[96]) | (n[97]) | (!n[98]);
+    if n[99] {
         return None;
     }
     let mut joint = [Move(0); 2];
     let parts: [u64; 1] = if s.0[1] & 0x200000000 != 0 {
         [
-            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
-                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
-                | (u64::from(n[9]) << 5) | (u64::from(n[11]) << 7)
-                | (u64::from(n[13]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
+                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
                 | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
         ]
     } else {
         [
-            u64::from(n[3]) | (u64::from(n[4]) << 1) | (u64::from(n[5]) << 2)
-                | (u64::from(n[6]) << 3) | (u64::from(n[7]) << 4)
-                | (u64::from(n[9]) << 5) | (u64::from(n[11]) << 7)
-                | (u64::from(n[13]) << 8),
+            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
+                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
+                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8),
         ]
     };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -950,18 +938,18 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let parts: [u64; 1] = if s.0[1] & 0x100000000 != 0 {
         [
-            u64::from(n[14]) | (u64::from(n[15]) << 1) | (u64::from(n[16]) << 2)
-                | (u64::from(n[17]) << 3) | (u64::from(n[18]) << 4)
-                | (u64::from(n[19]) << 5) | (u64::from(n[20]) << 7)
-                | (u64::from(n[21]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
+            u64::from(n[8]) | (u64::from(n[9]) << 1) | (u64::from(n[10]) << 2)
+                | (u64::from(n[11]) << 3) | (u64::from(n[12]) << 4)
+                | (u64::from(n[13]) << 5) | (u64::from(n[14]) << 7)
+                | (u64::from(n[15]) << 8) | ((!s.0[0]) & (!s.0[2]) & (0x400400400400400))
                 | ((!s.0[1]) & (!s.0[3]) & (0x40040040)),
         ]
     } else {
         [
-            u64::from(n[14]) | (u64::from(n[15]) << 1) | (u64::from(n[16]) << 2)
-                | (u64::from(n[17]) << 3) | (u64::from(n[18]) << 4)
-                | (u64::from(n[19]) << 5) | (u64::from(n[20]) << 7)
-                | (u64::from(n[21]) << 8),
+            u64::from(n[8]) | (u64::from(n[9]) << 1) | (u64::from(n[10]) << 2)
+                | (u64::from(n[11]) << 3) | (u64::from(n[12]) << 4)
+                | (u64::from(n[13]) << 5) | (u64::from(n[14]) << 7)
+                | (u64::from(n[15]) << 8),
         ]
     };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {

@@ -7,7 +7,8 @@
 //! relation with the same rest of their names (`n`) form a group; nodes whose places come from
 //! their rules instead, by their first rules' shapes relative to their places. A candidate of
 //! fewer members than a group needs joins a larger one whose rules differ only in distances (a
-//! torus's moves across its edge, with the moves of their direction). Each
+//! torus's moves across its edge, with the moves of their direction); one that joins none is
+//! still a group from four members on, when its word pays (shogi's long moves). Each
 //! distinct shape among its members' rules is a template: the `&` of the state words and group
 //! words it reads, shifted onto the places, masked by the members that have that rule. A group
 //! that reads itself (a ray of cells, each reading the next) is iterated until its word stops
@@ -30,6 +31,8 @@ mod candidates;
 mod emit;
 pub(super) use emit::SparseAtoms;
 mod factor;
+#[cfg(test)]
+mod move_tests;
 mod move_words;
 mod places;
 mod switch;
@@ -49,6 +52,10 @@ use std::collections::BTreeMap;
 
 /// The fewest members of a group.
 const GROUP_MIN: usize = 8;
+
+/// The fewest members of a group of nodes placed by their rules' shapes that no larger group
+/// took in (shogi's long moves of one direction and length, a few to each).
+const SMALL_GROUP_MIN: usize = 4;
 
 /// The rounds a group that reads itself is assumed to take, when weighing it against its
 /// members evaluated one by one.
@@ -237,7 +244,7 @@ pub(super) fn find(
     // with them is tried again without them before it is dropped.
     let (merged, mut joined) = with_small_ones_merged(shaped, &heads, &place);
     let mut candidates: Vec<(Vec<u32>, bool)> =
-        merged.into_iter().filter(|members| members.len() >= GROUP_MIN).map(|members| (members, false)).collect();
+        merged.into_iter().filter(|members| members.len() >= SMALL_GROUP_MIN).map(|members| (members, false)).collect();
     let gathering = |i: usize| gathered_only[i] && !never[i];
     candidates
         .extend(gathered_candidates(&heads, &place, &rest, &gathering).into_iter().map(|members| (members, true)));

@@ -19,7 +19,7 @@ const BOARD: &str = "
 
 /// The groups of `ground` when every node may be in one, and no node is in a move table or has
 /// rule families.
-fn find_any(ground: &Ground) -> NodeWords {
+pub(super) fn find_any(ground: &Ground) -> NodeWords {
     let n = ground.nodes.len();
     find(ground, &vec![false; n], &vec![false; n], &vec![None; n], &vec![None; n])
 }
@@ -317,7 +317,7 @@ fn next_values_read_the_fact_of_another_relation_at_their_own_bit() {
 
 /// Checks every group's word against its members evaluated one by one, in states and joint
 /// moves from a fixed pseudo-random sequence.
-fn assert_words_agree(ground: &Ground, words: &NodeWords) {
+pub(super) fn assert_words_agree(ground: &Ground, words: &NodeWords) {
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..200 {
         let state: Vec<bool> = (0..ground.base.len())
@@ -513,53 +513,6 @@ fn tables_of_the_moves_test_a_group_at_the_move_without_its_word() {
             assert_eq!(by_tables, at_move, "move at place {m}");
         }
     }
-}
-
-/// Stones on a 6x6 board that slide one or two cells up their column onto blank cells, the
-/// move naming the cell left and the cell reached.
-const SLIDES: &str = "
-        (role p)
-        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6)
-        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6)
-        (<= (init (cell ?x 1 s)) (index ?x))
-        (<= (init (cell ?x ?y b)) (index ?x) (index ?y) (distinct ?y 1))
-        (<= (legal p (move ?x ?y ?x ?z)) (true (cell ?x ?y s)) (succ ?y ?z) (true (cell ?x ?z b)))
-        (<= (legal p (move ?x ?y ?x ?w))
-            (true (cell ?x ?y s)) (succ ?y ?z) (succ ?z ?w) (true (cell ?x ?z b)) (true (cell ?x ?w b)))
-        (<= (touched ?x ?y) (does p (move ?x ?y ?u ?v)))
-        (<= (touched ?x ?y) (does p (move ?u ?v ?x ?y)))
-        (<= (next (cell ?x ?y s)) (does p (move ?u ?v ?x ?y)))
-        (<= (next (cell ?x ?y b)) (does p (move ?x ?y ?u ?v)))
-        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (not (touched ?x ?y)))
-        (<= terminal (true (cell ?x 6 s)))
-        (<= (goal p 100) terminal)
-        (<= (goal p 0) (not terminal))";
-
-#[test]
-fn moves_between_two_cells_are_grouped_by_their_distance() {
-    let ground = crate::compile::ground_source(SLIDES, &Default::default()).expect("grounds");
-    let words = find_any(&ground);
-    // The moves of one distance are one kind, wherever they start: one step up, two steps up.
-    assert_eq!(words.move_kinds.len(), 2);
-    // The legal moves of one distance are one group whose place is the cell left.
-    let legal = |distance: u32| -> Vec<usize> {
-        (0..ground.nodes.len())
-            .filter(|&n| {
-                let name = &ground.nodes[n].name;
-                let atoms: Vec<u32> =
-                    name.split(|c: char| !c.is_ascii_digit()).filter_map(|a| a.parse().ok()).collect();
-                name.starts_with("(legal") && atoms.len() == 4 && atoms[3] == atoms[1] + distance
-            })
-            .collect()
-    };
-    for (distance, count) in [(1, 30), (2, 24)] {
-        let members = legal(distance);
-        assert_eq!(members.len(), count, "moves of distance {distance}");
-        let (g, _) = words.member[members[0]].expect("legal moves are in a group");
-        assert!(members.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)), "distance {distance}");
-        assert_eq!(words.groups[g as usize].members.len(), count);
-    }
-    assert_words_agree(&ground, &words);
 }
 
 /// Three pieces on an 8x8 board, each moving from any cell to any other: 378 kinds of move, and a cell is touched by the moves from it and to it.
