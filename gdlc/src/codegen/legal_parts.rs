@@ -223,11 +223,10 @@ impl LegalFill {
         }
     }
 
-    /// With a guard and more than one word: the guard, then the statements that declare
-    /// `parts` with every word when it holds, and only the words of the unguarded moves
-    /// when it fails, with the words of `parts` they stand for. On the other roles' turns, a
-    /// draw among the mover's words is then a draw in the word of `noop`.
-    pub(crate) fn split(&self) -> Option<(TokenStream, TokenStream, TokenStream, Vec<usize>)> {
+    /// With a guard and more than one word, `parts` declared apart when the guard holds and
+    /// when it fails (see [`GuardSplit`]). On the other roles' turns, a draw among the mover's
+    /// words is then a draw in the word of `noop`.
+    pub(crate) fn split(&self) -> Option<GuardSplit> {
         let (lit, exclusive, behind) = self.guard.as_ref().filter(|_| self.words > 1)?;
         let count = Literal::usize_unsuffixed(self.words);
         let all = words_of(self.words, &self.open, behind);
@@ -239,8 +238,20 @@ impl LegalFill {
         let few = Literal::usize_unsuffixed(at.len());
         let open = words_of(at.len(), &renamed, &[]);
         let failed = quote!(let parts: [u64; #few] = #open;);
-        Some((lit.clone(), held, failed, at))
+        Some(GuardSplit { guard: lit.clone(), held, failed, at })
     }
+}
+
+/// A role's `parts` declared apart on the two sides of its guard.
+pub(crate) struct GuardSplit {
+    /// The guard's test.
+    pub(crate) guard: TokenStream,
+    /// When it holds: the nodes only the guarded moves read, then `parts` with every word.
+    pub(crate) held: TokenStream,
+    /// When it fails: `parts` with only the words of the unguarded moves.
+    pub(crate) failed: TokenStream,
+    /// The word of all of them that each of those words stands for.
+    pub(crate) at: Vec<usize>,
 }
 
 /// The array of `count` words, each the union of the terms of `first` and `second` in it.

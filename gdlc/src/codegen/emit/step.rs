@@ -5,7 +5,7 @@
 use super::nodes::TwoSlots;
 use super::{Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
-use crate::codegen::legal_parts::RoleLegal;
+use crate::codegen::legal_parts::{GuardSplit, RoleLegal};
 use crate::codegen::move_tables::MoveTables;
 use crate::codegen::pick_tables;
 use crate::ground::{Lit, Prop, Value};
@@ -353,11 +353,11 @@ impl Body<'_> {
         let (draw, pick_table) = pick_tables::draw(role, &used);
         let asked = |draw: TokenStream, at: Option<&TokenStream>| asked_draw(role, shared, &move_of, draw, at);
         let draw = match fill.split() {
-            Some((lit, held, failed, at)) => {
+            Some(GuardSplit { guard, held, failed, at }) => {
                 let (held_draw, failed_draw) = (asked(draw, None), asked(among_few(), Some(&quote!(AT))));
                 let (few, at) = (Literal::usize_unsuffixed(at.len()), at.into_iter().map(Literal::usize_unsuffixed));
                 quote! {
-                    let #drawn = if #lit {
+                    let #drawn = if #guard {
                         #held
                         #held_draw
                     } else {
