@@ -54,10 +54,7 @@ fn moves_between_two_cells_are_grouped_by_their_distance() {
 /// `SLIDES` with a long slide from the first row to the last: six moves, one a column, fewer
 /// than a group of any other kind needs.
 fn long_slides() -> Ground {
-    let rules = SLIDES.replace(
-        "(<= (touched",
-        "(<= (legal p (move ?x 1 ?x 6)) (true (cell ?x 1 s)) (true (cell ?x 6 b)))\n(<= (touched",
-    );
+    let rules = format!("{SLIDES}\n(<= (legal p (move ?x 1 ?x 6)) (true (cell ?x 1 s)) (true (cell ?x 6 b)))");
     crate::compile::ground_source(&rules, &Default::default()).expect("grounds")
 }
 
