@@ -41,8 +41,9 @@ pub(crate) const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "d
 
 /// Games also compiled with every function's long runs of node statements in parts
 /// (`Form::Parts`), as the long functions of the corpus's largest games are written: the
-/// differential tests and replays check that code on a game small enough to bundle.
-pub(crate) const PARTS_TWINS: &[&str] = &["checkers"];
+/// differential tests and replays check that code on a game small enough to bundle (gather's
+/// step, in parts, also takes its arrays from a thread-local: see `codegen/scratch/`).
+pub(crate) const PARTS_TWINS: &[&str] = &["checkers", "gather"];
 
 /// A directory of games and the directory of their compiled modules.
 struct Collection {

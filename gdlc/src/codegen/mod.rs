@@ -26,6 +26,8 @@
 //! - `move_guards/`: nodes that only a few moves can make true, evaluated in their arms.
 //! - `legal_parts.rs`: the words of bits in which a role's legal moves are found.
 //! - `pick_tables.rs`: drawing a legal move by table.
+//! - `scratch/`: the node arrays of long functions kept between calls, cleared only where
+//!   they may be read before they are written.
 
 mod arm_families;
 mod cones;
@@ -41,6 +43,7 @@ mod notes;
 mod pick_tables;
 pub mod program;
 mod realtime;
+mod scratch;
 mod tables;
 mod truth_tables;
 mod word_order;
@@ -189,7 +192,7 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, li
             || (functions.mostly_words && token_count(&functions.tokens) <= limits.words)
     };
     let (functions, fused_step, tables_form) = match straight {
-        Some(functions) if fits(&functions) => (functions.tokens, functions.fused, false),
+        Some(functions) if fits(&functions) => (scratch::keep_arrays(functions.tokens), functions.fused, false),
         // The table form has no fused step; playouts go through the general interface.
         _ => (program::generate_program_functions(ground, notes), false, true),
     };

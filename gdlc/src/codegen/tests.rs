@@ -169,7 +169,7 @@ fn a_function_zeroes_only_the_nodes_it_computes() {
     let goals = &step[step.find("Ask::Goals(out) => {").expect("a goals branch")..];
     let (steps, all) = (length(step, "let mut n = [false;"), length(goals, "let mut all = [false;"));
     assert!(steps < all, "{steps} against {all}");
-    assert!(goals.contains(&format!("all[..{steps}].copy_from_slice(&n);")), "{goals}");
+    assert!(goals.contains(&format!("all[..{steps}].copy_from_slice(&n[..]);")), "{goals}");
 }
 
 #[test]

@@ -3026,7 +3026,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         Ask::Goals(out) => {
             let mut n = {
                 let mut all = [false; 10];
-                all[..7].copy_from_slice(&n);
+                all[..7].copy_from_slice(&n[..]);
                 all
             };
             // n[7]: (goal black 100), rules at gather.kif:81, 85, 89, 93

@@ -65,6 +65,9 @@ pub mod eight_puzzle;
 /// `games/gather.kif`, compiled.
 #[rustfmt::skip]
 pub mod gather;
+/// `games/gather.kif`, compiled with its functions in parts.
+#[rustfmt::skip]
+pub mod gather_parts;
 /// `games/hanoi.kif`, compiled.
 #[rustfmt::skip]
 pub mod hanoi;
@@ -136,6 +139,7 @@ macro_rules! for_each_game {
         $callback!(dots_and_boxes, "games/dotsAndBoxes.kif");
         $callback!(eight_puzzle, "games/eightPuzzle.kif");
         $callback!(gather, "games/gather.kif");
+        $callback!(gather_parts, "games/gather.kif");
         $callback!(hanoi, "games/hanoi.kif");
         $callback!(hex, "games/hex.kif");
         $callback!(kuhn_poker, "games/kuhnPoker.kif");

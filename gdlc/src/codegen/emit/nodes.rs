@@ -481,7 +481,7 @@ fn extend_arrays(before: Lengths, after: Lengths) -> TokenStream {
                 quote! {
                     let mut #name = {
                         let mut all = [#zero; #a];
-                        all[..#b].copy_from_slice(&#name);
+                        all[..#b].copy_from_slice(&#name[..]);
                         all
                     };
                 }

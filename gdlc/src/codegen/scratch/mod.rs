@@ -1,0 +1,276 @@
+//! The node arrays of a long function kept from one call to the next, in a thread-local, so
+//! that a call clears only the entries it may read before it writes them rather than the whole
+//! arrays (clearing them took 7-10% of chess_200's and shogi_ctk's steps). Which entries those
+//! are is found by reading the function's statements in order, as they are written.
+
+use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
+use quote::quote;
+use reads::read_first;
+use std::collections::BTreeSet;
+
+mod reads;
+
+/// The fewest bytes of arrays for which a function keeps them between calls: below, clearing
+/// them costs about what reaching the thread-local does.
+const MIN_BYTES: usize = 1024;
+
+/// The most entries a call clears one by one; a function that would clear more clears its
+/// arrays whole, as before.
+const MAX_CLEARED: usize = 64;
+
+/// An entry of a function's arrays: `g[index]` when `words`, else `n[index]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    words: bool,
+    index: u32,
+}
+
+/// The items of `functions` with the arrays of every long function kept between its calls,
+/// where reading its statements finds few entries it may read before it writes them.
+pub(crate) fn keep_arrays(functions: TokenStream) -> TokenStream {
+    let mut trees: Vec<TokenTree> = functions.into_iter().collect();
+    let mut at = 0;
+    while at < trees.len() {
+        let body = match function_body(&trees, at) {
+            Some(body) => body,
+            None => {
+                at += 1;
+                continue;
+            }
+        };
+        if let TokenTree::Group(group) = &trees[body] {
+            if let Some(kept) = kept_arrays(&group.stream()) {
+                let mut replaced = proc_macro2::Group::new(Delimiter::Brace, kept);
+                replaced.set_span(group.span());
+                trees[body] = TokenTree::Group(replaced);
+            }
+        }
+        at = body + 1;
+    }
+    trees.into_iter().collect()
+}
+
+/// The index of the body of the function whose item starts with the keyword `fn` at `at`.
+fn function_body(trees: &[TokenTree], at: usize) -> Option<usize> {
+    let is_fn = matches!(&trees[at], TokenTree::Ident(i) if i == "fn");
+    let named = matches!(trees.get(at + 1), Some(TokenTree::Ident(_)));
+    if !is_fn || !named {
+        return None;
+    }
+    (at + 2..trees.len()).find(|&k| matches!(&trees[k], TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))
+}
+
+/// The lengths of the arrays `n` and `g` a function's body declares first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Lengths {
+    nodes: Option<usize>,
+    words: Option<usize>,
+}
+
+impl Lengths {
+    fn bytes(self) -> usize {
+        self.nodes.unwrap_or(0) + 8 * self.words.unwrap_or(0)
+    }
+
+    fn of(self, words: bool) -> Option<usize> {
+        if words {
+            self.words
+        } else {
+            self.nodes
+        }
+    }
+}
+
+/// The body `body` with its arrays kept between calls, when it declares them first, they are
+/// long and few of their entries may be read before they are written.
+fn kept_arrays(body: &TokenStream) -> Option<TokenStream> {
+    let mut statements = statements(body).into_iter().peekable();
+    let mut lengths = Lengths::default();
+    let mut notes = Vec::new();
+    while let Some(statement) = statements.peek() {
+        match declaration(statement) {
+            Some((false, len)) if lengths.nodes.is_none() && lengths.words.is_none() => lengths.nodes = Some(len),
+            Some((true, len)) if lengths.words.is_none() => lengths.words = Some(len),
+            None if is_note(statement) => notes.push(statement.clone()),
+            _ => break,
+        }
+        statements.next();
+    }
+    if lengths.bytes() < MIN_BYTES {
+        return None;
+    }
+    let rest: Vec<Vec<TokenTree>> = statements.collect();
+    let rest: TokenStream = rest.into_iter().flatten().collect();
+    // Arrays that no part takes stay local: LLVM keeps their entries in registers and drops
+    // the stores no one reads, which a thread-local's entries do not allow (skirmishNew, whose
+    // step is not in parts, played 0.86x with its arrays kept).
+    if !borrows(&rest, "n") && !borrows(&rest, "g") {
+        return None;
+    }
+    let cleared = read_first(&rest, lengths)?;
+    if cleared.len() > MAX_CLEARED {
+        return None;
+    }
+    let notes: TokenStream = notes.into_iter().flatten().collect();
+    Some(thread_local_arrays(lengths, &cleared, notes, rest))
+}
+
+/// The body that takes its arrays of lengths `lengths` from a thread-local, clears the entries
+/// `cleared`, and goes on with `notes` and `rest`.
+fn thread_local_arrays(
+    lengths: Lengths,
+    cleared: &BTreeSet<Entry>,
+    notes: TokenStream,
+    rest: TokenStream,
+) -> TokenStream {
+    let length = |len: Option<usize>| len.map(Literal::usize_unsuffixed);
+    // A part takes the arrays as `&mut n`, a reference to the binding: the binding is mutable
+    // when one is called here.
+    let binding = |name: &str| {
+        let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+        match borrows(&rest, name) {
+            true => quote!(mut #ident),
+            false => quote!(#ident),
+        }
+    };
+    let (ty, init, bind) = match (length(lengths.nodes), length(lengths.words)) {
+        (Some(a), Some(b)) => {
+            let (n, g) = (binding("n"), binding("g"));
+            let bind = quote!(let (#n, #g) = (&mut arrays.0, &mut arrays.1););
+            (quote!(([bool; #a], [u64; #b])), quote!(([false; #a], [0u64; #b])), bind)
+        }
+        (Some(a), None) => {
+            let n = binding("n");
+            (quote!([bool; #a]), quote!([false; #a]), quote!(let #n = arrays;))
+        }
+        (None, Some(b)) => {
+            let g = binding("g");
+            (quote!([u64; #b]), quote!([0u64; #b]), quote!(let #g = arrays;))
+        }
+        (None, None) => return rest,
+    };
+    let clear = cleared.iter().map(|entry| {
+        let index = Literal::u32_unsuffixed(entry.index);
+        match entry.words {
+            true => quote!(g[#index] = 0;),
+            false => quote!(n[#index] = false;),
+        }
+    });
+    quote! {
+        ::std::thread_local! {
+            static ARRAYS: ::core::cell::RefCell<#ty> = const { ::core::cell::RefCell::new(#init) };
+        }
+        #notes
+        ARRAYS.with_borrow_mut(|arrays| {
+            #bind
+            #(#clear)*
+            #rest
+        })
+    }
+}
+
+/// Whether `tokens` lend the array `name` to a function as `&mut name`, outside the bodies of
+/// the functions they define.
+fn borrows(tokens: &TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    let mut at = 0;
+    while at < trees.len() {
+        if let Some(body) = function_body(&trees, at) {
+            at = body + 1;
+            continue;
+        }
+        let lent = match &trees[at..] {
+            [TokenTree::Punct(p), TokenTree::Ident(m), TokenTree::Ident(i), ..] => {
+                p.as_char() == '&' && m == "mut" && i == name
+            }
+            [TokenTree::Group(group), ..] => borrows(&group.stream(), name),
+            _ => false,
+        };
+        if lent {
+            return true;
+        }
+        at += 1;
+    }
+    false
+}
+
+/// Whether `statement` declares `n` or `g` zeroed (`true` for `g`), and its length.
+fn declaration(statement: &[TokenTree]) -> Option<(bool, usize)> {
+    let [TokenTree::Ident(keyword), TokenTree::Ident(mutable), TokenTree::Ident(name), TokenTree::Punct(equals), TokenTree::Group(array), TokenTree::Punct(end)] =
+        statement
+    else {
+        return None;
+    };
+    let shape = keyword == "let" && mutable == "mut" && equals.as_char() == '=' && end.as_char() == ';';
+    let words = match name.to_string().as_str() {
+        "n" => false,
+        "g" => true,
+        _ => return None,
+    };
+    let inner: Vec<TokenTree> = array.stream().into_iter().collect();
+    let [TokenTree::Ident(_) | TokenTree::Literal(_), TokenTree::Punct(semi), TokenTree::Literal(len)] =
+        inner.as_slice()
+    else {
+        return None;
+    };
+    let zero = inner[0].to_string() == if words { "0u64" } else { "false" };
+    let len = len.to_string().parse().ok()?;
+    (shape && zero && semi.as_char() == ';' && array.delimiter() == Delimiter::Bracket).then_some((words, len))
+}
+
+/// Whether `statement` is a comment marker (see `notes.rs`).
+fn is_note(statement: &[TokenTree]) -> bool {
+    matches!(statement.first(), Some(TokenTree::Ident(i)) if i == super::notes::MACRO)
+}
+
+/// The statements of a block, each with its closing `;` or block.
+fn statements(tokens: &TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut statements = Vec::new();
+    let mut statement: Vec<TokenTree> = Vec::new();
+    let mut trees = tokens.clone().into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        let end = match &tree {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
+                ends_at_block(without_attributes(&statement))
+                    && !matches!(trees.peek(), Some(TokenTree::Ident(i)) if i == "else")
+            }
+            _ => false,
+        };
+        statement.push(tree);
+        if end {
+            statements.push(std::mem::take(&mut statement));
+        }
+    }
+    if !statement.is_empty() {
+        statements.push(statement);
+    }
+    statements
+}
+
+/// Whether a statement that begins with `start` ends at its (last) block: an `if`, a loop, a
+/// `match`, an item `fn`, a block, or a macro called with braces.
+fn ends_at_block(start: &[TokenTree]) -> bool {
+    match start {
+        [] => true,
+        [TokenTree::Ident(i), ..] if ["if", "loop", "while", "for", "match", "fn", "unsafe"].iter().any(|k| i == k) => {
+            true
+        }
+        [TokenTree::Ident(_), TokenTree::Punct(p)] => p.as_char() == '!',
+        _ => false,
+    }
+}
+
+/// `statement` without its leading attributes (`#[...]`).
+fn without_attributes(mut statement: &[TokenTree]) -> &[TokenTree] {
+    while let [TokenTree::Punct(p), TokenTree::Group(g), rest @ ..] = statement {
+        if p.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
+            break;
+        }
+        statement = rest;
+    }
+    statement
+}
+
+#[cfg(test)]
+mod tests;
