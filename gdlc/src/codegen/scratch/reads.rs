@@ -87,7 +87,8 @@ impl Reader {
                 // a function (`nodes_part_0(s, ...)`), never bound by a pattern or a `let`.
                 TokenTree::Ident(i) if i == "s" => {
                     let read = matches!(trees.get(at + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.' || p.as_char() == ':');
-                    self.unknown |= !read && !(call && at == 0);
+                    let passed_first = call && at == 0;
+                    self.unknown |= !(read || passed_first);
                 }
                 TokenTree::Group(group) => {
                     let call = group.delimiter() == Delimiter::Parenthesis
