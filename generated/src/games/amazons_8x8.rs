@@ -12510,3456 +12510,3497 @@ enum Ask<'a> {
 /// of a random playout (see `random_step`), or one of the functions of the
 /// state this code serves, whose answer goes where `ask` says.
 fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
-    let mut n = [false; 629];
-    let mut g = [0u64; 160];
+    ::std::thread_local! {
+        static ARRAYS : ::core::cell::RefCell < ([bool; 629], [u64; 160]) > = const {
+        ::core::cell::RefCell::new(([false; 629], [0u64; 160])) };
+    }
     // n[0]: (legal white noop), rules at amazons_8x8.kif:53, 55
-    n[0] = (s.0[4] & 0x1 == 0x1) | (s.0[4] & 0x4 == 0x4);
-    // n[1]: (legal black noop), rules at amazons_8x8.kif:53, 55
-    n[1] = (s.0[4] & 0x2 == 0x2) | (s.0[4] & 0x8 == 0x8);
-    // g[0]: 64 node words, bit 1 (occupied 1 2), bit 2 (occupied 1 3), bit 9 (occupied 2 2), bit 10 (occupied 2 3), and 60 more; rules at amazons_8x8.kif:86
-    g[0] = s.0[0] | s.0[1] | s.0[2];
-    // g[1]: 48 node words, bit 0 (openpath 1 1 1 3 n), bit 8 (openpath 2 1 2 3 n), bit 16 (openpath 3 1 3 3 n), bit 24 (openpath 4 1 4 3 n), and 44 more; rules at amazons_8x8.kif:71, 81
-    g[1] = 0x3f3f3f3f3f3f3f3f & !(g[0] >> 1u32) & !(g[0] >> 2u32);
-    // g[2]: 40 node words, bit 0 (openpath 1 1 1 4 n), bit 8 (openpath 2 1 2 4 n), bit 16 (openpath 3 1 3 4 n), bit 24 (openpath 4 1 4 4 n), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[2] = (0x3e3e3e3e3e3e3e3e & !g[0] & g[1]) >> 1u32;
-    // g[3]: 32 node words, bit 0 (openpath 1 1 1 5 n), bit 8 (openpath 2 1 2 5 n), bit 16 (openpath 3 1 3 5 n), bit 24 (openpath 4 1 4 5 n), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[3] = (0x1e1e1e1e1e1e1e1e & !g[0] & g[2]) >> 1u32;
-    // g[4]: 24 node words, bit 0 (openpath 1 1 1 6 n), bit 8 (openpath 2 1 2 6 n), bit 16 (openpath 3 1 3 6 n), bit 24 (openpath 4 1 4 6 n), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[4] = (0xe0e0e0e0e0e0e0e & !g[0] & g[3]) >> 1u32;
-    // g[5]: 16 node words, bit 0 (openpath 1 1 1 7 n), bit 8 (openpath 2 1 2 7 n), bit 16 (openpath 3 1 3 7 n), bit 24 (openpath 4 1 4 7 n), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[5] = (0x606060606060606 & !g[0] & g[4]) >> 1u32;
-    // g[6]: 8 node words, bit 0 (openpath 1 1 1 8 n), bit 8 (openpath 2 1 2 8 n), bit 16 (openpath 3 1 3 8 n), bit 24 (openpath 4 1 4 8 n), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[6] = (0x202020202020202 & !g[0] & g[5]) >> 1u32;
-    // g[7]: 36 node words, bit 0 (openpath 1 1 3 3 ne), bit 1 (openpath 1 2 3 4 ne), bit 2 (openpath 1 3 3 5 ne), bit 3 (openpath 1 4 3 6 ne), and 32 more; rules at amazons_8x8.kif:71, 81
-    g[7] = 0x3f3f3f3f3f3f & !(g[0] >> 9u32) & !(g[0] >> 18u32);
-    // g[8]: 25 node words, bit 0 (openpath 1 1 4 4 ne), bit 1 (openpath 1 2 4 5 ne), bit 2 (openpath 1 3 4 6 ne), bit 3 (openpath 1 4 4 7 ne), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[8] = (0x3e3e3e3e3e00 & !g[0] & g[7]) >> 9u32;
-    // g[9]: 16 node words, bit 0 (openpath 1 1 5 5 ne), bit 1 (openpath 1 2 5 6 ne), bit 2 (openpath 1 3 5 7 ne), bit 3 (openpath 1 4 5 8 ne), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[9] = (0x1e1e1e1e00 & !g[0] & g[8]) >> 9u32;
-    // g[10]: 9 node words, bit 0 (openpath 1 1 6 6 ne), bit 1 (openpath 1 2 6 7 ne), bit 2 (openpath 1 3 6 8 ne), bit 8 (openpath 2 1 7 6 ne), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[10] = (0xe0e0e00 & !g[0] & g[9]) >> 9u32;
-    // g[11]: 4 node words, bit 0 (openpath 1 1 7 7 ne), bit 1 (openpath 1 2 7 8 ne), bit 8 (openpath 2 1 8 7 ne), bit 9 (openpath 2 2 8 8 ne); rules at amazons_8x8.kif:71, 81
-    g[11] = (0x60600 & !g[0] & g[10]) >> 9u32;
-    // n[2]: (openpath 1 1 8 8 ne), rules at amazons_8x8.kif:71, 81
-    n[2] = (g[11] & 0x200 != 0) & (g[0] & 0x200 == 0);
-    // g[12]: 48 node words, bit 0 (openpath 1 1 3 1 e), bit 1 (openpath 1 2 3 2 e), bit 2 (openpath 1 3 3 3 e), bit 3 (openpath 1 4 3 4 e), and 44 more; rules at amazons_8x8.kif:71, 81
-    g[12] = 0xffffffffffff & !(g[0] >> 8u32) & !(g[0] >> 16u32);
-    // g[13]: 40 node words, bit 0 (openpath 1 1 4 1 e), bit 1 (openpath 1 2 4 2 e), bit 2 (openpath 1 3 4 3 e), bit 3 (openpath 1 4 4 4 e), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[13] = (0xffffffffff00 & !g[0] & g[12]) >> 8u32;
-    // g[14]: 32 node words, bit 0 (openpath 1 1 5 1 e), bit 1 (openpath 1 2 5 2 e), bit 2 (openpath 1 3 5 3 e), bit 3 (openpath 1 4 5 4 e), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[14] = (0xffffffff00 & !g[0] & g[13]) >> 8u32;
-    // g[15]: 24 node words, bit 0 (openpath 1 1 6 1 e), bit 1 (openpath 1 2 6 2 e), bit 2 (openpath 1 3 6 3 e), bit 3 (openpath 1 4 6 4 e), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[15] = (0xffffff00 & !g[0] & g[14]) >> 8u32;
-    // g[16]: 16 node words, bit 0 (openpath 1 1 7 1 e), bit 1 (openpath 1 2 7 2 e), bit 2 (openpath 1 3 7 3 e), bit 3 (openpath 1 4 7 4 e), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[16] = (0xffff00 & !g[0] & g[15]) >> 8u32;
-    // g[17]: 8 node words, bit 0 (openpath 1 1 8 1 e), bit 1 (openpath 1 2 8 2 e), bit 2 (openpath 1 3 8 3 e), bit 3 (openpath 1 4 8 4 e), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[17] = (0xff00 & !g[0] & g[16]) >> 8u32;
-    // g[18]: 36 node words, bit 2 (openpath 1 3 3 1 se), bit 3 (openpath 1 4 3 2 se), bit 4 (openpath 1 5 3 3 se), bit 5 (openpath 1 6 3 4 se), and 32 more; rules at amazons_8x8.kif:71, 81
-    g[18] = 0xfcfcfcfcfcfc & !(g[0] >> 7u32) & !(g[0] >> 14u32);
-    // g[19]: 25 node words, bit 3 (openpath 1 4 4 1 se), bit 4 (openpath 1 5 4 2 se), bit 5 (openpath 1 6 4 3 se), bit 6 (openpath 1 7 4 4 se), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[19] = (0x7c7c7c7c7c00 & !g[0] & g[18]) >> 7u32;
-    // g[20]: 16 node words, bit 4 (openpath 1 5 5 1 se), bit 5 (openpath 1 6 5 2 se), bit 6 (openpath 1 7 5 3 se), bit 7 (openpath 1 8 5 4 se), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[20] = (0x7878787800 & !g[0] & g[19]) >> 7u32;
-    // g[21]: 9 node words, bit 5 (openpath 1 6 6 1 se), bit 6 (openpath 1 7 6 2 se), bit 7 (openpath 1 8 6 3 se), bit 13 (openpath 2 6 7 1 se), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[21] = (0x70707000 & !g[0] & g[20]) >> 7u32;
-    // g[22]: 4 node words, bit 6 (openpath 1 7 7 1 se), bit 7 (openpath 1 8 7 2 se), bit 14 (openpath 2 7 8 1 se), bit 15 (openpath 2 8 8 2 se); rules at amazons_8x8.kif:71, 81
-    g[22] = (0x606000 & !g[0] & g[21]) >> 7u32;
-    // n[3]: (openpath 1 8 8 1 se), rules at amazons_8x8.kif:71, 81
-    n[3] = (g[22] & 0x4000 != 0) & (g[0] & 0x4000 == 0);
-    // g[23]: 8 node words, bit 2 (openpath 1 3 1 1 s), bit 10 (openpath 2 3 2 1 s), bit 18 (openpath 3 3 3 1 s), bit 26 (openpath 4 3 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[23] = 0x404040404040404 & !(g[0] << 2u32) & !(g[0] << 1u32);
-    // g[24]: 40 node words, bit 3 (openpath 1 4 1 1 s), bit 11 (openpath 2 4 2 1 s), bit 19 (openpath 3 4 3 1 s), bit 27 (openpath 4 4 4 1 s), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[24] = ((0x404040404040404 & !g[0] & g[23]) << 1u32)
-        | (0xf0f0f0f0f0f0f0f0 & !(g[0] << 1u32) & (g[1] << 4u32));
-    // g[25]: 32 node words, bit 4 (openpath 1 5 1 1 s), bit 12 (openpath 2 5 2 1 s), bit 20 (openpath 3 5 3 1 s), bit 28 (openpath 4 5 4 1 s), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[25] = (0x7878787878787878 & !g[0] & g[24]) << 1u32;
-    // g[26]: 24 node words, bit 5 (openpath 1 6 1 1 s), bit 13 (openpath 2 6 2 1 s), bit 21 (openpath 3 6 3 1 s), bit 29 (openpath 4 6 4 1 s), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[26] = (0x7070707070707070 & !g[0] & g[25]) << 1u32;
-    // g[27]: 16 node words, bit 6 (openpath 1 7 1 1 s), bit 14 (openpath 2 7 2 1 s), bit 22 (openpath 3 7 3 1 s), bit 30 (openpath 4 7 4 1 s), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[27] = (0x6060606060606060 & !g[0] & g[26]) << 1u32;
-    // g[28]: 8 node words, bit 7 (openpath 1 8 1 1 s), bit 15 (openpath 2 8 2 1 s), bit 23 (openpath 3 8 3 1 s), bit 31 (openpath 4 8 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[28] = (0x4040404040404040 & !g[0] & g[27]) << 1u32;
-    // g[29]: 11 node words, bit 18 (openpath 3 3 1 1 sw), bit 19 (openpath 3 4 1 2 sw), bit 20 (openpath 3 5 1 3 sw), bit 21 (openpath 3 6 1 4 sw), and 7 more; rules at amazons_8x8.kif:71, 81
-    g[29] = 0x404040404fc0000 & !(g[0] << 18u32) & !(g[0] << 9u32);
-    // g[30]: 25 node words, bit 27 (openpath 4 4 1 1 sw), bit 28 (openpath 4 5 1 2 sw), bit 29 (openpath 4 6 1 3 sw), bit 30 (openpath 4 7 1 4 sw), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[30] = ((0x40404047c0000 & !g[0] & g[29]) << 9u32)
-        | (0xf0f0f0f000000000 & !(g[0] << 9u32) & (g[7] << 36u32));
-    // g[31]: 16 node words, bit 36 (openpath 5 5 1 1 sw), bit 37 (openpath 5 6 1 2 sw), bit 38 (openpath 5 7 1 3 sw), bit 39 (openpath 5 8 1 4 sw), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[31] = (0x78787878000000 & !g[0] & g[30]) << 9u32;
-    // g[32]: 9 node words, bit 45 (openpath 6 6 1 1 sw), bit 46 (openpath 6 7 1 2 sw), bit 47 (openpath 6 8 1 3 sw), bit 53 (openpath 7 6 2 1 sw), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[32] = (0x70707000000000 & !g[0] & g[31]) << 9u32;
-    // g[33]: 4 node words, bit 54 (openpath 7 7 1 1 sw), bit 55 (openpath 7 8 1 2 sw), bit 62 (openpath 8 7 2 1 sw), bit 63 (openpath 8 8 2 2 sw); rules at amazons_8x8.kif:71, 81
-    g[33] = (0x60600000000000 & !g[0] & g[32]) << 9u32;
-    // n[4]: (openpath 8 8 1 1 sw), rules at amazons_8x8.kif:71, 81
-    n[4] = (g[33] & 0x40000000000000 != 0) & (g[0] & 0x40000000000000 == 0);
-    // g[34]: 8 node words, bit 16 (openpath 3 1 1 1 w), bit 17 (openpath 3 2 1 2 w), bit 18 (openpath 3 3 1 3 w), bit 19 (openpath 3 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[34] = 0xff0000 & !(g[0] << 16u32) & !(g[0] << 8u32);
-    // g[35]: 40 node words, bit 24 (openpath 4 1 1 1 w), bit 25 (openpath 4 2 1 2 w), bit 26 (openpath 4 3 1 3 w), bit 27 (openpath 4 4 1 4 w), and 36 more; rules at amazons_8x8.kif:71, 81
-    g[35] = ((0xff0000 & !g[0] & g[34]) << 8u32)
-        | (0xffffffff00000000 & !(g[0] << 8u32) & (g[12] << 32u32));
-    // g[36]: 32 node words, bit 32 (openpath 5 1 1 1 w), bit 33 (openpath 5 2 1 2 w), bit 34 (openpath 5 3 1 3 w), bit 35 (openpath 5 4 1 4 w), and 28 more; rules at amazons_8x8.kif:71, 81
-    g[36] = (0xffffffff000000 & !g[0] & g[35]) << 8u32;
-    // g[37]: 24 node words, bit 40 (openpath 6 1 1 1 w), bit 41 (openpath 6 2 1 2 w), bit 42 (openpath 6 3 1 3 w), bit 43 (openpath 6 4 1 4 w), and 20 more; rules at amazons_8x8.kif:71, 81
-    g[37] = (0xffffff00000000 & !g[0] & g[36]) << 8u32;
-    // g[38]: 16 node words, bit 48 (openpath 7 1 1 1 w), bit 49 (openpath 7 2 1 2 w), bit 50 (openpath 7 3 1 3 w), bit 51 (openpath 7 4 1 4 w), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[38] = (0xffff0000000000 & !g[0] & g[37]) << 8u32;
-    // g[39]: 8 node words, bit 56 (openpath 8 1 1 1 w), bit 57 (openpath 8 2 1 2 w), bit 58 (openpath 8 3 1 3 w), bit 59 (openpath 8 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
-    g[39] = (0xff000000000000 & !g[0] & g[38]) << 8u32;
-    // g[40]: 11 node words, bit 16 (openpath 3 1 1 3 nw), bit 17 (openpath 3 2 1 4 nw), bit 18 (openpath 3 3 1 5 nw), bit 19 (openpath 3 4 1 6 nw), and 7 more; rules at amazons_8x8.kif:71, 81
-    g[40] = 0x20202020203f0000 & !(g[0] << 14u32) & !(g[0] << 7u32);
-    // g[41]: 25 node words, bit 24 (openpath 4 1 1 4 nw), bit 25 (openpath 4 2 1 5 nw), bit 26 (openpath 4 3 1 6 nw), bit 27 (openpath 4 4 1 7 nw), and 21 more; rules at amazons_8x8.kif:71, 81
-    g[41] = ((0x202020203e0000 & !g[0] & g[40]) << 7u32)
-        | (0xf0f0f0f00000000 & !(g[0] << 7u32) & (g[18] << 28u32));
-    // g[42]: 16 node words, bit 32 (openpath 5 1 1 5 nw), bit 33 (openpath 5 2 1 6 nw), bit 34 (openpath 5 3 1 7 nw), bit 35 (openpath 5 4 1 8 nw), and 12 more; rules at amazons_8x8.kif:71, 81
-    g[42] = (0x1e1e1e1e000000 & !g[0] & g[41]) << 7u32;
-    // g[43]: 9 node words, bit 40 (openpath 6 1 1 6 nw), bit 41 (openpath 6 2 1 7 nw), bit 42 (openpath 6 3 1 8 nw), bit 48 (openpath 7 1 2 6 nw), and 5 more; rules at amazons_8x8.kif:71, 81
-    g[43] = (0xe0e0e00000000 & !g[0] & g[42]) << 7u32;
-    // g[44]: 4 node words, bit 48 (openpath 7 1 1 7 nw), bit 49 (openpath 7 2 1 8 nw), bit 56 (openpath 8 1 2 7 nw), bit 57 (openpath 8 2 2 8 nw); rules at amazons_8x8.kif:71, 81
-    g[44] = (0x6060000000000 & !g[0] & g[43]) << 7u32;
-    // n[5]: (openpath 8 1 1 8 nw), rules at amazons_8x8.kif:71, 81
-    n[5] = (g[44] & 0x2000000000000 != 0) & (g[0] & 0x2000000000000 == 0);
-    // g[45]: 56 node words, bit 2 (legal white (move 1 3 1 4)), bit 16 (legal white (move 3 1 3 2)), bit 40 (legal white (move 6 1 6 2)), bit 58 (legal white (move 8 3 8 4)), and 52 more
-    g[45] = 0x7f7f7f7f7f7f7f7f & s.0[2] & !(g[0] >> 1u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[46]: 48 node words, bit 2 (legal white (move 1 3 1 5)), bit 16 (legal white (move 3 1 3 3)), bit 40 (legal white (move 6 1 6 3)), bit 58 (legal white (move 8 3 8 5)), and 44 more
-    g[46] = 0x3f3f3f3f3f3f3f3f & s.0[2] & g[1]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[47]: 40 node words, bit 2 (legal white (move 1 3 1 6)), bit 16 (legal white (move 3 1 3 4)), bit 40 (legal white (move 6 1 6 4)), bit 58 (legal white (move 8 3 8 6)), and 36 more
-    g[47] = 0x1f1f1f1f1f1f1f1f & s.0[2] & g[2]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[48]: 32 node words, bit 2 (legal white (move 1 3 1 7)), bit 16 (legal white (move 3 1 3 5)), bit 40 (legal white (move 6 1 6 5)), bit 58 (legal white (move 8 3 8 7)), and 28 more
-    g[48] = 0xf0f0f0f0f0f0f0f & s.0[2] & g[3]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[49]: 24 node words, bit 2 (legal white (move 1 3 1 8)), bit 16 (legal white (move 3 1 3 6)), bit 40 (legal white (move 6 1 6 6)), bit 58 (legal white (move 8 3 8 8)), and 20 more
-    g[49] = 0x707070707070707 & s.0[2] & g[4]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[50]: 49 node words, bit 2 (legal white (move 1 3 2 4)), bit 16 (legal white (move 3 1 4 2)), bit 40 (legal white (move 6 1 7 2)), bit 3 (legal white (move 1 4 2 5)), and 45 more
-    g[50] = 0x7f7f7f7f7f7f7f & s.0[2] & !(g[0] >> 9u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[51]: 36 node words, bit 2 (legal white (move 1 3 3 5)), bit 16 (legal white (move 3 1 5 3)), bit 40 (legal white (move 6 1 8 3)), bit 3 (legal white (move 1 4 3 6)), and 32 more
-    g[51] = 0x3f3f3f3f3f3f & s.0[2] & g[7]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[52]: 25 node words, bit 2 (legal white (move 1 3 4 6)), bit 16 (legal white (move 3 1 6 4)), bit 3 (legal white (move 1 4 4 7)), bit 4 (legal white (move 1 5 4 8)), and 21 more
-    g[52] = 0x1f1f1f1f1f & s.0[2] & g[8] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[53]: 16 node words, bit 2 (legal white (move 1 3 5 7)), bit 16 (legal white (move 3 1 7 5)), bit 3 (legal white (move 1 4 5 8)), bit 11 (legal white (move 2 4 6 8)), and 12 more
-    g[53] = 0xf0f0f0f & s.0[2] & g[9] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[54]: 9 node words, bit 2 (legal white (move 1 3 6 8)), bit 16 (legal white (move 3 1 8 6)), bit 10 (legal white (move 2 3 7 8)), bit 18 (legal white (move 3 3 8 8)), and 5 more
-    g[54] = 0x70707 & s.0[2] & g[10] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[55]: 56 node words, bit 2 (legal white (move 1 3 2 3)), bit 16 (legal white (move 3 1 4 1)), bit 40 (legal white (move 6 1 7 1)), bit 3 (legal white (move 1 4 2 4)), and 52 more
-    g[55] = 0xffffffffffffff & s.0[2] & !(g[0] >> 8u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[56]: 48 node words, bit 2 (legal white (move 1 3 3 3)), bit 16 (legal white (move 3 1 5 1)), bit 40 (legal white (move 6 1 8 1)), bit 3 (legal white (move 1 4 3 4)), and 44 more
-    g[56] = 0xffffffffffff & s.0[2] & g[12]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[57]: 40 node words, bit 2 (legal white (move 1 3 4 3)), bit 16 (legal white (move 3 1 6 1)), bit 3 (legal white (move 1 4 4 4)), bit 4 (legal white (move 1 5 4 5)), and 36 more
-    g[57] = 0xffffffffff & s.0[2] & g[13]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[58]: 32 node words, bit 2 (legal white (move 1 3 5 3)), bit 16 (legal white (move 3 1 7 1)), bit 3 (legal white (move 1 4 5 4)), bit 4 (legal white (move 1 5 5 5)), and 28 more
-    g[58] = 0xffffffff & s.0[2] & g[14] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[59]: 24 node words, bit 2 (legal white (move 1 3 6 3)), bit 16 (legal white (move 3 1 8 1)), bit 3 (legal white (move 1 4 6 4)), bit 4 (legal white (move 1 5 6 5)), and 20 more
-    g[59] = 0xffffff & s.0[2] & g[15] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[60]: 16 node words, bit 2 (legal white (move 1 3 7 3)), bit 3 (legal white (move 1 4 7 4)), bit 4 (legal white (move 1 5 7 5)), bit 5 (legal white (move 1 6 7 6)), and 12 more
-    g[60] = 0xffff & s.0[2] & g[16] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[61]: 8 node words, bit 2 (legal white (move 1 3 8 3)), bit 3 (legal white (move 1 4 8 4)), bit 4 (legal white (move 1 5 8 5)), bit 5 (legal white (move 1 6 8 6)), and 4 more
-    g[61] = 0xff & s.0[2] & g[17] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[62]: 49 node words, bit 2 (legal white (move 1 3 2 2)), bit 3 (legal white (move 1 4 2 3)), bit 4 (legal white (move 1 5 2 4)), bit 5 (legal white (move 1 6 2 5)), and 45 more
-    g[62] = 0xfefefefefefefe & s.0[2] & !(g[0] >> 7u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[63]: 36 node words, bit 2 (legal white (move 1 3 3 1)), bit 3 (legal white (move 1 4 3 2)), bit 4 (legal white (move 1 5 3 3)), bit 5 (legal white (move 1 6 3 4)), and 32 more
-    g[63] = 0xfcfcfcfcfcfc & s.0[2] & g[18]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[64]: 56 node words, bit 2 (legal white (move 1 3 1 2)), bit 58 (legal white (move 8 3 8 2)), bit 3 (legal white (move 1 4 1 3)), bit 4 (legal white (move 1 5 1 4)), and 52 more
-    g[64] = 0xfefefefefefefefe & s.0[2] & !(g[0] << 1u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[65]: 8 node words, bit 2 (legal white (move 1 3 1 1)), bit 58 (legal white (move 8 3 8 1)), bit 10 (legal white (move 2 3 2 1)), bit 18 (legal white (move 3 3 3 1)), and 4 more
-    g[65] = 0x404040404040404 & s.0[2] & g[23]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[66]: 16 node words, bit 16 (legal white (move 3 1 3 7)), bit 40 (legal white (move 6 1 6 7)), bit 9 (legal white (move 2 2 2 8)), bit 1 (legal white (move 1 2 1 8)), and 12 more
-    g[66] = 0x303030303030303 & s.0[2] & g[5]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[67]: 8 node words, bit 16 (legal white (move 3 1 3 8)), bit 40 (legal white (move 6 1 6 8)), bit 0 (legal white (move 1 1 1 8)), bit 24 (legal white (move 4 1 4 8)), and 4 more
-    g[67] = 0x101010101010101 & s.0[2] & g[6]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[68]: 56 node words, bit 16 (legal white (move 3 1 2 1)), bit 40 (legal white (move 6 1 5 1)), bit 58 (legal white (move 8 3 7 3)), bit 11 (legal white (move 2 4 1 4)), and 52 more
-    g[68] = 0xffffffffffffff00 & s.0[2] & !(g[0] << 8u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[69]: 8 node words, bit 16 (legal white (move 3 1 1 1)), bit 20 (legal white (move 3 5 1 5)), bit 18 (legal white (move 3 3 1 3)), bit 17 (legal white (move 3 2 1 2)), and 4 more
-    g[69] = 0xff0000 & s.0[2] & g[34] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[70]: 49 node words, bit 16 (legal white (move 3 1 2 2)), bit 40 (legal white (move 6 1 5 2)), bit 58 (legal white (move 8 3 7 4)), bit 11 (legal white (move 2 4 1 5)), and 45 more
-    g[70] = 0x7f7f7f7f7f7f7f00 & s.0[2] & !(g[0] << 7u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[71]: 11 node words, bit 16 (legal white (move 3 1 1 3)), bit 20 (legal white (move 3 5 1 7)), bit 29 (legal white (move 4 6 2 8)), bit 18 (legal white (move 3 3 1 5)), and 7 more
-    g[71] = 0x20202020203f0000 & s.0[2] & g[40]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[72]: 40 node words, bit 40 (legal white (move 6 1 4 1)), bit 58 (legal white (move 8 3 6 3)), bit 29 (legal white (move 4 6 2 6)), bit 38 (legal white (move 5 7 3 7)), and 36 more
-    g[72] = 0xffffffffff000000 & s.0[2] & (g[12] << 24u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[73]: 40 node words, bit 40 (legal white (move 6 1 3 1)), bit 58 (legal white (move 8 3 5 3)), bit 29 (legal white (move 4 6 1 6)), bit 38 (legal white (move 5 7 2 7)), and 36 more
-    g[73] = 0xffffffffff000000 & s.0[2] & g[35]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[74]: 32 node words, bit 40 (legal white (move 6 1 2 1)), bit 58 (legal white (move 8 3 4 3)), bit 38 (legal white (move 5 7 1 7)), bit 47 (legal white (move 6 8 2 8)), and 28 more
-    g[74] = 0xffffffff00000000 & s.0[2] & g[36]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[75]: 24 node words, bit 40 (legal white (move 6 1 1 1)), bit 58 (legal white (move 8 3 3 3)), bit 47 (legal white (move 6 8 1 8)), bit 42 (legal white (move 6 3 1 3)), and 20 more
-    g[75] = 0xffffff0000000000 & s.0[2] & g[37]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[76]: 25 node words, bit 40 (legal white (move 6 1 4 3)), bit 58 (legal white (move 8 3 6 5)), bit 26 (legal white (move 4 3 2 5)), bit 34 (legal white (move 5 3 3 5)), and 21 more
-    g[76] = 0x1f1f1f1f1f000000 & s.0[2] & (g[18] << 21u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[77]: 25 node words, bit 40 (legal white (move 6 1 3 4)), bit 58 (legal white (move 8 3 5 6)), bit 26 (legal white (move 4 3 1 6)), bit 34 (legal white (move 5 3 2 6)), and 21 more
-    g[77] = 0x1f1f1f1f1f000000 & s.0[2] & g[41]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[78]: 16 node words, bit 40 (legal white (move 6 1 2 5)), bit 58 (legal white (move 8 3 4 7)), bit 34 (legal white (move 5 3 1 7)), bit 42 (legal white (move 6 3 2 7)), and 12 more
-    g[78] = 0xf0f0f0f00000000 & s.0[2] & g[42]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[79]: 9 node words, bit 40 (legal white (move 6 1 1 6)), bit 58 (legal white (move 8 3 3 8)), bit 42 (legal white (move 6 3 1 8)), bit 50 (legal white (move 7 3 2 8)), and 5 more
-    g[79] = 0x707070000000000 & s.0[2] & g[43]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[80]: 49 node words, bit 58 (legal white (move 8 3 7 2)), bit 11 (legal white (move 2 4 1 3)), bit 20 (legal white (move 3 5 2 4)), bit 29 (legal white (move 4 6 3 5)), and 45 more
-    g[80] = 0xfefefefefefefe00 & s.0[2] & !(g[0] << 9u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[81]: 11 node words, bit 58 (legal white (move 8 3 6 1)), bit 20 (legal white (move 3 5 1 3)), bit 18 (legal white (move 3 3 1 1)), bit 26 (legal white (move 4 3 2 1)), and 7 more
-    g[81] = 0x404040404fc0000 & s.0[2] & g[29]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[82]: 16 node words, bit 58 (legal white (move 8 3 2 3)), bit 50 (legal white (move 7 3 1 3)), bit 52 (legal white (move 7 5 1 5)), bit 61 (legal white (move 8 6 2 6)), and 12 more
-    g[82] = 0xffff000000000000 & s.0[2] & g[38]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[83]: 8 node words, bit 58 (legal white (move 8 3 1 3)), bit 61 (legal white (move 8 6 1 6)), bit 56 (legal white (move 8 1 1 1)), bit 59 (legal white (move 8 4 1 4)), and 4 more
-    g[83] = 0xff00000000000000 & s.0[2] & g[39]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[84]: 25 node words, bit 3 (legal white (move 1 4 4 1)), bit 4 (legal white (move 1 5 4 2)), bit 5 (legal white (move 1 6 4 3)), bit 6 (legal white (move 1 7 4 4)), and 21 more
-    g[84] = 0xf8f8f8f8f8 & s.0[2] & g[19]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[85]: 40 node words, bit 3 (legal white (move 1 4 1 2)), bit 4 (legal white (move 1 5 1 3)), bit 5 (legal white (move 1 6 1 4)), bit 6 (legal white (move 1 7 1 5)), and 36 more
-    g[85] = 0xf8f8f8f8f8f8f8f8 & s.0[2] & (g[1] << 3u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[86]: 40 node words, bit 3 (legal white (move 1 4 1 1)), bit 4 (legal white (move 1 5 1 2)), bit 5 (legal white (move 1 6 1 3)), bit 6 (legal white (move 1 7 1 4)), and 36 more
-    g[86] = 0xf8f8f8f8f8f8f8f8 & s.0[2] & g[24]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[87]: 16 node words, bit 4 (legal white (move 1 5 5 1)), bit 5 (legal white (move 1 6 5 2)), bit 6 (legal white (move 1 7 5 3)), bit 7 (legal white (move 1 8 5 4)), and 12 more
-    g[87] = 0xf0f0f0f0 & s.0[2] & g[20] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[88]: 32 node words, bit 4 (legal white (move 1 5 1 1)), bit 5 (legal white (move 1 6 1 2)), bit 6 (legal white (move 1 7 1 3)), bit 7 (legal white (move 1 8 1 4)), and 28 more
-    g[88] = 0xf0f0f0f0f0f0f0f0 & s.0[2] & g[25]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[89]: 9 node words, bit 5 (legal white (move 1 6 6 1)), bit 6 (legal white (move 1 7 6 2)), bit 7 (legal white (move 1 8 6 3)), bit 21 (legal white (move 3 6 8 1)), and 5 more
-    g[89] = 0xe0e0e0 & s.0[2] & g[21] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[90]: 24 node words, bit 5 (legal white (move 1 6 1 1)), bit 6 (legal white (move 1 7 1 2)), bit 7 (legal white (move 1 8 1 3)), bit 29 (legal white (move 4 6 4 1)), and 20 more
-    g[90] = 0xe0e0e0e0e0e0e0e0 & s.0[2] & g[26]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[91]: 4 node words, bit 6 (legal white (move 1 7 7 1)), bit 7 (legal white (move 1 8 7 2)), bit 14 (legal white (move 2 7 8 1)), bit 15 (legal white (move 2 8 8 2))
-    g[91] = 0xc0c0 & s.0[2] & g[22] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[92]: 16 node words, bit 6 (legal white (move 1 7 1 1)), bit 7 (legal white (move 1 8 1 2)), bit 38 (legal white (move 5 7 5 1)), bit 47 (legal white (move 6 8 6 2)), and 12 more
-    g[92] = 0xc0c0c0c0c0c0c0c0 & s.0[2] & g[27]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // n[6]: (legal white (move 1 8 8 1))
-    n[6] = (s.0[2] & 0x80 == 0x80) & (s.0[4] & 0x8 == 0x8) & (n[3]);
-    // g[93]: 8 node words, bit 7 (legal white (move 1 8 1 1)), bit 47 (legal white (move 6 8 6 1)), bit 23 (legal white (move 3 8 3 1)), bit 63 (legal white (move 8 8 8 1)), and 4 more
-    g[93] = 0x8080808080808080 & s.0[2] & g[28]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[94]: 25 node words, bit 29 (legal white (move 4 6 2 4)), bit 38 (legal white (move 5 7 3 5)), bit 47 (legal white (move 6 8 4 6)), bit 43 (legal white (move 6 4 4 2)), and 21 more
-    g[94] = 0xf8f8f8f8f8000000 & s.0[2] & (g[7] << 27u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[95]: 25 node words, bit 29 (legal white (move 4 6 1 3)), bit 38 (legal white (move 5 7 2 4)), bit 47 (legal white (move 6 8 3 5)), bit 43 (legal white (move 6 4 3 1)), and 21 more
-    g[95] = 0xf8f8f8f8f8000000 & s.0[2] & g[30]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[96]: 16 node words, bit 38 (legal white (move 5 7 1 3)), bit 47 (legal white (move 6 8 2 4)), bit 52 (legal white (move 7 5 3 1)), bit 61 (legal white (move 8 6 4 2)), and 12 more
-    g[96] = 0xf0f0f0f000000000 & s.0[2] & g[31]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[97]: 9 node words, bit 47 (legal white (move 6 8 1 3)), bit 61 (legal white (move 8 6 3 1)), bit 45 (legal white (move 6 6 1 1)), bit 46 (legal white (move 6 7 1 2)), and 5 more
-    g[97] = 0xe0e0e00000000000 & s.0[2] & g[32]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // g[98]: 4 node words, bit 9 (legal white (move 2 2 8 8)), bit 1 (legal white (move 1 2 7 8)), bit 0 (legal white (move 1 1 7 7)), bit 8 (legal white (move 2 1 8 7))
-    g[98] = 0x303 & s.0[2] & g[11] & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // n[7]: (legal white (move 1 1 8 8))
-    n[7] = (s.0[2] & 0x1 == 0x1) & (s.0[4] & 0x8 == 0x8) & (n[2]);
-    // g[99]: 4 node words, bit 48 (legal white (move 7 1 1 7)), bit 56 (legal white (move 8 1 2 7)), bit 49 (legal white (move 7 2 1 8)), bit 57 (legal white (move 8 2 2 8))
-    g[99] = 0x303000000000000 & s.0[2] & g[44]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // n[8]: (legal white (move 8 1 1 8))
-    n[8] = (s.0[2] & 0x100000000000000 == 0x100000000000000) & (s.0[4] & 0x8 == 0x8)
-        & (n[5]);
-    // g[100]: 4 node words, bit 62 (legal white (move 8 7 2 1)), bit 63 (legal white (move 8 8 2 2)), bit 54 (legal white (move 7 7 1 1)), bit 55 (legal white (move 7 8 1 2))
-    g[100] = 0xc0c0000000000000 & s.0[2] & g[33]
-        & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
-    // n[9]: (legal white (move 8 8 1 1))
-    n[9] = (s.0[2] & 0x8000000000000000 == 0x8000000000000000) & (s.0[4] & 0x8 == 0x8)
-        & (n[4]);
-    // g[101]: 56 node words, bit 5 (legal black (move 1 6 1 7)), bit 61 (legal black (move 8 6 8 7)), bit 6 (legal black (move 1 7 1 8)), bit 14 (legal black (move 2 7 2 8)), and 52 more
-    g[101] = 0x7f7f7f7f7f7f7f7f & s.0[1] & !(g[0] >> 1u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[102]: 48 node words, bit 5 (legal black (move 1 6 1 8)), bit 61 (legal black (move 8 6 8 8)), bit 13 (legal black (move 2 6 2 8)), bit 21 (legal black (move 3 6 3 8)), and 44 more
-    g[102] = 0x3f3f3f3f3f3f3f3f & s.0[1] & g[1]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[103]: 49 node words, bit 5 (legal black (move 1 6 2 7)), bit 6 (legal black (move 1 7 2 8)), bit 14 (legal black (move 2 7 3 8)), bit 13 (legal black (move 2 6 3 7)), and 45 more
-    g[103] = 0x7f7f7f7f7f7f7f & s.0[1] & !(g[0] >> 9u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[104]: 36 node words, bit 5 (legal black (move 1 6 3 8)), bit 13 (legal black (move 2 6 4 8)), bit 21 (legal black (move 3 6 5 8)), bit 29 (legal black (move 4 6 6 8)), and 32 more
-    g[104] = 0x3f3f3f3f3f3f & s.0[1] & g[7]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[105]: 56 node words, bit 5 (legal black (move 1 6 2 6)), bit 23 (legal black (move 3 8 4 8)), bit 47 (legal black (move 6 8 7 8)), bit 6 (legal black (move 1 7 2 7)), and 52 more
-    g[105] = 0xffffffffffffff & s.0[1] & !(g[0] >> 8u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[106]: 48 node words, bit 5 (legal black (move 1 6 3 6)), bit 23 (legal black (move 3 8 5 8)), bit 47 (legal black (move 6 8 8 8)), bit 6 (legal black (move 1 7 3 7)), and 44 more
-    g[106] = 0xffffffffffff & s.0[1] & g[12]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[107]: 40 node words, bit 5 (legal black (move 1 6 4 6)), bit 23 (legal black (move 3 8 6 8)), bit 6 (legal black (move 1 7 4 7)), bit 7 (legal black (move 1 8 4 8)), and 36 more
-    g[107] = 0xffffffffff & s.0[1] & g[13]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[108]: 32 node words, bit 5 (legal black (move 1 6 5 6)), bit 23 (legal black (move 3 8 7 8)), bit 6 (legal black (move 1 7 5 7)), bit 7 (legal black (move 1 8 5 8)), and 28 more
-    g[108] = 0xffffffff & s.0[1] & g[14] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[109]: 24 node words, bit 5 (legal black (move 1 6 6 6)), bit 23 (legal black (move 3 8 8 8)), bit 6 (legal black (move 1 7 6 7)), bit 7 (legal black (move 1 8 6 8)), and 20 more
-    g[109] = 0xffffff & s.0[1] & g[15] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[110]: 16 node words, bit 5 (legal black (move 1 6 7 6)), bit 6 (legal black (move 1 7 7 7)), bit 7 (legal black (move 1 8 7 8)), bit 14 (legal black (move 2 7 8 7)), and 12 more
-    g[110] = 0xffff & s.0[1] & g[16] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[111]: 8 node words, bit 5 (legal black (move 1 6 8 6)), bit 6 (legal black (move 1 7 8 7)), bit 7 (legal black (move 1 8 8 8)), bit 4 (legal black (move 1 5 8 5)), and 4 more
-    g[111] = 0xff & s.0[1] & g[17] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[112]: 49 node words, bit 5 (legal black (move 1 6 2 5)), bit 23 (legal black (move 3 8 4 7)), bit 47 (legal black (move 6 8 7 7)), bit 6 (legal black (move 1 7 2 6)), and 45 more
-    g[112] = 0xfefefefefefefe & s.0[1] & !(g[0] >> 7u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[113]: 36 node words, bit 5 (legal black (move 1 6 3 4)), bit 23 (legal black (move 3 8 5 6)), bit 47 (legal black (move 6 8 8 6)), bit 6 (legal black (move 1 7 3 5)), and 32 more
-    g[113] = 0xfcfcfcfcfcfc & s.0[1] & g[18]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[114]: 25 node words, bit 5 (legal black (move 1 6 4 3)), bit 23 (legal black (move 3 8 6 5)), bit 6 (legal black (move 1 7 4 4)), bit 7 (legal black (move 1 8 4 5)), and 21 more
-    g[114] = 0xf8f8f8f8f8 & s.0[1] & g[19]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[115]: 16 node words, bit 5 (legal black (move 1 6 5 2)), bit 23 (legal black (move 3 8 7 4)), bit 6 (legal black (move 1 7 5 3)), bit 7 (legal black (move 1 8 5 4)), and 12 more
-    g[115] = 0xf0f0f0f0 & s.0[1] & g[20] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[116]: 9 node words, bit 5 (legal black (move 1 6 6 1)), bit 23 (legal black (move 3 8 8 3)), bit 6 (legal black (move 1 7 6 2)), bit 7 (legal black (move 1 8 6 3)), and 5 more
-    g[116] = 0xe0e0e0 & s.0[1] & g[21] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[117]: 56 node words, bit 5 (legal black (move 1 6 1 5)), bit 23 (legal black (move 3 8 3 7)), bit 47 (legal black (move 6 8 6 7)), bit 61 (legal black (move 8 6 8 5)), and 52 more
-    g[117] = 0xfefefefefefefefe & s.0[1] & !(g[0] << 1u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[118]: 40 node words, bit 5 (legal black (move 1 6 1 4)), bit 23 (legal black (move 3 8 3 6)), bit 47 (legal black (move 6 8 6 6)), bit 61 (legal black (move 8 6 8 4)), and 36 more
-    g[118] = 0xf8f8f8f8f8f8f8f8 & s.0[1] & (g[1] << 3u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[119]: 40 node words, bit 5 (legal black (move 1 6 1 3)), bit 23 (legal black (move 3 8 3 5)), bit 47 (legal black (move 6 8 6 5)), bit 61 (legal black (move 8 6 8 3)), and 36 more
-    g[119] = 0xf8f8f8f8f8f8f8f8 & s.0[1] & g[24]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[120]: 32 node words, bit 5 (legal black (move 1 6 1 2)), bit 23 (legal black (move 3 8 3 4)), bit 47 (legal black (move 6 8 6 4)), bit 61 (legal black (move 8 6 8 2)), and 28 more
-    g[120] = 0xf0f0f0f0f0f0f0f0 & s.0[1] & g[25]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[121]: 24 node words, bit 5 (legal black (move 1 6 1 1)), bit 23 (legal black (move 3 8 3 3)), bit 47 (legal black (move 6 8 6 3)), bit 61 (legal black (move 8 6 8 1)), and 20 more
-    g[121] = 0xe0e0e0e0e0e0e0e0 & s.0[1] & g[26]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[122]: 16 node words, bit 23 (legal black (move 3 8 3 2)), bit 47 (legal black (move 6 8 6 2)), bit 6 (legal black (move 1 7 1 1)), bit 7 (legal black (move 1 8 1 2)), and 12 more
-    g[122] = 0xc0c0c0c0c0c0c0c0 & s.0[1] & g[27]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[123]: 8 node words, bit 23 (legal black (move 3 8 3 1)), bit 47 (legal black (move 6 8 6 1)), bit 7 (legal black (move 1 8 1 1)), bit 31 (legal black (move 4 8 4 1)), and 4 more
-    g[123] = 0x8080808080808080 & s.0[1] & g[28]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[124]: 49 node words, bit 23 (legal black (move 3 8 2 7)), bit 47 (legal black (move 6 8 5 7)), bit 61 (legal black (move 8 6 7 5)), bit 14 (legal black (move 2 7 1 6)), and 45 more
-    g[124] = 0xfefefefefefefe00 & s.0[1] & !(g[0] << 9u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[125]: 11 node words, bit 23 (legal black (move 3 8 1 6)), bit 21 (legal black (move 3 6 1 4)), bit 19 (legal black (move 3 4 1 2)), bit 26 (legal black (move 4 3 2 1)), and 7 more
-    g[125] = 0x404040404fc0000 & s.0[1] & g[29]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[126]: 56 node words, bit 23 (legal black (move 3 8 2 8)), bit 47 (legal black (move 6 8 5 8)), bit 61 (legal black (move 8 6 7 6)), bit 14 (legal black (move 2 7 1 7)), and 52 more
-    g[126] = 0xffffffffffffff00 & s.0[1] & !(g[0] << 8u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[127]: 8 node words, bit 23 (legal black (move 3 8 1 8)), bit 21 (legal black (move 3 6 1 6)), bit 19 (legal black (move 3 4 1 4)), bit 22 (legal black (move 3 7 1 7)), and 4 more
-    g[127] = 0xff0000 & s.0[1] & g[34] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[128]: 25 node words, bit 47 (legal black (move 6 8 4 6)), bit 61 (legal black (move 8 6 6 4)), bit 29 (legal black (move 4 6 2 4)), bit 37 (legal black (move 5 6 3 4)), and 21 more
-    g[128] = 0xf8f8f8f8f8000000 & s.0[1] & (g[7] << 27u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[129]: 25 node words, bit 47 (legal black (move 6 8 3 5)), bit 61 (legal black (move 8 6 5 3)), bit 29 (legal black (move 4 6 1 3)), bit 37 (legal black (move 5 6 2 3)), and 21 more
-    g[129] = 0xf8f8f8f8f8000000 & s.0[1] & g[30]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[130]: 16 node words, bit 47 (legal black (move 6 8 2 4)), bit 61 (legal black (move 8 6 4 2)), bit 37 (legal black (move 5 6 1 2)), bit 45 (legal black (move 6 6 2 2)), and 12 more
-    g[130] = 0xf0f0f0f000000000 & s.0[1] & g[31]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[131]: 9 node words, bit 47 (legal black (move 6 8 1 3)), bit 61 (legal black (move 8 6 3 1)), bit 45 (legal black (move 6 6 1 1)), bit 53 (legal black (move 7 6 2 1)), and 5 more
-    g[131] = 0xe0e0e00000000000 & s.0[1] & g[32]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[132]: 40 node words, bit 47 (legal black (move 6 8 4 8)), bit 61 (legal black (move 8 6 6 6)), bit 29 (legal black (move 4 6 2 6)), bit 37 (legal black (move 5 6 3 6)), and 36 more
-    g[132] = 0xffffffffff000000 & s.0[1] & (g[12] << 24u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[133]: 40 node words, bit 47 (legal black (move 6 8 3 8)), bit 61 (legal black (move 8 6 5 6)), bit 29 (legal black (move 4 6 1 6)), bit 37 (legal black (move 5 6 2 6)), and 36 more
-    g[133] = 0xffffffffff000000 & s.0[1] & g[35]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[134]: 32 node words, bit 47 (legal black (move 6 8 2 8)), bit 61 (legal black (move 8 6 4 6)), bit 37 (legal black (move 5 6 1 6)), bit 45 (legal black (move 6 6 2 6)), and 28 more
-    g[134] = 0xffffffff00000000 & s.0[1] & g[36]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[135]: 24 node words, bit 47 (legal black (move 6 8 1 8)), bit 61 (legal black (move 8 6 3 6)), bit 45 (legal black (move 6 6 1 6)), bit 53 (legal black (move 7 6 2 6)), and 20 more
-    g[135] = 0xffffff0000000000 & s.0[1] & g[37]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[136]: 16 node words, bit 61 (legal black (move 8 6 2 6)), bit 53 (legal black (move 7 6 1 6)), bit 55 (legal black (move 7 8 1 8)), bit 63 (legal black (move 8 8 2 8)), and 12 more
-    g[136] = 0xffff000000000000 & s.0[1] & g[38]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[137]: 8 node words, bit 61 (legal black (move 8 6 1 6)), bit 63 (legal black (move 8 8 1 8)), bit 58 (legal black (move 8 3 1 3)), bit 62 (legal black (move 8 7 1 7)), and 4 more
-    g[137] = 0xff00000000000000 & s.0[1] & g[39]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[138]: 49 node words, bit 61 (legal black (move 8 6 7 7)), bit 14 (legal black (move 2 7 1 8)), bit 13 (legal black (move 2 6 1 7)), bit 21 (legal black (move 3 6 2 7)), and 45 more
-    g[138] = 0x7f7f7f7f7f7f7f00 & s.0[1] & !(g[0] << 7u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[139]: 11 node words, bit 61 (legal black (move 8 6 6 8)), bit 21 (legal black (move 3 6 1 8)), bit 29 (legal black (move 4 6 2 8)), bit 37 (legal black (move 5 6 3 8)), and 7 more
-    g[139] = 0x20202020203f0000 & s.0[1] & g[40]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[140]: 4 node words, bit 6 (legal black (move 1 7 7 1)), bit 7 (legal black (move 1 8 7 2)), bit 14 (legal black (move 2 7 8 1)), bit 15 (legal black (move 2 8 8 2))
-    g[140] = 0xc0c0 & s.0[1] & g[22] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // n[10]: (legal black (move 1 8 8 1))
-    n[10] = (s.0[1] & 0x80 == 0x80) & (s.0[4] & 0x4 == 0x4) & (n[3]);
-    // g[141]: 40 node words, bit 12 (legal black (move 2 5 2 8)), bit 19 (legal black (move 3 4 3 7)), bit 26 (legal black (move 4 3 4 6)), bit 33 (legal black (move 5 2 5 5)), and 36 more
-    g[141] = 0x1f1f1f1f1f1f1f1f & s.0[1] & g[2]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[142]: 25 node words, bit 12 (legal black (move 2 5 5 8)), bit 19 (legal black (move 3 4 6 7)), bit 26 (legal black (move 4 3 7 6)), bit 33 (legal black (move 5 2 8 5)), and 21 more
-    g[142] = 0x1f1f1f1f1f & s.0[1] & g[8]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[143]: 32 node words, bit 19 (legal black (move 3 4 3 8)), bit 26 (legal black (move 4 3 4 7)), bit 33 (legal black (move 5 2 5 6)), bit 40 (legal black (move 6 1 6 5)), and 28 more
-    g[143] = 0xf0f0f0f0f0f0f0f & s.0[1] & g[3]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[144]: 16 node words, bit 19 (legal black (move 3 4 7 8)), bit 26 (legal black (move 4 3 8 7)), bit 3 (legal black (move 1 4 5 8)), bit 2 (legal black (move 1 3 5 7)), and 12 more
-    g[144] = 0xf0f0f0f & s.0[1] & g[9] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[145]: 24 node words, bit 26 (legal black (move 4 3 4 8)), bit 33 (legal black (move 5 2 5 7)), bit 40 (legal black (move 6 1 6 6)), bit 2 (legal black (move 1 3 1 8)), and 20 more
-    g[145] = 0x707070707070707 & s.0[1] & g[4]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[146]: 8 node words, bit 26 (legal black (move 4 3 4 1)), bit 2 (legal black (move 1 3 1 1)), bit 58 (legal black (move 8 3 8 1)), bit 18 (legal black (move 3 3 3 1)), and 4 more
-    g[146] = 0x404040404040404 & s.0[1] & g[23]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[147]: 25 node words, bit 26 (legal black (move 4 3 2 5)), bit 33 (legal black (move 5 2 3 4)), bit 40 (legal black (move 6 1 4 3)), bit 44 (legal black (move 6 5 4 7)), and 21 more
-    g[147] = 0x1f1f1f1f1f000000 & s.0[1] & (g[18] << 21u32)
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[148]: 25 node words, bit 26 (legal black (move 4 3 1 6)), bit 33 (legal black (move 5 2 2 5)), bit 40 (legal black (move 6 1 3 4)), bit 44 (legal black (move 6 5 3 8)), and 21 more
-    g[148] = 0x1f1f1f1f1f000000 & s.0[1] & g[41]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[149]: 16 node words, bit 33 (legal black (move 5 2 5 8)), bit 40 (legal black (move 6 1 6 7)), bit 1 (legal black (move 1 2 1 8)), bit 0 (legal black (move 1 1 1 7)), and 12 more
-    g[149] = 0x303030303030303 & s.0[1] & g[5]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[150]: 16 node words, bit 33 (legal black (move 5 2 1 6)), bit 40 (legal black (move 6 1 2 5)), bit 51 (legal black (move 7 4 3 8)), bit 58 (legal black (move 8 3 4 7)), and 12 more
-    g[150] = 0xf0f0f0f00000000 & s.0[1] & g[42]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[151]: 8 node words, bit 40 (legal black (move 6 1 6 8)), bit 0 (legal black (move 1 1 1 8)), bit 16 (legal black (move 3 1 3 8)), bit 56 (legal black (move 8 1 8 8)), and 4 more
-    g[151] = 0x101010101010101 & s.0[1] & g[6]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[152]: 9 node words, bit 40 (legal black (move 6 1 1 6)), bit 58 (legal black (move 8 3 3 8)), bit 42 (legal black (move 6 3 1 8)), bit 41 (legal black (move 6 2 1 7)), and 5 more
-    g[152] = 0x707070000000000 & s.0[1] & g[43]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[153]: 9 node words, bit 2 (legal black (move 1 3 6 8)), bit 1 (legal black (move 1 2 6 7)), bit 0 (legal black (move 1 1 6 6)), bit 18 (legal black (move 3 3 8 8)), and 5 more
-    g[153] = 0x70707 & s.0[1] & g[10] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // g[154]: 4 node words, bit 1 (legal black (move 1 2 7 8)), bit 0 (legal black (move 1 1 7 7)), bit 9 (legal black (move 2 2 8 8)), bit 8 (legal black (move 2 1 8 7))
-    g[154] = 0x303 & s.0[1] & g[11] & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // n[11]: (legal black (move 1 1 8 8))
-    n[11] = (s.0[1] & 0x1 == 0x1) & (s.0[4] & 0x4 == 0x4) & (n[2]);
-    // g[155]: 4 node words, bit 55 (legal black (move 7 8 1 2)), bit 63 (legal black (move 8 8 2 2)), bit 54 (legal black (move 7 7 1 1)), bit 62 (legal black (move 8 7 2 1))
-    g[155] = 0xc0c0000000000000 & s.0[1] & g[33]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // n[12]: (legal black (move 8 8 1 1))
-    n[12] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000) & (s.0[4] & 0x4 == 0x4)
-        & (n[4]);
-    // g[156]: 4 node words, bit 57 (legal black (move 8 2 2 8)), bit 56 (legal black (move 8 1 2 7)), bit 48 (legal black (move 7 1 1 7)), bit 49 (legal black (move 7 2 1 8))
-    g[156] = 0x303000000000000 & s.0[1] & g[44]
-        & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
-    // n[13]: (legal black (move 8 1 1 8))
-    n[13] = (s.0[1] & 0x100000000000000 == 0x100000000000000) & (s.0[4] & 0x4 == 0x4)
-        & (n[5]);
-    #[inline(never)]
-    fn nodes_part_0(s: &State, n: &mut [bool; 629], g: &mut [u64; 160]) {
-        {
-            // n[14] (keyed): ((aux 1) n 1 2)
-            // n[15] (keyed): ((aux 1) n 2 2)
-            // n[16] (keyed): ((aux 1) n 3 2)
-            // n[17] (keyed): ((aux 1) n 4 2)
-            // n[18] (keyed): ((aux 1) n 5 2)
-            // n[19] (keyed): ((aux 1) n 6 2)
-            // n[20] (keyed): ((aux 1) n 7 2)
-            // n[21] (keyed): ((aux 1) n 8 2)
-            // n[22] (keyed): ((aux 1) n 1 3)
-            // n[23] (keyed): ((aux 1) n 2 3)
-            // n[24] (keyed): ((aux 1) n 3 3)
-            // n[25] (keyed): ((aux 1) n 4 3)
-            // n[26] (keyed): ((aux 1) n 5 3)
-            // n[27] (keyed): ((aux 1) n 6 3)
-            // n[28] (keyed): ((aux 1) n 7 3)
-            // n[29] (keyed): ((aux 1) n 8 3)
-            // n[30] (keyed): ((aux 1) n 1 4)
-            // n[31] (keyed): ((aux 1) n 2 4)
-            // n[32] (keyed): ((aux 1) n 3 4)
-            // n[33] (keyed): ((aux 1) n 4 4)
-            // n[34] (keyed): ((aux 1) n 5 4)
-            // n[35] (keyed): ((aux 1) n 6 4)
-            // n[36] (keyed): ((aux 1) n 7 4)
-            // n[37] (keyed): ((aux 1) n 8 4)
-            // n[38] (keyed): ((aux 1) n 1 5)
-            // n[39] (keyed): ((aux 1) n 2 5)
-            // n[40] (keyed): ((aux 1) n 3 5)
-            // n[41] (keyed): ((aux 1) n 4 5)
-            // n[42] (keyed): ((aux 1) n 5 5)
-            // n[43] (keyed): ((aux 1) n 6 5)
-            // n[44] (keyed): ((aux 1) n 7 5)
-            // n[45] (keyed): ((aux 1) n 8 5)
-            // n[46] (keyed): ((aux 1) n 1 6)
-            // n[47] (keyed): ((aux 1) n 2 6)
-            // n[48] (keyed): ((aux 1) n 3 6)
-            // n[49] (keyed): ((aux 1) n 4 6)
-            // n[50] (keyed): ((aux 1) n 5 6)
-            // n[51] (keyed): ((aux 1) n 6 6)
-            // n[52] (keyed): ((aux 1) n 7 6)
-            // n[53] (keyed): ((aux 1) n 8 6)
-            // n[54] (keyed): ((aux 1) n 1 7)
-            // n[55] (keyed): ((aux 1) n 2 7)
-            // n[56] (keyed): ((aux 1) n 3 7)
-            // n[57] (keyed): ((aux 1) n 4 7)
-            // n[58] (keyed): ((aux 1) n 5 7)
-            // n[59] (keyed): ((aux 1) n 6 7)
-            // n[60] (keyed): ((aux 1) n 7 7)
-            // n[61] (keyed): ((aux 1) n 8 7)
-            // n[62] (keyed): ((aux 1) n 1 8)
-            // n[63] (keyed): ((aux 1) n 2 8)
-            // n[64] (keyed): ((aux 1) n 3 8)
-            // n[65] (keyed): ((aux 1) n 4 8)
-            // n[66] (keyed): ((aux 1) n 5 8)
-            // n[67] (keyed): ((aux 1) n 6 8)
-            // n[68] (keyed): ((aux 1) n 7 8)
-            // n[69] (keyed): ((aux 1) n 8 8)
-            // n[70] (keyed): ((aux 1) ne 2 2)
-            // n[71] (keyed): ((aux 1) ne 2 3)
-            // n[72] (keyed): ((aux 1) ne 2 4)
-            // n[73] (keyed): ((aux 1) ne 2 5)
-            // n[74] (keyed): ((aux 1) ne 2 6)
-            // n[75] (keyed): ((aux 1) ne 2 7)
-            // n[76] (keyed): ((aux 1) ne 2 8)
-            // n[77] (keyed): ((aux 1) ne 3 2)
-            // n[78] (keyed): ((aux 1) ne 3 3)
-            // n[79] (keyed): ((aux 1) ne 3 4)
-            // n[80] (keyed): ((aux 1) ne 3 5)
-            // n[81] (keyed): ((aux 1) ne 3 6)
-            // n[82] (keyed): ((aux 1) ne 3 7)
-            // n[83] (keyed): ((aux 1) ne 3 8)
-            // n[84] (keyed): ((aux 1) ne 4 2)
-            // n[85] (keyed): ((aux 1) ne 4 3)
-            // n[86] (keyed): ((aux 1) ne 4 4)
-            // n[87] (keyed): ((aux 1) ne 4 5)
-            // n[88] (keyed): ((aux 1) ne 4 6)
-            // n[89] (keyed): ((aux 1) ne 4 7)
-            // n[90] (keyed): ((aux 1) ne 4 8)
-            // n[91] (keyed): ((aux 1) ne 5 2)
-            // n[92] (keyed): ((aux 1) ne 5 3)
-            // n[93] (keyed): ((aux 1) ne 5 4)
-            // n[94] (keyed): ((aux 1) ne 5 5)
-            // n[95] (keyed): ((aux 1) ne 5 6)
-            // n[96] (keyed): ((aux 1) ne 5 7)
-            // n[97] (keyed): ((aux 1) ne 5 8)
-            // n[98] (keyed): ((aux 1) ne 6 2)
-            // n[99] (keyed): ((aux 1) ne 6 3)
-            // n[100] (keyed): ((aux 1) ne 6 4)
-            // n[101] (keyed): ((aux 1) ne 6 5)
-            // n[102] (keyed): ((aux 1) ne 6 6)
-            // n[103] (keyed): ((aux 1) ne 6 7)
-            // n[104] (keyed): ((aux 1) ne 6 8)
-            // n[105] (keyed): ((aux 1) ne 7 2)
-            // n[106] (keyed): ((aux 1) ne 7 3)
-            // n[107] (keyed): ((aux 1) ne 7 4)
-            // n[108] (keyed): ((aux 1) ne 7 5)
-            // n[109] (keyed): ((aux 1) ne 7 6)
-            // n[110] (keyed): ((aux 1) ne 7 7)
-            // n[111] (keyed): ((aux 1) ne 7 8)
-            // n[112] (keyed): ((aux 1) ne 8 2)
-            // n[113] (keyed): ((aux 1) ne 8 3)
-            // n[114] (keyed): ((aux 1) ne 8 4)
-            // n[115] (keyed): ((aux 1) ne 8 5)
-            // n[116] (keyed): ((aux 1) ne 8 6)
-            // n[117] (keyed): ((aux 1) ne 8 7)
-            // n[118] (keyed): ((aux 1) ne 8 8)
-            // n[119] (keyed): ((aux 1) e 2 1)
-            // n[120] (keyed): ((aux 1) e 2 2)
-            // n[121] (keyed): ((aux 1) e 2 3)
-            // n[122] (keyed): ((aux 1) e 2 4)
-            // n[123] (keyed): ((aux 1) e 2 5)
-            // n[124] (keyed): ((aux 1) e 2 6)
-            // n[125] (keyed): ((aux 1) e 2 7)
-            // n[126] (keyed): ((aux 1) e 2 8)
-            // n[127] (keyed): ((aux 1) e 3 1)
-            // n[128] (keyed): ((aux 1) e 3 2)
-            // n[129] (keyed): ((aux 1) e 3 3)
-            // n[130] (keyed): ((aux 1) e 3 4)
-            // n[131] (keyed): ((aux 1) e 3 5)
-            // n[132] (keyed): ((aux 1) e 3 6)
-            // n[133] (keyed): ((aux 1) e 3 7)
-            // n[134] (keyed): ((aux 1) e 3 8)
-            // n[135] (keyed): ((aux 1) e 4 1)
-            // n[136] (keyed): ((aux 1) e 4 2)
-            // n[137] (keyed): ((aux 1) e 4 3)
-            // n[138] (keyed): ((aux 1) e 4 4)
-            // n[139] (keyed): ((aux 1) e 4 5)
-            // n[140] (keyed): ((aux 1) e 4 6)
-            // n[141] (keyed): ((aux 1) e 4 7)
-            // n[142] (keyed): ((aux 1) e 4 8)
-            // n[143] (keyed): ((aux 1) e 5 1)
-            // n[144] (keyed): ((aux 1) e 5 2)
-            // n[145] (keyed): ((aux 1) e 5 3)
-            // n[146] (keyed): ((aux 1) e 5 4)
-            // n[147] (keyed): ((aux 1) e 5 5)
-            // n[148] (keyed): ((aux 1) e 5 6)
-            // n[149] (keyed): ((aux 1) e 5 7)
-            // n[150] (keyed): ((aux 1) e 5 8)
-            // n[151] (keyed): ((aux 1) e 6 1)
-            // n[152] (keyed): ((aux 1) e 6 2)
-            // n[153] (keyed): ((aux 1) e 6 3)
-            // n[154] (keyed): ((aux 1) e 6 4)
-            // n[155] (keyed): ((aux 1) e 6 5)
-            // n[156] (keyed): ((aux 1) e 6 6)
-            // n[157] (keyed): ((aux 1) e 6 7)
-            // n[158] (keyed): ((aux 1) e 6 8)
-            // n[159] (keyed): ((aux 1) e 7 1)
-            // n[160] (keyed): ((aux 1) e 7 2)
-            // n[161] (keyed): ((aux 1) e 7 3)
-            // n[162] (keyed): ((aux 1) e 7 4)
-            // n[163] (keyed): ((aux 1) e 7 5)
-            // n[164] (keyed): ((aux 1) e 7 6)
-            // n[165] (keyed): ((aux 1) e 7 7)
-            // n[166] (keyed): ((aux 1) e 7 8)
-            // n[167] (keyed): ((aux 1) e 8 1)
-            // n[168] (keyed): ((aux 1) e 8 2)
-            // n[169] (keyed): ((aux 1) e 8 3)
-            // n[170] (keyed): ((aux 1) e 8 4)
-            // n[171] (keyed): ((aux 1) e 8 5)
-            // n[172] (keyed): ((aux 1) e 8 6)
-            // n[173] (keyed): ((aux 1) e 8 7)
-            // n[174] (keyed): ((aux 1) e 8 8)
-            // n[175] (keyed): ((aux 1) se 2 1)
-            // n[176] (keyed): ((aux 1) se 2 2)
-            // n[177] (keyed): ((aux 1) se 2 3)
-            // n[178] (keyed): ((aux 1) se 2 4)
-            // n[179] (keyed): ((aux 1) se 2 5)
-            // n[180] (keyed): ((aux 1) se 2 6)
-            // n[181] (keyed): ((aux 1) se 2 7)
-            // n[182] (keyed): ((aux 1) se 3 1)
-            // n[183] (keyed): ((aux 1) se 3 2)
-            // n[184] (keyed): ((aux 1) se 3 3)
-            // n[185] (keyed): ((aux 1) se 3 4)
-            // n[186] (keyed): ((aux 1) se 3 5)
-            // n[187] (keyed): ((aux 1) se 3 6)
-            // n[188] (keyed): ((aux 1) se 3 7)
-            // n[189] (keyed): ((aux 1) se 4 1)
-            // n[190] (keyed): ((aux 1) se 4 2)
-            // n[191] (keyed): ((aux 1) se 4 3)
-            // n[192] (keyed): ((aux 1) se 4 4)
-            // n[193] (keyed): ((aux 1) se 4 5)
-            // n[194] (keyed): ((aux 1) se 4 6)
-            // n[195] (keyed): ((aux 1) se 4 7)
-            // n[196] (keyed): ((aux 1) se 5 1)
-            // n[197] (keyed): ((aux 1) se 5 2)
-            // n[198] (keyed): ((aux 1) se 5 3)
-            // n[199] (keyed): ((aux 1) se 5 4)
-            // n[200] (keyed): ((aux 1) se 5 5)
-            // n[201] (keyed): ((aux 1) se 5 6)
-            // n[202] (keyed): ((aux 1) se 5 7)
-            // n[203] (keyed): ((aux 1) se 6 1)
-            // n[204] (keyed): ((aux 1) se 6 2)
-            // n[205] (keyed): ((aux 1) se 6 3)
-            // n[206] (keyed): ((aux 1) se 6 4)
-            // n[207] (keyed): ((aux 1) se 6 5)
-            // n[208] (keyed): ((aux 1) se 6 6)
-            // n[209] (keyed): ((aux 1) se 6 7)
-            // n[210] (keyed): ((aux 1) se 7 1)
-            // n[211] (keyed): ((aux 1) se 7 2)
-            // n[212] (keyed): ((aux 1) se 7 3)
-            // n[213] (keyed): ((aux 1) se 7 4)
-            // n[214] (keyed): ((aux 1) se 7 5)
-            // n[215] (keyed): ((aux 1) se 7 6)
-            // n[216] (keyed): ((aux 1) se 7 7)
-            // n[217] (keyed): ((aux 1) se 8 1)
-            // n[218] (keyed): ((aux 1) se 8 2)
-            // n[219] (keyed): ((aux 1) se 8 3)
-            // n[220] (keyed): ((aux 1) se 8 4)
-            // n[221] (keyed): ((aux 1) se 8 5)
-            // n[222] (keyed): ((aux 1) se 8 6)
-            // n[223] (keyed): ((aux 1) se 8 7)
-            // n[224] (keyed): ((aux 1) s 1 1)
-            // n[225] (keyed): ((aux 1) s 2 1)
-            // n[226] (keyed): ((aux 1) s 3 1)
-            // n[227] (keyed): ((aux 1) s 4 1)
-            // n[228] (keyed): ((aux 1) s 5 1)
-            // n[229] (keyed): ((aux 1) s 6 1)
-            // n[230] (keyed): ((aux 1) s 7 1)
-            // n[231] (keyed): ((aux 1) s 8 1)
-            // n[232] (keyed): ((aux 1) s 1 2)
-            // n[233] (keyed): ((aux 1) s 2 2)
-            // n[234] (keyed): ((aux 1) s 3 2)
-            // n[235] (keyed): ((aux 1) s 4 2)
-            // n[236] (keyed): ((aux 1) s 5 2)
-            // n[237] (keyed): ((aux 1) s 6 2)
-            // n[238] (keyed): ((aux 1) s 7 2)
-            // n[239] (keyed): ((aux 1) s 8 2)
-            // n[240] (keyed): ((aux 1) s 1 3)
-            // n[241] (keyed): ((aux 1) s 2 3)
-            // n[242] (keyed): ((aux 1) s 3 3)
-            // n[243] (keyed): ((aux 1) s 4 3)
-            // n[244] (keyed): ((aux 1) s 5 3)
-            // n[245] (keyed): ((aux 1) s 6 3)
-            // n[246] (keyed): ((aux 1) s 7 3)
-            // n[247] (keyed): ((aux 1) s 8 3)
-            // n[248] (keyed): ((aux 1) s 1 4)
-            // n[249] (keyed): ((aux 1) s 2 4)
-            // n[250] (keyed): ((aux 1) s 3 4)
-            // n[251] (keyed): ((aux 1) s 4 4)
-            // n[252] (keyed): ((aux 1) s 5 4)
-            // n[253] (keyed): ((aux 1) s 6 4)
-            // n[254] (keyed): ((aux 1) s 7 4)
-            // n[255] (keyed): ((aux 1) s 8 4)
-            // n[256] (keyed): ((aux 1) s 1 5)
-            // n[257] (keyed): ((aux 1) s 2 5)
-            // n[258] (keyed): ((aux 1) s 3 5)
-            // n[259] (keyed): ((aux 1) s 4 5)
-            // n[260] (keyed): ((aux 1) s 5 5)
-            // n[261] (keyed): ((aux 1) s 6 5)
-            // n[262] (keyed): ((aux 1) s 7 5)
-            // n[263] (keyed): ((aux 1) s 8 5)
-            // n[264] (keyed): ((aux 1) s 1 6)
-            // n[265] (keyed): ((aux 1) s 2 6)
-            // n[266] (keyed): ((aux 1) s 3 6)
-            // n[267] (keyed): ((aux 1) s 4 6)
-            // n[268] (keyed): ((aux 1) s 5 6)
-            // n[269] (keyed): ((aux 1) s 6 6)
-            // n[270] (keyed): ((aux 1) s 7 6)
-            // n[271] (keyed): ((aux 1) s 8 6)
-            // n[272] (keyed): ((aux 1) s 1 7)
-            // n[273] (keyed): ((aux 1) s 2 7)
-            // n[274] (keyed): ((aux 1) s 3 7)
-            // n[275] (keyed): ((aux 1) s 4 7)
-            // n[276] (keyed): ((aux 1) s 5 7)
-            // n[277] (keyed): ((aux 1) s 6 7)
-            // n[278] (keyed): ((aux 1) s 7 7)
-            // n[279] (keyed): ((aux 1) s 8 7)
-            // n[280] (keyed): ((aux 1) sw 1 1)
-            // n[281] (keyed): ((aux 1) sw 1 2)
-            // n[282] (keyed): ((aux 1) sw 1 3)
-            // n[283] (keyed): ((aux 1) sw 1 4)
-            // n[284] (keyed): ((aux 1) sw 1 5)
-            // n[285] (keyed): ((aux 1) sw 1 6)
-            // n[286] (keyed): ((aux 1) sw 1 7)
-            // n[287] (keyed): ((aux 1) sw 2 1)
-            // n[288] (keyed): ((aux 1) sw 2 2)
-            // n[289] (keyed): ((aux 1) sw 2 3)
-            // n[290] (keyed): ((aux 1) sw 2 4)
-            // n[291] (keyed): ((aux 1) sw 2 5)
-            // n[292] (keyed): ((aux 1) sw 2 6)
-            // n[293] (keyed): ((aux 1) sw 2 7)
-            // n[294] (keyed): ((aux 1) sw 3 1)
-            // n[295] (keyed): ((aux 1) sw 3 2)
-            // n[296] (keyed): ((aux 1) sw 3 3)
-            // n[297] (keyed): ((aux 1) sw 3 4)
-            // n[298] (keyed): ((aux 1) sw 3 5)
-            // n[299] (keyed): ((aux 1) sw 3 6)
-            // n[300] (keyed): ((aux 1) sw 3 7)
-            // n[301] (keyed): ((aux 1) sw 4 1)
-            // n[302] (keyed): ((aux 1) sw 4 2)
-            // n[303] (keyed): ((aux 1) sw 4 3)
-            // n[304] (keyed): ((aux 1) sw 4 4)
-            // n[305] (keyed): ((aux 1) sw 4 5)
-            // n[306] (keyed): ((aux 1) sw 4 6)
-            // n[307] (keyed): ((aux 1) sw 4 7)
-            // n[308] (keyed): ((aux 1) sw 5 1)
-            // n[309] (keyed): ((aux 1) sw 5 2)
-            // n[310] (keyed): ((aux 1) sw 5 3)
-            // n[311] (keyed): ((aux 1) sw 5 4)
-            // n[312] (keyed): ((aux 1) sw 5 5)
-            // n[313] (keyed): ((aux 1) sw 5 6)
-            // n[314] (keyed): ((aux 1) sw 5 7)
-            // n[315] (keyed): ((aux 1) sw 6 1)
-            // n[316] (keyed): ((aux 1) sw 6 2)
-            // n[317] (keyed): ((aux 1) sw 6 3)
-            // n[318] (keyed): ((aux 1) sw 6 4)
-            // n[319] (keyed): ((aux 1) sw 6 5)
-            // n[320] (keyed): ((aux 1) sw 6 6)
-            // n[321] (keyed): ((aux 1) sw 6 7)
-            // n[322] (keyed): ((aux 1) sw 7 1)
-            // n[323] (keyed): ((aux 1) sw 7 2)
-            // n[324] (keyed): ((aux 1) sw 7 3)
-            // n[325] (keyed): ((aux 1) sw 7 4)
-            // n[326] (keyed): ((aux 1) sw 7 5)
-            // n[327] (keyed): ((aux 1) sw 7 6)
-            // n[328] (keyed): ((aux 1) sw 7 7)
-            // n[329] (keyed): ((aux 1) w 1 1)
-            // n[330] (keyed): ((aux 1) w 1 2)
-            // n[331] (keyed): ((aux 1) w 1 3)
-            // n[332] (keyed): ((aux 1) w 1 4)
-            // n[333] (keyed): ((aux 1) w 1 5)
-            // n[334] (keyed): ((aux 1) w 1 6)
-            // n[335] (keyed): ((aux 1) w 1 7)
-            // n[336] (keyed): ((aux 1) w 1 8)
-            // n[337] (keyed): ((aux 1) w 2 1)
-            // n[338] (keyed): ((aux 1) w 2 2)
-            // n[339] (keyed): ((aux 1) w 2 3)
-            // n[340] (keyed): ((aux 1) w 2 4)
-            // n[341] (keyed): ((aux 1) w 2 5)
-            // n[342] (keyed): ((aux 1) w 2 6)
-            // n[343] (keyed): ((aux 1) w 2 7)
-            // n[344] (keyed): ((aux 1) w 2 8)
-            // n[345] (keyed): ((aux 1) w 3 1)
-            // n[346] (keyed): ((aux 1) w 3 2)
-            // n[347] (keyed): ((aux 1) w 3 3)
-            // n[348] (keyed): ((aux 1) w 3 4)
-            // n[349] (keyed): ((aux 1) w 3 5)
-            // n[350] (keyed): ((aux 1) w 3 6)
-            // n[351] (keyed): ((aux 1) w 3 7)
-            // n[352] (keyed): ((aux 1) w 3 8)
-            // n[353] (keyed): ((aux 1) w 4 1)
-            // n[354] (keyed): ((aux 1) w 4 2)
-            // n[355] (keyed): ((aux 1) w 4 3)
-            // n[356] (keyed): ((aux 1) w 4 4)
-            // n[357] (keyed): ((aux 1) w 4 5)
-            // n[358] (keyed): ((aux 1) w 4 6)
-            // n[359] (keyed): ((aux 1) w 4 7)
-            // n[360] (keyed): ((aux 1) w 4 8)
-            // n[361] (keyed): ((aux 1) w 5 1)
-            // n[362] (keyed): ((aux 1) w 5 2)
-            // n[363] (keyed): ((aux 1) w 5 3)
-            // n[364] (keyed): ((aux 1) w 5 4)
-            // n[365] (keyed): ((aux 1) w 5 5)
-            // n[366] (keyed): ((aux 1) w 5 6)
-            // n[367] (keyed): ((aux 1) w 5 7)
-            // n[368] (keyed): ((aux 1) w 5 8)
-            // n[369] (keyed): ((aux 1) w 6 1)
-            // n[370] (keyed): ((aux 1) w 6 2)
-            // n[371] (keyed): ((aux 1) w 6 3)
-            // n[372] (keyed): ((aux 1) w 6 4)
-            // n[373] (keyed): ((aux 1) w 6 5)
-            // n[374] (keyed): ((aux 1) w 6 6)
-            // n[375] (keyed): ((aux 1) w 6 7)
-            // n[376] (keyed): ((aux 1) w 6 8)
-            // n[377] (keyed): ((aux 1) w 7 1)
-            // n[378] (keyed): ((aux 1) w 7 2)
-            // n[379] (keyed): ((aux 1) w 7 3)
-            // n[380] (keyed): ((aux 1) w 7 4)
-            // n[381] (keyed): ((aux 1) w 7 5)
-            // n[382] (keyed): ((aux 1) w 7 6)
-            // n[383] (keyed): ((aux 1) w 7 7)
-            // n[384] (keyed): ((aux 1) w 7 8)
-            // n[385] (keyed): ((aux 1) nw 1 2)
-            // n[386] (keyed): ((aux 1) nw 1 3)
-            // n[387] (keyed): ((aux 1) nw 1 4)
-            // n[388] (keyed): ((aux 1) nw 1 5)
-            // n[389] (keyed): ((aux 1) nw 1 6)
-            // n[390] (keyed): ((aux 1) nw 1 7)
-            // n[391] (keyed): ((aux 1) nw 1 8)
-            // n[392] (keyed): ((aux 1) nw 2 2)
-            // n[393] (keyed): ((aux 1) nw 2 3)
-            // n[394] (keyed): ((aux 1) nw 2 4)
-            // n[395] (keyed): ((aux 1) nw 2 5)
-            // n[396] (keyed): ((aux 1) nw 2 6)
-            // n[397] (keyed): ((aux 1) nw 2 7)
-            // n[398] (keyed): ((aux 1) nw 2 8)
-            // n[399] (keyed): ((aux 1) nw 3 2)
-            // n[400] (keyed): ((aux 1) nw 3 3)
-            // n[401] (keyed): ((aux 1) nw 3 4)
-            // n[402] (keyed): ((aux 1) nw 3 5)
-            // n[403] (keyed): ((aux 1) nw 3 6)
-            // n[404] (keyed): ((aux 1) nw 3 7)
-            // n[405] (keyed): ((aux 1) nw 3 8)
-            // n[406] (keyed): ((aux 1) nw 4 2)
-            // n[407] (keyed): ((aux 1) nw 4 3)
-            // n[408] (keyed): ((aux 1) nw 4 4)
-            // n[409] (keyed): ((aux 1) nw 4 5)
-            // n[410] (keyed): ((aux 1) nw 4 6)
-            // n[411] (keyed): ((aux 1) nw 4 7)
-            // n[412] (keyed): ((aux 1) nw 4 8)
-            // n[413] (keyed): ((aux 1) nw 5 2)
-            // n[414] (keyed): ((aux 1) nw 5 3)
-            // n[415] (keyed): ((aux 1) nw 5 4)
-            // n[416] (keyed): ((aux 1) nw 5 5)
-            // n[417] (keyed): ((aux 1) nw 5 6)
-            // n[418] (keyed): ((aux 1) nw 5 7)
-            // n[419] (keyed): ((aux 1) nw 5 8)
-            // n[420] (keyed): ((aux 1) nw 6 2)
-            // n[421] (keyed): ((aux 1) nw 6 3)
-            // n[422] (keyed): ((aux 1) nw 6 4)
-            // n[423] (keyed): ((aux 1) nw 6 5)
-            // n[424] (keyed): ((aux 1) nw 6 6)
-            // n[425] (keyed): ((aux 1) nw 6 7)
-            // n[426] (keyed): ((aux 1) nw 6 8)
-            // n[427] (keyed): ((aux 1) nw 7 2)
-            // n[428] (keyed): ((aux 1) nw 7 3)
-            // n[429] (keyed): ((aux 1) nw 7 4)
-            // n[430] (keyed): ((aux 1) nw 7 5)
-            // n[431] (keyed): ((aux 1) nw 7 6)
-            // n[432] (keyed): ((aux 1) nw 7 7)
-            // n[433] (keyed): ((aux 1) nw 7 8)
-            let held = s.0[3] & 0xffffffffffffffff;
-            if held != 0 {
-                if held & 0x1 != 0 {
-                    n[14] |= g[0] & 0x2 == 0;
-                    n[22] |= g[1] & 0x1 != 0;
-                    n[30] |= g[2] & 0x1 != 0;
-                    n[38] |= g[3] & 0x1 != 0;
-                    n[46] |= g[4] & 0x1 != 0;
-                    n[54] |= g[5] & 0x1 != 0;
-                    n[62] |= g[6] & 0x1 != 0;
-                    n[70] |= g[0] & 0x200 == 0;
-                    n[78] |= g[7] & 0x1 != 0;
-                    n[86] |= g[8] & 0x1 != 0;
-                    n[94] |= g[9] & 0x1 != 0;
-                    n[102] |= g[10] & 0x1 != 0;
-                    n[110] |= g[11] & 0x1 != 0;
-                    n[118] |= n[2];
-                    n[119] |= g[0] & 0x100 == 0;
-                    n[127] |= g[12] & 0x1 != 0;
-                    n[135] |= g[13] & 0x1 != 0;
-                    n[143] |= g[14] & 0x1 != 0;
-                    n[151] |= g[15] & 0x1 != 0;
-                    n[159] |= g[16] & 0x1 != 0;
-                    n[167] |= g[17] & 0x1 != 0;
-                }
-                if held & 0x2 != 0 {
-                    n[15] |= g[0] & 0x200 == 0;
-                    n[23] |= g[1] & 0x100 != 0;
-                    n[31] |= g[2] & 0x100 != 0;
-                    n[39] |= g[3] & 0x100 != 0;
-                    n[47] |= g[4] & 0x100 != 0;
-                    n[55] |= g[5] & 0x100 != 0;
-                    n[63] |= g[6] & 0x100 != 0;
-                    n[77] |= g[0] & 0x20000 == 0;
-                    n[85] |= g[7] & 0x100 != 0;
-                    n[93] |= g[8] & 0x100 != 0;
-                    n[101] |= g[9] & 0x100 != 0;
-                    n[109] |= g[10] & 0x100 != 0;
-                    n[117] |= g[11] & 0x100 != 0;
-                    n[127] |= g[0] & 0x10000 == 0;
-                    n[135] |= g[12] & 0x100 != 0;
-                    n[143] |= g[13] & 0x100 != 0;
-                    n[151] |= g[14] & 0x100 != 0;
-                    n[159] |= g[15] & 0x100 != 0;
-                    n[167] |= g[16] & 0x100 != 0;
-                    n[329] |= g[0] & 0x1 == 0;
-                    n[385] |= g[0] & 0x2 == 0;
-                }
-                if held & 0x4 != 0 {
-                    n[16] |= g[0] & 0x20000 == 0;
-                    n[24] |= g[1] & 0x10000 != 0;
-                    n[32] |= g[2] & 0x10000 != 0;
-                    n[40] |= g[3] & 0x10000 != 0;
-                    n[48] |= g[4] & 0x10000 != 0;
-                    n[56] |= g[5] & 0x10000 != 0;
-                    n[64] |= g[6] & 0x10000 != 0;
-                    n[84] |= g[0] & 0x2000000 == 0;
-                    n[92] |= g[7] & 0x10000 != 0;
-                    n[100] |= g[8] & 0x10000 != 0;
-                    n[108] |= g[9] & 0x10000 != 0;
-                    n[116] |= g[10] & 0x10000 != 0;
-                    n[135] |= g[0] & 0x1000000 == 0;
-                    n[143] |= g[12] & 0x10000 != 0;
-                    n[151] |= g[13] & 0x10000 != 0;
-                    n[159] |= g[14] & 0x10000 != 0;
-                    n[167] |= g[15] & 0x10000 != 0;
-                    n[329] |= g[34] & 0x10000 != 0;
-                    n[337] |= g[0] & 0x100 == 0;
-                    n[386] |= g[40] & 0x10000 != 0;
-                    n[392] |= g[0] & 0x200 == 0;
-                }
-                if held & 0x8 != 0 {
-                    n[17] |= g[0] & 0x2000000 == 0;
-                    n[25] |= g[1] & 0x1000000 != 0;
-                    n[33] |= g[2] & 0x1000000 != 0;
-                    n[41] |= g[3] & 0x1000000 != 0;
-                    n[49] |= g[4] & 0x1000000 != 0;
-                    n[57] |= g[5] & 0x1000000 != 0;
-                    n[65] |= g[6] & 0x1000000 != 0;
-                    n[91] |= g[0] & 0x200000000 == 0;
-                    n[99] |= g[7] & 0x1000000 != 0;
-                    n[107] |= g[8] & 0x1000000 != 0;
-                    n[115] |= g[9] & 0x1000000 != 0;
-                    n[143] |= g[0] & 0x100000000 == 0;
-                    n[151] |= g[12] & 0x1000000 != 0;
-                    n[159] |= g[13] & 0x1000000 != 0;
-                    n[167] |= g[14] & 0x1000000 != 0;
-                    n[329] |= g[35] & 0x1000000 != 0;
-                    n[337] |= g[12] & 0x1 != 0;
-                    n[345] |= g[0] & 0x10000 == 0;
-                    n[387] |= g[41] & 0x1000000 != 0;
-                    n[393] |= g[18] & 0x8 != 0;
-                    n[399] |= g[0] & 0x20000 == 0;
-                }
-                if held & 0x10 != 0 {
-                    n[18] |= g[0] & 0x200000000 == 0;
-                    n[26] |= g[1] & 0x100000000 != 0;
-                    n[34] |= g[2] & 0x100000000 != 0;
-                    n[42] |= g[3] & 0x100000000 != 0;
-                    n[50] |= g[4] & 0x100000000 != 0;
-                    n[58] |= g[5] & 0x100000000 != 0;
-                    n[66] |= g[6] & 0x100000000 != 0;
-                    n[98] |= g[0] & 0x20000000000 == 0;
-                    n[106] |= g[7] & 0x100000000 != 0;
-                    n[114] |= g[8] & 0x100000000 != 0;
-                    n[151] |= g[0] & 0x10000000000 == 0;
-                    n[159] |= g[12] & 0x100000000 != 0;
-                    n[167] |= g[13] & 0x100000000 != 0;
-                    n[329] |= g[36] & 0x100000000 != 0;
-                    n[337] |= g[35] & 0x100000000 != 0;
-                    n[345] |= g[12] & 0x100 != 0;
-                    n[353] |= g[0] & 0x1000000 == 0;
-                    n[388] |= g[42] & 0x100000000 != 0;
-                    n[394] |= g[41] & 0x100000000 != 0;
-                    n[400] |= g[18] & 0x800 != 0;
-                    n[406] |= g[0] & 0x2000000 == 0;
-                }
-                if held & 0x20 != 0 {
-                    n[19] |= g[0] & 0x20000000000 == 0;
-                    n[27] |= g[1] & 0x10000000000 != 0;
-                    n[35] |= g[2] & 0x10000000000 != 0;
-                    n[43] |= g[3] & 0x10000000000 != 0;
-                    n[51] |= g[4] & 0x10000000000 != 0;
-                    n[59] |= g[5] & 0x10000000000 != 0;
-                    n[67] |= g[6] & 0x10000000000 != 0;
-                    n[105] |= g[0] & 0x2000000000000 == 0;
-                    n[113] |= g[7] & 0x10000000000 != 0;
-                    n[159] |= g[0] & 0x1000000000000 == 0;
-                    n[167] |= g[12] & 0x10000000000 != 0;
-                    n[329] |= g[37] & 0x10000000000 != 0;
-                    n[337] |= g[36] & 0x10000000000 != 0;
-                    n[345] |= g[35] & 0x10000000000 != 0;
-                    n[353] |= g[12] & 0x10000 != 0;
-                    n[361] |= g[0] & 0x100000000 == 0;
-                    n[389] |= g[43] & 0x10000000000 != 0;
-                    n[395] |= g[42] & 0x10000000000 != 0;
-                    n[401] |= g[41] & 0x10000000000 != 0;
-                    n[407] |= g[18] & 0x80000 != 0;
-                    n[413] |= g[0] & 0x200000000 == 0;
-                }
-                if held & 0x40 != 0 {
-                    n[20] |= g[0] & 0x2000000000000 == 0;
-                    n[28] |= g[1] & 0x1000000000000 != 0;
-                    n[36] |= g[2] & 0x1000000000000 != 0;
-                    n[44] |= g[3] & 0x1000000000000 != 0;
-                    n[52] |= g[4] & 0x1000000000000 != 0;
-                    n[60] |= g[5] & 0x1000000000000 != 0;
-                    n[68] |= g[6] & 0x1000000000000 != 0;
-                    n[112] |= g[0] & 0x200000000000000 == 0;
-                    n[167] |= g[0] & 0x100000000000000 == 0;
-                    n[329] |= g[38] & 0x1000000000000 != 0;
-                    n[337] |= g[37] & 0x1000000000000 != 0;
-                    n[345] |= g[36] & 0x1000000000000 != 0;
-                    n[353] |= g[35] & 0x1000000000000 != 0;
-                    n[361] |= g[12] & 0x1000000 != 0;
-                    n[369] |= g[0] & 0x10000000000 == 0;
-                    n[390] |= g[44] & 0x1000000000000 != 0;
-                    n[396] |= g[43] & 0x1000000000000 != 0;
-                    n[402] |= g[42] & 0x1000000000000 != 0;
-                    n[408] |= g[41] & 0x1000000000000 != 0;
-                    n[414] |= g[18] & 0x8000000 != 0;
-                    n[420] |= g[0] & 0x20000000000 == 0;
-                }
-                if held & 0x80 != 0 {
-                    n[21] |= g[0] & 0x200000000000000 == 0;
-                    n[29] |= g[1] & 0x100000000000000 != 0;
-                    n[37] |= g[2] & 0x100000000000000 != 0;
-                    n[45] |= g[3] & 0x100000000000000 != 0;
-                    n[53] |= g[4] & 0x100000000000000 != 0;
-                    n[61] |= g[5] & 0x100000000000000 != 0;
-                    n[69] |= g[6] & 0x100000000000000 != 0;
-                    n[329] |= g[39] & 0x100000000000000 != 0;
-                    n[337] |= g[38] & 0x100000000000000 != 0;
-                    n[345] |= g[37] & 0x100000000000000 != 0;
-                    n[353] |= g[36] & 0x100000000000000 != 0;
-                    n[361] |= g[35] & 0x100000000000000 != 0;
-                    n[369] |= g[12] & 0x100000000 != 0;
-                    n[377] |= g[0] & 0x1000000000000 == 0;
-                    n[391] |= n[5];
-                    n[397] |= g[44] & 0x100000000000000 != 0;
-                    n[403] |= g[43] & 0x100000000000000 != 0;
-                    n[409] |= g[42] & 0x100000000000000 != 0;
-                    n[415] |= g[41] & 0x100000000000000 != 0;
-                    n[421] |= g[18] & 0x800000000 != 0;
-                    n[427] |= g[0] & 0x2000000000000 == 0;
-                }
-                if held & 0x100 != 0 {
-                    n[22] |= g[0] & 0x4 == 0;
-                    n[30] |= g[1] & 0x2 != 0;
-                    n[38] |= g[2] & 0x2 != 0;
-                    n[46] |= g[3] & 0x2 != 0;
-                    n[54] |= g[4] & 0x2 != 0;
-                    n[62] |= g[5] & 0x2 != 0;
-                    n[71] |= g[0] & 0x400 == 0;
-                    n[79] |= g[7] & 0x2 != 0;
-                    n[87] |= g[8] & 0x2 != 0;
-                    n[95] |= g[9] & 0x2 != 0;
-                    n[103] |= g[10] & 0x2 != 0;
-                    n[111] |= g[11] & 0x2 != 0;
-                    n[120] |= g[0] & 0x200 == 0;
-                    n[128] |= g[12] & 0x2 != 0;
-                    n[136] |= g[13] & 0x2 != 0;
-                    n[144] |= g[14] & 0x2 != 0;
-                    n[152] |= g[15] & 0x2 != 0;
-                    n[160] |= g[16] & 0x2 != 0;
-                    n[168] |= g[17] & 0x2 != 0;
-                    n[175] |= g[0] & 0x100 == 0;
-                    n[224] |= g[0] & 0x1 == 0;
-                }
-                if held & 0x200 != 0 {
-                    n[23] |= g[0] & 0x400 == 0;
-                    n[31] |= g[1] & 0x200 != 0;
-                    n[39] |= g[2] & 0x200 != 0;
-                    n[47] |= g[3] & 0x200 != 0;
-                    n[55] |= g[4] & 0x200 != 0;
-                    n[63] |= g[5] & 0x200 != 0;
-                    n[78] |= g[0] & 0x40000 == 0;
-                    n[86] |= g[7] & 0x200 != 0;
-                    n[94] |= g[8] & 0x200 != 0;
-                    n[102] |= g[9] & 0x200 != 0;
-                    n[110] |= g[10] & 0x200 != 0;
-                    n[118] |= g[11] & 0x200 != 0;
-                    n[128] |= g[0] & 0x20000 == 0;
-                    n[136] |= g[12] & 0x200 != 0;
-                    n[144] |= g[13] & 0x200 != 0;
-                    n[152] |= g[14] & 0x200 != 0;
-                    n[160] |= g[15] & 0x200 != 0;
-                    n[168] |= g[16] & 0x200 != 0;
-                    n[182] |= g[0] & 0x10000 == 0;
-                    n[225] |= g[0] & 0x100 == 0;
-                    n[280] |= g[0] & 0x1 == 0;
-                    n[330] |= g[0] & 0x2 == 0;
-                    n[386] |= g[0] & 0x4 == 0;
-                }
-                if held & 0x400 != 0 {
-                    n[24] |= g[0] & 0x40000 == 0;
-                    n[32] |= g[1] & 0x20000 != 0;
-                    n[40] |= g[2] & 0x20000 != 0;
-                    n[48] |= g[3] & 0x20000 != 0;
-                    n[56] |= g[4] & 0x20000 != 0;
-                    n[64] |= g[5] & 0x20000 != 0;
-                    n[85] |= g[0] & 0x4000000 == 0;
-                    n[93] |= g[7] & 0x20000 != 0;
-                    n[101] |= g[8] & 0x20000 != 0;
-                    n[109] |= g[9] & 0x20000 != 0;
-                    n[117] |= g[10] & 0x20000 != 0;
-                    n[136] |= g[0] & 0x2000000 == 0;
-                    n[144] |= g[12] & 0x20000 != 0;
-                    n[152] |= g[13] & 0x20000 != 0;
-                    n[160] |= g[14] & 0x20000 != 0;
-                    n[168] |= g[15] & 0x20000 != 0;
-                    n[189] |= g[0] & 0x1000000 == 0;
-                    n[226] |= g[0] & 0x10000 == 0;
-                    n[287] |= g[0] & 0x100 == 0;
-                    n[330] |= g[34] & 0x20000 != 0;
-                    n[338] |= g[0] & 0x200 == 0;
-                    n[387] |= g[40] & 0x20000 != 0;
-                    n[393] |= g[0] & 0x400 == 0;
-                }
-                if held & 0x800 != 0 {
-                    n[25] |= g[0] & 0x4000000 == 0;
-                    n[33] |= g[1] & 0x2000000 != 0;
-                    n[41] |= g[2] & 0x2000000 != 0;
-                    n[49] |= g[3] & 0x2000000 != 0;
-                    n[57] |= g[4] & 0x2000000 != 0;
-                    n[65] |= g[5] & 0x2000000 != 0;
-                    n[92] |= g[0] & 0x400000000 == 0;
-                    n[100] |= g[7] & 0x2000000 != 0;
-                    n[108] |= g[8] & 0x2000000 != 0;
-                    n[116] |= g[9] & 0x2000000 != 0;
-                    n[144] |= g[0] & 0x200000000 == 0;
-                    n[152] |= g[12] & 0x2000000 != 0;
-                    n[160] |= g[13] & 0x2000000 != 0;
-                    n[168] |= g[14] & 0x2000000 != 0;
-                    n[196] |= g[0] & 0x100000000 == 0;
-                    n[227] |= g[0] & 0x1000000 == 0;
-                    n[294] |= g[0] & 0x10000 == 0;
-                    n[330] |= g[35] & 0x2000000 != 0;
-                    n[338] |= g[12] & 0x2 != 0;
-                    n[346] |= g[0] & 0x20000 == 0;
-                    n[388] |= g[41] & 0x2000000 != 0;
-                    n[394] |= g[18] & 0x10 != 0;
-                    n[400] |= g[0] & 0x40000 == 0;
-                }
-                if held & 0x1000 != 0 {
-                    n[26] |= g[0] & 0x400000000 == 0;
-                    n[34] |= g[1] & 0x200000000 != 0;
-                    n[42] |= g[2] & 0x200000000 != 0;
-                    n[50] |= g[3] & 0x200000000 != 0;
-                    n[58] |= g[4] & 0x200000000 != 0;
-                    n[66] |= g[5] & 0x200000000 != 0;
-                    n[99] |= g[0] & 0x40000000000 == 0;
-                    n[107] |= g[7] & 0x200000000 != 0;
-                    n[115] |= g[8] & 0x200000000 != 0;
-                    n[152] |= g[0] & 0x20000000000 == 0;
-                    n[160] |= g[12] & 0x200000000 != 0;
-                    n[168] |= g[13] & 0x200000000 != 0;
-                    n[203] |= g[0] & 0x10000000000 == 0;
-                    n[228] |= g[0] & 0x100000000 == 0;
-                    n[301] |= g[0] & 0x1000000 == 0;
-                    n[330] |= g[36] & 0x200000000 != 0;
-                    n[338] |= g[35] & 0x200000000 != 0;
-                    n[346] |= g[12] & 0x200 != 0;
-                    n[354] |= g[0] & 0x2000000 == 0;
-                    n[389] |= g[42] & 0x200000000 != 0;
-                    n[395] |= g[41] & 0x200000000 != 0;
-                    n[401] |= g[18] & 0x1000 != 0;
-                    n[407] |= g[0] & 0x4000000 == 0;
-                }
-                if held & 0x2000 != 0 {
-                    n[27] |= g[0] & 0x40000000000 == 0;
-                    n[35] |= g[1] & 0x20000000000 != 0;
-                    n[43] |= g[2] & 0x20000000000 != 0;
-                    n[51] |= g[3] & 0x20000000000 != 0;
-                    n[59] |= g[4] & 0x20000000000 != 0;
-                    n[67] |= g[5] & 0x20000000000 != 0;
-                    n[106] |= g[0] & 0x4000000000000 == 0;
-                    n[114] |= g[7] & 0x20000000000 != 0;
-                    n[160] |= g[0] & 0x2000000000000 == 0;
-                    n[168] |= g[12] & 0x20000000000 != 0;
-                    n[210] |= g[0] & 0x1000000000000 == 0;
-                    n[229] |= g[0] & 0x10000000000 == 0;
-                    n[308] |= g[0] & 0x100000000 == 0;
-                    n[330] |= g[37] & 0x20000000000 != 0;
-                    n[338] |= g[36] & 0x20000000000 != 0;
-                    n[346] |= g[35] & 0x20000000000 != 0;
-                    n[354] |= g[12] & 0x20000 != 0;
-                    n[362] |= g[0] & 0x200000000 == 0;
-                    n[390] |= g[43] & 0x20000000000 != 0;
-                    n[396] |= g[42] & 0x20000000000 != 0;
-                    n[402] |= g[41] & 0x20000000000 != 0;
-                    n[408] |= g[18] & 0x100000 != 0;
-                    n[414] |= g[0] & 0x400000000 == 0;
-                }
-                if held & 0x4000 != 0 {
-                    n[28] |= g[0] & 0x4000000000000 == 0;
-                    n[36] |= g[1] & 0x2000000000000 != 0;
-                    n[44] |= g[2] & 0x2000000000000 != 0;
-                    n[52] |= g[3] & 0x2000000000000 != 0;
-                    n[60] |= g[4] & 0x2000000000000 != 0;
-                    n[68] |= g[5] & 0x2000000000000 != 0;
-                    n[113] |= g[0] & 0x400000000000000 == 0;
-                    n[168] |= g[0] & 0x200000000000000 == 0;
-                    n[217] |= g[0] & 0x100000000000000 == 0;
-                    n[230] |= g[0] & 0x1000000000000 == 0;
-                    n[315] |= g[0] & 0x10000000000 == 0;
-                    n[330] |= g[38] & 0x2000000000000 != 0;
-                    n[338] |= g[37] & 0x2000000000000 != 0;
-                    n[346] |= g[36] & 0x2000000000000 != 0;
-                    n[354] |= g[35] & 0x2000000000000 != 0;
-                    n[362] |= g[12] & 0x2000000 != 0;
-                    n[370] |= g[0] & 0x20000000000 == 0;
-                    n[391] |= g[44] & 0x2000000000000 != 0;
-                    n[397] |= g[43] & 0x2000000000000 != 0;
-                    n[403] |= g[42] & 0x2000000000000 != 0;
-                    n[409] |= g[41] & 0x2000000000000 != 0;
-                    n[415] |= g[18] & 0x10000000 != 0;
-                    n[421] |= g[0] & 0x40000000000 == 0;
-                }
-                if held & 0x8000 != 0 {
-                    n[29] |= g[0] & 0x400000000000000 == 0;
-                    n[37] |= g[1] & 0x200000000000000 != 0;
-                    n[45] |= g[2] & 0x200000000000000 != 0;
-                    n[53] |= g[3] & 0x200000000000000 != 0;
-                    n[61] |= g[4] & 0x200000000000000 != 0;
-                    n[69] |= g[5] & 0x200000000000000 != 0;
-                    n[231] |= g[0] & 0x100000000000000 == 0;
-                    n[322] |= g[0] & 0x1000000000000 == 0;
-                    n[330] |= g[39] & 0x200000000000000 != 0;
-                    n[338] |= g[38] & 0x200000000000000 != 0;
-                    n[346] |= g[37] & 0x200000000000000 != 0;
-                    n[354] |= g[36] & 0x200000000000000 != 0;
-                    n[362] |= g[35] & 0x200000000000000 != 0;
-                    n[370] |= g[12] & 0x200000000 != 0;
-                    n[378] |= g[0] & 0x2000000000000 == 0;
-                    n[398] |= g[44] & 0x200000000000000 != 0;
-                    n[404] |= g[43] & 0x200000000000000 != 0;
-                    n[410] |= g[42] & 0x200000000000000 != 0;
-                    n[416] |= g[41] & 0x200000000000000 != 0;
-                    n[422] |= g[18] & 0x1000000000 != 0;
-                    n[428] |= g[0] & 0x4000000000000 == 0;
-                }
-                if held & 0x10000 != 0 {
-                    n[30] |= g[0] & 0x8 == 0;
-                    n[38] |= g[1] & 0x4 != 0;
-                    n[46] |= g[2] & 0x4 != 0;
-                    n[54] |= g[3] & 0x4 != 0;
-                    n[62] |= g[4] & 0x4 != 0;
-                    n[72] |= g[0] & 0x800 == 0;
-                    n[80] |= g[7] & 0x4 != 0;
-                    n[88] |= g[8] & 0x4 != 0;
-                    n[96] |= g[9] & 0x4 != 0;
-                    n[104] |= g[10] & 0x4 != 0;
-                    n[121] |= g[0] & 0x400 == 0;
-                    n[129] |= g[12] & 0x4 != 0;
-                    n[137] |= g[13] & 0x4 != 0;
-                    n[145] |= g[14] & 0x4 != 0;
-                    n[153] |= g[15] & 0x4 != 0;
-                    n[161] |= g[16] & 0x4 != 0;
-                    n[169] |= g[17] & 0x4 != 0;
-                    n[176] |= g[0] & 0x200 == 0;
-                    n[182] |= g[18] & 0x4 != 0;
-                    n[224] |= g[23] & 0x4 != 0;
-                    n[232] |= g[0] & 0x2 == 0;
-                }
-                if held & 0x20000 != 0 {
-                    n[31] |= g[0] & 0x800 == 0;
-                    n[39] |= g[1] & 0x400 != 0;
-                    n[47] |= g[2] & 0x400 != 0;
-                    n[55] |= g[3] & 0x400 != 0;
-                    n[63] |= g[4] & 0x400 != 0;
-                    n[79] |= g[0] & 0x80000 == 0;
-                    n[87] |= g[7] & 0x400 != 0;
-                    n[95] |= g[8] & 0x400 != 0;
-                    n[103] |= g[9] & 0x400 != 0;
-                    n[111] |= g[10] & 0x400 != 0;
-                    n[129] |= g[0] & 0x40000 == 0;
-                    n[137] |= g[12] & 0x400 != 0;
-                    n[145] |= g[13] & 0x400 != 0;
-                    n[153] |= g[14] & 0x400 != 0;
-                    n[161] |= g[15] & 0x400 != 0;
-                    n[169] |= g[16] & 0x400 != 0;
-                    n[183] |= g[0] & 0x20000 == 0;
-                    n[189] |= g[18] & 0x400 != 0;
-                    n[225] |= g[23] & 0x400 != 0;
-                    n[233] |= g[0] & 0x200 == 0;
-                    n[281] |= g[0] & 0x2 == 0;
-                    n[331] |= g[0] & 0x4 == 0;
-                    n[387] |= g[0] & 0x8 == 0;
-                }
-                if held & 0x40000 != 0 {
-                    n[32] |= g[0] & 0x80000 == 0;
-                    n[40] |= g[1] & 0x40000 != 0;
-                    n[48] |= g[2] & 0x40000 != 0;
-                    n[56] |= g[3] & 0x40000 != 0;
-                    n[64] |= g[4] & 0x40000 != 0;
-                    n[86] |= g[0] & 0x8000000 == 0;
-                    n[94] |= g[7] & 0x40000 != 0;
-                    n[102] |= g[8] & 0x40000 != 0;
-                    n[110] |= g[9] & 0x40000 != 0;
-                    n[118] |= g[10] & 0x40000 != 0;
-                    n[137] |= g[0] & 0x4000000 == 0;
-                    n[145] |= g[12] & 0x40000 != 0;
-                    n[153] |= g[13] & 0x40000 != 0;
-                    n[161] |= g[14] & 0x40000 != 0;
-                    n[169] |= g[15] & 0x40000 != 0;
-                    n[190] |= g[0] & 0x2000000 == 0;
-                    n[196] |= g[18] & 0x40000 != 0;
-                    n[226] |= g[23] & 0x40000 != 0;
-                    n[234] |= g[0] & 0x20000 == 0;
-                    n[280] |= g[29] & 0x40000 != 0;
-                    n[288] |= g[0] & 0x200 == 0;
-                    n[331] |= g[34] & 0x40000 != 0;
-                    n[339] |= g[0] & 0x400 == 0;
-                    n[388] |= g[40] & 0x40000 != 0;
-                    n[394] |= g[0] & 0x800 == 0;
-                }
-                if held & 0x80000 != 0 {
-                    n[33] |= g[0] & 0x8000000 == 0;
-                    n[41] |= g[1] & 0x4000000 != 0;
-                    n[49] |= g[2] & 0x4000000 != 0;
-                    n[57] |= g[3] & 0x4000000 != 0;
-                    n[65] |= g[4] & 0x4000000 != 0;
-                    n[93] |= g[0] & 0x800000000 == 0;
-                    n[101] |= g[7] & 0x4000000 != 0;
-                    n[109] |= g[8] & 0x4000000 != 0;
-                    n[117] |= g[9] & 0x4000000 != 0;
-                    n[145] |= g[0] & 0x400000000 == 0;
-                    n[153] |= g[12] & 0x4000000 != 0;
-                    n[161] |= g[13] & 0x4000000 != 0;
-                    n[169] |= g[14] & 0x4000000 != 0;
-                    n[197] |= g[0] & 0x200000000 == 0;
-                    n[203] |= g[18] & 0x4000000 != 0;
-                    n[227] |= g[23] & 0x4000000 != 0;
-                    n[235] |= g[0] & 0x2000000 == 0;
-                    n[287] |= g[29] & 0x4000000 != 0;
-                    n[295] |= g[0] & 0x20000 == 0;
-                    n[331] |= g[35] & 0x4000000 != 0;
-                    n[339] |= g[12] & 0x4 != 0;
-                    n[347] |= g[0] & 0x40000 == 0;
-                    n[389] |= g[41] & 0x4000000 != 0;
-                    n[395] |= g[18] & 0x20 != 0;
-                    n[401] |= g[0] & 0x80000 == 0;
-                }
-                if held & 0x100000 != 0 {
-                    n[34] |= g[0] & 0x800000000 == 0;
-                    n[42] |= g[1] & 0x400000000 != 0;
-                    n[50] |= g[2] & 0x400000000 != 0;
-                    n[58] |= g[3] & 0x400000000 != 0;
-                    n[66] |= g[4] & 0x400000000 != 0;
-                    n[100] |= g[0] & 0x80000000000 == 0;
-                    n[108] |= g[7] & 0x400000000 != 0;
-                    n[116] |= g[8] & 0x400000000 != 0;
-                    n[153] |= g[0] & 0x40000000000 == 0;
-                    n[161] |= g[12] & 0x400000000 != 0;
-                    n[169] |= g[13] & 0x400000000 != 0;
-                    n[204] |= g[0] & 0x20000000000 == 0;
-                    n[210] |= g[18] & 0x400000000 != 0;
-                    n[228] |= g[23] & 0x400000000 != 0;
-                    n[236] |= g[0] & 0x200000000 == 0;
-                    n[294] |= g[29] & 0x400000000 != 0;
-                    n[302] |= g[0] & 0x2000000 == 0;
-                    n[331] |= g[36] & 0x400000000 != 0;
-                    n[339] |= g[35] & 0x400000000 != 0;
-                    n[347] |= g[12] & 0x400 != 0;
-                    n[355] |= g[0] & 0x4000000 == 0;
-                    n[390] |= g[42] & 0x400000000 != 0;
-                    n[396] |= g[41] & 0x400000000 != 0;
-                    n[402] |= g[18] & 0x2000 != 0;
-                    n[408] |= g[0] & 0x8000000 == 0;
-                }
-                if held & 0x200000 != 0 {
-                    n[35] |= g[0] & 0x80000000000 == 0;
-                    n[43] |= g[1] & 0x40000000000 != 0;
-                    n[51] |= g[2] & 0x40000000000 != 0;
-                    n[59] |= g[3] & 0x40000000000 != 0;
-                    n[67] |= g[4] & 0x40000000000 != 0;
-                    n[107] |= g[0] & 0x8000000000000 == 0;
-                    n[115] |= g[7] & 0x40000000000 != 0;
-                    n[161] |= g[0] & 0x4000000000000 == 0;
-                    n[169] |= g[12] & 0x40000000000 != 0;
-                    n[211] |= g[0] & 0x2000000000000 == 0;
-                    n[217] |= g[18] & 0x40000000000 != 0;
-                    n[229] |= g[23] & 0x40000000000 != 0;
-                    n[237] |= g[0] & 0x20000000000 == 0;
-                    n[301] |= g[29] & 0x40000000000 != 0;
-                    n[309] |= g[0] & 0x200000000 == 0;
-                    n[331] |= g[37] & 0x40000000000 != 0;
-                    n[339] |= g[36] & 0x40000000000 != 0;
-                    n[347] |= g[35] & 0x40000000000 != 0;
-                    n[355] |= g[12] & 0x40000 != 0;
-                    n[363] |= g[0] & 0x400000000 == 0;
-                    n[391] |= g[43] & 0x40000000000 != 0;
-                    n[397] |= g[42] & 0x40000000000 != 0;
-                    n[403] |= g[41] & 0x40000000000 != 0;
-                    n[409] |= g[18] & 0x200000 != 0;
-                    n[415] |= g[0] & 0x800000000 == 0;
-                }
-                if held & 0x400000 != 0 {
-                    n[36] |= g[0] & 0x8000000000000 == 0;
-                    n[44] |= g[1] & 0x4000000000000 != 0;
-                    n[52] |= g[2] & 0x4000000000000 != 0;
-                    n[60] |= g[3] & 0x4000000000000 != 0;
-                    n[68] |= g[4] & 0x4000000000000 != 0;
-                    n[114] |= g[0] & 0x800000000000000 == 0;
-                    n[169] |= g[0] & 0x400000000000000 == 0;
-                    n[218] |= g[0] & 0x200000000000000 == 0;
-                    n[230] |= g[23] & 0x4000000000000 != 0;
-                    n[238] |= g[0] & 0x2000000000000 == 0;
-                    n[308] |= g[29] & 0x4000000000000 != 0;
-                    n[316] |= g[0] & 0x20000000000 == 0;
-                    n[331] |= g[38] & 0x4000000000000 != 0;
-                    n[339] |= g[37] & 0x4000000000000 != 0;
-                    n[347] |= g[36] & 0x4000000000000 != 0;
-                    n[355] |= g[35] & 0x4000000000000 != 0;
-                    n[363] |= g[12] & 0x4000000 != 0;
-                    n[371] |= g[0] & 0x40000000000 == 0;
-                    n[398] |= g[43] & 0x4000000000000 != 0;
-                    n[404] |= g[42] & 0x4000000000000 != 0;
-                    n[410] |= g[41] & 0x4000000000000 != 0;
-                    n[416] |= g[18] & 0x20000000 != 0;
-                    n[422] |= g[0] & 0x80000000000 == 0;
-                }
-                if held & 0x800000 != 0 {
-                    n[37] |= g[0] & 0x800000000000000 == 0;
-                    n[45] |= g[1] & 0x400000000000000 != 0;
-                    n[53] |= g[2] & 0x400000000000000 != 0;
-                    n[61] |= g[3] & 0x400000000000000 != 0;
-                    n[69] |= g[4] & 0x400000000000000 != 0;
-                    n[231] |= g[23] & 0x400000000000000 != 0;
-                    n[239] |= g[0] & 0x200000000000000 == 0;
-                    n[315] |= g[29] & 0x400000000000000 != 0;
-                    n[323] |= g[0] & 0x2000000000000 == 0;
-                    n[331] |= g[39] & 0x400000000000000 != 0;
-                    n[339] |= g[38] & 0x400000000000000 != 0;
-                    n[347] |= g[37] & 0x400000000000000 != 0;
-                    n[355] |= g[36] & 0x400000000000000 != 0;
-                    n[363] |= g[35] & 0x400000000000000 != 0;
-                    n[371] |= g[12] & 0x400000000 != 0;
-                    n[379] |= g[0] & 0x4000000000000 == 0;
-                    n[405] |= g[43] & 0x400000000000000 != 0;
-                    n[411] |= g[42] & 0x400000000000000 != 0;
-                    n[417] |= g[41] & 0x400000000000000 != 0;
-                    n[423] |= g[18] & 0x2000000000 != 0;
-                    n[429] |= g[0] & 0x8000000000000 == 0;
-                }
-                if held & 0x1000000 != 0 {
-                    n[38] |= g[0] & 0x10 == 0;
-                    n[46] |= g[1] & 0x8 != 0;
-                    n[54] |= g[2] & 0x8 != 0;
-                    n[62] |= g[3] & 0x8 != 0;
-                    n[73] |= g[0] & 0x1000 == 0;
-                    n[81] |= g[7] & 0x8 != 0;
-                    n[89] |= g[8] & 0x8 != 0;
-                    n[97] |= g[9] & 0x8 != 0;
-                    n[122] |= g[0] & 0x800 == 0;
-                    n[130] |= g[12] & 0x8 != 0;
-                    n[138] |= g[13] & 0x8 != 0;
-                    n[146] |= g[14] & 0x8 != 0;
-                    n[154] |= g[15] & 0x8 != 0;
-                    n[162] |= g[16] & 0x8 != 0;
-                    n[170] |= g[17] & 0x8 != 0;
-                    n[177] |= g[0] & 0x400 == 0;
-                    n[183] |= g[18] & 0x8 != 0;
-                    n[189] |= g[19] & 0x8 != 0;
-                    n[224] |= g[24] & 0x8 != 0;
-                    n[232] |= g[1] & 0x1 != 0;
-                    n[240] |= g[0] & 0x4 == 0;
-                }
-                if held & 0x2000000 != 0 {
-                    n[39] |= g[0] & 0x1000 == 0;
-                    n[47] |= g[1] & 0x800 != 0;
-                    n[55] |= g[2] & 0x800 != 0;
-                    n[63] |= g[3] & 0x800 != 0;
-                    n[80] |= g[0] & 0x100000 == 0;
-                    n[88] |= g[7] & 0x800 != 0;
-                    n[96] |= g[8] & 0x800 != 0;
-                    n[104] |= g[9] & 0x800 != 0;
-                    n[130] |= g[0] & 0x80000 == 0;
-                    n[138] |= g[12] & 0x800 != 0;
-                    n[146] |= g[13] & 0x800 != 0;
-                    n[154] |= g[14] & 0x800 != 0;
-                    n[162] |= g[15] & 0x800 != 0;
-                    n[170] |= g[16] & 0x800 != 0;
-                    n[184] |= g[0] & 0x40000 == 0;
-                    n[190] |= g[18] & 0x800 != 0;
-                    n[196] |= g[19] & 0x800 != 0;
-                    n[225] |= g[24] & 0x800 != 0;
-                    n[233] |= g[1] & 0x100 != 0;
-                    n[241] |= g[0] & 0x400 == 0;
-                    n[282] |= g[0] & 0x4 == 0;
-                    n[332] |= g[0] & 0x8 == 0;
-                    n[388] |= g[0] & 0x10 == 0;
-                }
-                if held & 0x4000000 != 0 {
-                    n[40] |= g[0] & 0x100000 == 0;
-                    n[48] |= g[1] & 0x80000 != 0;
-                    n[56] |= g[2] & 0x80000 != 0;
-                    n[64] |= g[3] & 0x80000 != 0;
-                    n[87] |= g[0] & 0x10000000 == 0;
-                    n[95] |= g[7] & 0x80000 != 0;
-                    n[103] |= g[8] & 0x80000 != 0;
-                    n[111] |= g[9] & 0x80000 != 0;
-                    n[138] |= g[0] & 0x8000000 == 0;
-                    n[146] |= g[12] & 0x80000 != 0;
-                    n[154] |= g[13] & 0x80000 != 0;
-                    n[162] |= g[14] & 0x80000 != 0;
-                    n[170] |= g[15] & 0x80000 != 0;
-                    n[191] |= g[0] & 0x4000000 == 0;
-                    n[197] |= g[18] & 0x80000 != 0;
-                    n[203] |= g[19] & 0x80000 != 0;
-                    n[226] |= g[24] & 0x80000 != 0;
-                    n[234] |= g[1] & 0x10000 != 0;
-                    n[242] |= g[0] & 0x40000 == 0;
-                    n[281] |= g[29] & 0x80000 != 0;
-                    n[289] |= g[0] & 0x400 == 0;
-                    n[332] |= g[34] & 0x80000 != 0;
-                    n[340] |= g[0] & 0x800 == 0;
-                    n[389] |= g[40] & 0x80000 != 0;
-                    n[395] |= g[0] & 0x1000 == 0;
-                }
-                if held & 0x8000000 != 0 {
-                    n[41] |= g[0] & 0x10000000 == 0;
-                    n[49] |= g[1] & 0x8000000 != 0;
-                    n[57] |= g[2] & 0x8000000 != 0;
-                    n[65] |= g[3] & 0x8000000 != 0;
-                    n[94] |= g[0] & 0x1000000000 == 0;
-                    n[102] |= g[7] & 0x8000000 != 0;
-                    n[110] |= g[8] & 0x8000000 != 0;
-                    n[118] |= g[9] & 0x8000000 != 0;
-                    n[146] |= g[0] & 0x800000000 == 0;
-                    n[154] |= g[12] & 0x8000000 != 0;
-                    n[162] |= g[13] & 0x8000000 != 0;
-                    n[170] |= g[14] & 0x8000000 != 0;
-                    n[198] |= g[0] & 0x400000000 == 0;
-                    n[204] |= g[18] & 0x8000000 != 0;
-                    n[210] |= g[19] & 0x8000000 != 0;
-                    n[227] |= g[24] & 0x8000000 != 0;
-                    n[235] |= g[1] & 0x1000000 != 0;
-                    n[243] |= g[0] & 0x4000000 == 0;
-                    n[280] |= g[30] & 0x8000000 != 0;
-                    n[288] |= g[7] & 0x1 != 0;
-                    n[296] |= g[0] & 0x40000 == 0;
-                    n[332] |= g[35] & 0x8000000 != 0;
-                    n[340] |= g[12] & 0x8 != 0;
-                    n[348] |= g[0] & 0x80000 == 0;
-                    n[390] |= g[41] & 0x8000000 != 0;
-                    n[396] |= g[18] & 0x40 != 0;
-                    n[402] |= g[0] & 0x100000 == 0;
-                }
-                if held & 0x10000000 != 0 {
-                    n[42] |= g[0] & 0x1000000000 == 0;
-                    n[50] |= g[1] & 0x800000000 != 0;
-                    n[58] |= g[2] & 0x800000000 != 0;
-                    n[66] |= g[3] & 0x800000000 != 0;
-                    n[101] |= g[0] & 0x100000000000 == 0;
-                    n[109] |= g[7] & 0x800000000 != 0;
-                    n[117] |= g[8] & 0x800000000 != 0;
-                    n[154] |= g[0] & 0x80000000000 == 0;
-                    n[162] |= g[12] & 0x800000000 != 0;
-                    n[170] |= g[13] & 0x800000000 != 0;
-                    n[205] |= g[0] & 0x40000000000 == 0;
-                    n[211] |= g[18] & 0x800000000 != 0;
-                    n[217] |= g[19] & 0x800000000 != 0;
-                    n[228] |= g[24] & 0x800000000 != 0;
-                    n[236] |= g[1] & 0x100000000 != 0;
-                    n[244] |= g[0] & 0x400000000 == 0;
-                    n[287] |= g[30] & 0x800000000 != 0;
-                    n[295] |= g[7] & 0x100 != 0;
-                    n[303] |= g[0] & 0x4000000 == 0;
-                    n[332] |= g[36] & 0x800000000 != 0;
-                    n[340] |= g[35] & 0x800000000 != 0;
-                    n[348] |= g[12] & 0x800 != 0;
-                    n[356] |= g[0] & 0x8000000 == 0;
-                    n[391] |= g[42] & 0x800000000 != 0;
-                    n[397] |= g[41] & 0x800000000 != 0;
-                    n[403] |= g[18] & 0x4000 != 0;
-                    n[409] |= g[0] & 0x10000000 == 0;
-                }
-                if held & 0x20000000 != 0 {
-                    n[43] |= g[0] & 0x100000000000 == 0;
-                    n[51] |= g[1] & 0x80000000000 != 0;
-                    n[59] |= g[2] & 0x80000000000 != 0;
-                    n[67] |= g[3] & 0x80000000000 != 0;
-                    n[108] |= g[0] & 0x10000000000000 == 0;
-                    n[116] |= g[7] & 0x80000000000 != 0;
-                    n[162] |= g[0] & 0x8000000000000 == 0;
-                    n[170] |= g[12] & 0x80000000000 != 0;
-                    n[212] |= g[0] & 0x4000000000000 == 0;
-                    n[218] |= g[18] & 0x80000000000 != 0;
-                    n[229] |= g[24] & 0x80000000000 != 0;
-                    n[237] |= g[1] & 0x10000000000 != 0;
-                    n[245] |= g[0] & 0x40000000000 == 0;
-                    n[294] |= g[30] & 0x80000000000 != 0;
-                    n[302] |= g[7] & 0x10000 != 0;
-                    n[310] |= g[0] & 0x400000000 == 0;
-                    n[332] |= g[37] & 0x80000000000 != 0;
-                    n[340] |= g[36] & 0x80000000000 != 0;
-                    n[348] |= g[35] & 0x80000000000 != 0;
-                    n[356] |= g[12] & 0x80000 != 0;
-                    n[364] |= g[0] & 0x800000000 == 0;
-                    n[398] |= g[42] & 0x80000000000 != 0;
-                    n[404] |= g[41] & 0x80000000000 != 0;
-                    n[410] |= g[18] & 0x400000 != 0;
-                    n[416] |= g[0] & 0x1000000000 == 0;
-                }
-                if held & 0x40000000 != 0 {
-                    n[44] |= g[0] & 0x10000000000000 == 0;
-                    n[52] |= g[1] & 0x8000000000000 != 0;
-                    n[60] |= g[2] & 0x8000000000000 != 0;
-                    n[68] |= g[3] & 0x8000000000000 != 0;
-                    n[115] |= g[0] & 0x1000000000000000 == 0;
-                    n[170] |= g[0] & 0x800000000000000 == 0;
-                    n[219] |= g[0] & 0x400000000000000 == 0;
-                    n[230] |= g[24] & 0x8000000000000 != 0;
-                    n[238] |= g[1] & 0x1000000000000 != 0;
-                    n[246] |= g[0] & 0x4000000000000 == 0;
-                    n[301] |= g[30] & 0x8000000000000 != 0;
-                    n[309] |= g[7] & 0x1000000 != 0;
-                    n[317] |= g[0] & 0x40000000000 == 0;
-                    n[332] |= g[38] & 0x8000000000000 != 0;
-                    n[340] |= g[37] & 0x8000000000000 != 0;
-                    n[348] |= g[36] & 0x8000000000000 != 0;
-                    n[356] |= g[35] & 0x8000000000000 != 0;
-                    n[364] |= g[12] & 0x8000000 != 0;
-                    n[372] |= g[0] & 0x80000000000 == 0;
-                    n[405] |= g[42] & 0x8000000000000 != 0;
-                    n[411] |= g[41] & 0x8000000000000 != 0;
-                    n[417] |= g[18] & 0x40000000 != 0;
-                    n[423] |= g[0] & 0x100000000000 == 0;
-                }
-                if held & 0x80000000 != 0 {
-                    n[45] |= g[0] & 0x1000000000000000 == 0;
-                    n[53] |= g[1] & 0x800000000000000 != 0;
-                    n[61] |= g[2] & 0x800000000000000 != 0;
-                    n[69] |= g[3] & 0x800000000000000 != 0;
-                    n[231] |= g[24] & 0x800000000000000 != 0;
-                    n[239] |= g[1] & 0x100000000000000 != 0;
-                    n[247] |= g[0] & 0x400000000000000 == 0;
-                    n[308] |= g[30] & 0x800000000000000 != 0;
-                    n[316] |= g[7] & 0x100000000 != 0;
-                    n[324] |= g[0] & 0x4000000000000 == 0;
-                    n[332] |= g[39] & 0x800000000000000 != 0;
-                    n[340] |= g[38] & 0x800000000000000 != 0;
-                    n[348] |= g[37] & 0x800000000000000 != 0;
-                    n[356] |= g[36] & 0x800000000000000 != 0;
-                    n[364] |= g[35] & 0x800000000000000 != 0;
-                    n[372] |= g[12] & 0x800000000 != 0;
-                    n[380] |= g[0] & 0x8000000000000 == 0;
-                    n[412] |= g[42] & 0x800000000000000 != 0;
-                    n[418] |= g[41] & 0x800000000000000 != 0;
-                    n[424] |= g[18] & 0x4000000000 != 0;
-                    n[430] |= g[0] & 0x10000000000000 == 0;
-                }
-                if held & 0x100000000 != 0 {
-                    n[46] |= g[0] & 0x20 == 0;
-                    n[54] |= g[1] & 0x10 != 0;
-                    n[62] |= g[2] & 0x10 != 0;
-                    n[74] |= g[0] & 0x2000 == 0;
-                    n[82] |= g[7] & 0x10 != 0;
-                    n[90] |= g[8] & 0x10 != 0;
-                    n[123] |= g[0] & 0x1000 == 0;
-                    n[131] |= g[12] & 0x10 != 0;
-                    n[139] |= g[13] & 0x10 != 0;
-                    n[147] |= g[14] & 0x10 != 0;
-                    n[155] |= g[15] & 0x10 != 0;
-                    n[163] |= g[16] & 0x10 != 0;
-                    n[171] |= g[17] & 0x10 != 0;
-                    n[178] |= g[0] & 0x800 == 0;
-                    n[184] |= g[18] & 0x10 != 0;
-                    n[190] |= g[19] & 0x10 != 0;
-                    n[196] |= g[20] & 0x10 != 0;
-                    n[224] |= g[25] & 0x10 != 0;
-                    n[232] |= g[24] & 0x10 != 0;
-                    n[240] |= g[1] & 0x2 != 0;
-                    n[248] |= g[0] & 0x8 == 0;
-                }
-                if held & 0x200000000 != 0 {
-                    n[47] |= g[0] & 0x2000 == 0;
-                    n[55] |= g[1] & 0x1000 != 0;
-                    n[63] |= g[2] & 0x1000 != 0;
-                    n[81] |= g[0] & 0x200000 == 0;
-                    n[89] |= g[7] & 0x1000 != 0;
-                    n[97] |= g[8] & 0x1000 != 0;
-                    n[131] |= g[0] & 0x100000 == 0;
-                    n[139] |= g[12] & 0x1000 != 0;
-                    n[147] |= g[13] & 0x1000 != 0;
-                    n[155] |= g[14] & 0x1000 != 0;
-                    n[163] |= g[15] & 0x1000 != 0;
-                    n[171] |= g[16] & 0x1000 != 0;
-                    n[185] |= g[0] & 0x80000 == 0;
-                    n[191] |= g[18] & 0x1000 != 0;
-                    n[197] |= g[19] & 0x1000 != 0;
-                    n[203] |= g[20] & 0x1000 != 0;
-                    n[225] |= g[25] & 0x1000 != 0;
-                    n[233] |= g[24] & 0x1000 != 0;
-                    n[241] |= g[1] & 0x200 != 0;
-                    n[249] |= g[0] & 0x800 == 0;
-                    n[283] |= g[0] & 0x8 == 0;
-                    n[333] |= g[0] & 0x10 == 0;
-                    n[389] |= g[0] & 0x20 == 0;
-                }
-                if held & 0x400000000 != 0 {
-                    n[48] |= g[0] & 0x200000 == 0;
-                    n[56] |= g[1] & 0x100000 != 0;
-                    n[64] |= g[2] & 0x100000 != 0;
-                    n[88] |= g[0] & 0x20000000 == 0;
-                    n[96] |= g[7] & 0x100000 != 0;
-                    n[104] |= g[8] & 0x100000 != 0;
-                    n[139] |= g[0] & 0x10000000 == 0;
-                    n[147] |= g[12] & 0x100000 != 0;
-                    n[155] |= g[13] & 0x100000 != 0;
-                    n[163] |= g[14] & 0x100000 != 0;
-                    n[171] |= g[15] & 0x100000 != 0;
-                    n[192] |= g[0] & 0x8000000 == 0;
-                    n[198] |= g[18] & 0x100000 != 0;
-                    n[204] |= g[19] & 0x100000 != 0;
-                    n[210] |= g[20] & 0x100000 != 0;
-                    n[226] |= g[25] & 0x100000 != 0;
-                    n[234] |= g[24] & 0x100000 != 0;
-                    n[242] |= g[1] & 0x20000 != 0;
-                    n[250] |= g[0] & 0x80000 == 0;
-                    n[282] |= g[29] & 0x100000 != 0;
-                    n[290] |= g[0] & 0x800 == 0;
-                    n[333] |= g[34] & 0x100000 != 0;
-                    n[341] |= g[0] & 0x1000 == 0;
-                    n[390] |= g[40] & 0x100000 != 0;
-                    n[396] |= g[0] & 0x2000 == 0;
-                }
-                if held & 0x800000000 != 0 {
-                    n[49] |= g[0] & 0x20000000 == 0;
-                    n[57] |= g[1] & 0x10000000 != 0;
-                    n[65] |= g[2] & 0x10000000 != 0;
-                    n[95] |= g[0] & 0x2000000000 == 0;
-                    n[103] |= g[7] & 0x10000000 != 0;
-                    n[111] |= g[8] & 0x10000000 != 0;
-                    n[147] |= g[0] & 0x1000000000 == 0;
-                    n[155] |= g[12] & 0x10000000 != 0;
-                    n[163] |= g[13] & 0x10000000 != 0;
-                    n[171] |= g[14] & 0x10000000 != 0;
-                    n[199] |= g[0] & 0x800000000 == 0;
-                    n[205] |= g[18] & 0x10000000 != 0;
-                    n[211] |= g[19] & 0x10000000 != 0;
-                    n[217] |= g[20] & 0x10000000 != 0;
-                    n[227] |= g[25] & 0x10000000 != 0;
-                    n[235] |= g[24] & 0x10000000 != 0;
-                    n[243] |= g[1] & 0x2000000 != 0;
-                    n[251] |= g[0] & 0x8000000 == 0;
-                    n[281] |= g[30] & 0x10000000 != 0;
-                    n[289] |= g[7] & 0x2 != 0;
-                    n[297] |= g[0] & 0x80000 == 0;
-                    n[333] |= g[35] & 0x10000000 != 0;
-                    n[341] |= g[12] & 0x10 != 0;
-                    n[349] |= g[0] & 0x100000 == 0;
-                    n[391] |= g[41] & 0x10000000 != 0;
-                    n[397] |= g[18] & 0x80 != 0;
-                    n[403] |= g[0] & 0x200000 == 0;
-                }
-                if held & 0x1000000000 != 0 {
-                    n[50] |= g[0] & 0x2000000000 == 0;
-                    n[58] |= g[1] & 0x1000000000 != 0;
-                    n[66] |= g[2] & 0x1000000000 != 0;
-                    n[102] |= g[0] & 0x200000000000 == 0;
-                    n[110] |= g[7] & 0x1000000000 != 0;
-                    n[118] |= g[8] & 0x1000000000 != 0;
-                    n[155] |= g[0] & 0x100000000000 == 0;
-                    n[163] |= g[12] & 0x1000000000 != 0;
-                    n[171] |= g[13] & 0x1000000000 != 0;
-                    n[206] |= g[0] & 0x80000000000 == 0;
-                    n[212] |= g[18] & 0x1000000000 != 0;
-                    n[218] |= g[19] & 0x1000000000 != 0;
-                    n[228] |= g[25] & 0x1000000000 != 0;
-                    n[236] |= g[24] & 0x1000000000 != 0;
-                    n[244] |= g[1] & 0x200000000 != 0;
-                    n[252] |= g[0] & 0x800000000 == 0;
-                    n[280] |= g[31] & 0x1000000000 != 0;
-                    n[288] |= g[30] & 0x1000000000 != 0;
-                    n[296] |= g[7] & 0x200 != 0;
-                    n[304] |= g[0] & 0x8000000 == 0;
-                    n[333] |= g[36] & 0x1000000000 != 0;
-                    n[341] |= g[35] & 0x1000000000 != 0;
-                    n[349] |= g[12] & 0x1000 != 0;
-                    n[357] |= g[0] & 0x10000000 == 0;
-                    n[398] |= g[41] & 0x1000000000 != 0;
-                    n[404] |= g[18] & 0x8000 != 0;
-                    n[410] |= g[0] & 0x20000000 == 0;
-                }
-                if held & 0x2000000000 != 0 {
-                    n[51] |= g[0] & 0x200000000000 == 0;
-                    n[59] |= g[1] & 0x100000000000 != 0;
-                    n[67] |= g[2] & 0x100000000000 != 0;
-                    n[109] |= g[0] & 0x20000000000000 == 0;
-                    n[117] |= g[7] & 0x100000000000 != 0;
-                    n[163] |= g[0] & 0x10000000000000 == 0;
-                    n[171] |= g[12] & 0x100000000000 != 0;
-                    n[213] |= g[0] & 0x8000000000000 == 0;
-                    n[219] |= g[18] & 0x100000000000 != 0;
-                    n[229] |= g[25] & 0x100000000000 != 0;
-                    n[237] |= g[24] & 0x100000000000 != 0;
-                    n[245] |= g[1] & 0x20000000000 != 0;
-                    n[253] |= g[0] & 0x80000000000 == 0;
-                    n[287] |= g[31] & 0x100000000000 != 0;
-                    n[295] |= g[30] & 0x100000000000 != 0;
-                    n[303] |= g[7] & 0x20000 != 0;
-                    n[311] |= g[0] & 0x800000000 == 0;
-                    n[333] |= g[37] & 0x100000000000 != 0;
-                    n[341] |= g[36] & 0x100000000000 != 0;
-                    n[349] |= g[35] & 0x100000000000 != 0;
-                    n[357] |= g[12] & 0x100000 != 0;
-                    n[365] |= g[0] & 0x1000000000 == 0;
-                    n[405] |= g[41] & 0x100000000000 != 0;
-                    n[411] |= g[18] & 0x800000 != 0;
-                    n[417] |= g[0] & 0x2000000000 == 0;
-                }
-                if held & 0x4000000000 != 0 {
-                    n[52] |= g[0] & 0x20000000000000 == 0;
-                    n[60] |= g[1] & 0x10000000000000 != 0;
-                    n[68] |= g[2] & 0x10000000000000 != 0;
-                    n[116] |= g[0] & 0x2000000000000000 == 0;
-                    n[171] |= g[0] & 0x1000000000000000 == 0;
-                    n[220] |= g[0] & 0x800000000000000 == 0;
-                    n[230] |= g[25] & 0x10000000000000 != 0;
-                    n[238] |= g[24] & 0x10000000000000 != 0;
-                    n[246] |= g[1] & 0x2000000000000 != 0;
-                    n[254] |= g[0] & 0x8000000000000 == 0;
-                    n[294] |= g[31] & 0x10000000000000 != 0;
-                    n[302] |= g[30] & 0x10000000000000 != 0;
-                    n[310] |= g[7] & 0x2000000 != 0;
-                    n[318] |= g[0] & 0x80000000000 == 0;
-                    n[333] |= g[38] & 0x10000000000000 != 0;
-                    n[341] |= g[37] & 0x10000000000000 != 0;
-                    n[349] |= g[36] & 0x10000000000000 != 0;
-                    n[357] |= g[35] & 0x10000000000000 != 0;
-                    n[365] |= g[12] & 0x10000000 != 0;
-                    n[373] |= g[0] & 0x100000000000 == 0;
-                    n[412] |= g[41] & 0x10000000000000 != 0;
-                    n[418] |= g[18] & 0x80000000 != 0;
-                    n[424] |= g[0] & 0x200000000000 == 0;
-                }
-                if held & 0x8000000000 != 0 {
-                    n[53] |= g[0] & 0x2000000000000000 == 0;
-                    n[61] |= g[1] & 0x1000000000000000 != 0;
-                    n[69] |= g[2] & 0x1000000000000000 != 0;
-                    n[231] |= g[25] & 0x1000000000000000 != 0;
-                    n[239] |= g[24] & 0x1000000000000000 != 0;
-                    n[247] |= g[1] & 0x200000000000000 != 0;
-                    n[255] |= g[0] & 0x800000000000000 == 0;
-                    n[301] |= g[31] & 0x1000000000000000 != 0;
-                    n[309] |= g[30] & 0x1000000000000000 != 0;
-                    n[317] |= g[7] & 0x200000000 != 0;
-                    n[325] |= g[0] & 0x8000000000000 == 0;
-                    n[333] |= g[39] & 0x1000000000000000 != 0;
-                    n[341] |= g[38] & 0x1000000000000000 != 0;
-                    n[349] |= g[37] & 0x1000000000000000 != 0;
-                    n[357] |= g[36] & 0x1000000000000000 != 0;
-                    n[365] |= g[35] & 0x1000000000000000 != 0;
-                    n[373] |= g[12] & 0x1000000000 != 0;
-                    n[381] |= g[0] & 0x10000000000000 == 0;
-                    n[419] |= g[41] & 0x1000000000000000 != 0;
-                    n[425] |= g[18] & 0x8000000000 != 0;
-                    n[431] |= g[0] & 0x20000000000000 == 0;
-                }
-                if held & 0x10000000000 != 0 {
-                    n[54] |= g[0] & 0x40 == 0;
-                    n[62] |= g[1] & 0x20 != 0;
-                    n[75] |= g[0] & 0x4000 == 0;
-                    n[83] |= g[7] & 0x20 != 0;
-                    n[124] |= g[0] & 0x2000 == 0;
-                    n[132] |= g[12] & 0x20 != 0;
-                    n[140] |= g[13] & 0x20 != 0;
-                    n[148] |= g[14] & 0x20 != 0;
-                    n[156] |= g[15] & 0x20 != 0;
-                    n[164] |= g[16] & 0x20 != 0;
-                    n[172] |= g[17] & 0x20 != 0;
-                    n[179] |= g[0] & 0x1000 == 0;
-                    n[185] |= g[18] & 0x20 != 0;
-                    n[191] |= g[19] & 0x20 != 0;
-                    n[197] |= g[20] & 0x20 != 0;
-                    n[203] |= g[21] & 0x20 != 0;
-                    n[224] |= g[26] & 0x20 != 0;
-                    n[232] |= g[25] & 0x20 != 0;
-                    n[240] |= g[24] & 0x20 != 0;
-                    n[248] |= g[1] & 0x4 != 0;
-                    n[256] |= g[0] & 0x10 == 0;
-                }
-                if held & 0x20000000000 != 0 {
-                    n[55] |= g[0] & 0x4000 == 0;
-                    n[63] |= g[1] & 0x2000 != 0;
-                    n[82] |= g[0] & 0x400000 == 0;
-                    n[90] |= g[7] & 0x2000 != 0;
-                    n[132] |= g[0] & 0x200000 == 0;
-                    n[140] |= g[12] & 0x2000 != 0;
-                    n[148] |= g[13] & 0x2000 != 0;
-                    n[156] |= g[14] & 0x2000 != 0;
-                    n[164] |= g[15] & 0x2000 != 0;
-                    n[172] |= g[16] & 0x2000 != 0;
-                    n[186] |= g[0] & 0x100000 == 0;
-                    n[192] |= g[18] & 0x2000 != 0;
-                    n[198] |= g[19] & 0x2000 != 0;
-                    n[204] |= g[20] & 0x2000 != 0;
-                    n[210] |= g[21] & 0x2000 != 0;
-                    n[225] |= g[26] & 0x2000 != 0;
-                    n[233] |= g[25] & 0x2000 != 0;
-                    n[241] |= g[24] & 0x2000 != 0;
-                    n[249] |= g[1] & 0x400 != 0;
-                    n[257] |= g[0] & 0x1000 == 0;
-                    n[284] |= g[0] & 0x10 == 0;
-                    n[334] |= g[0] & 0x20 == 0;
-                    n[390] |= g[0] & 0x40 == 0;
-                }
-                if held & 0x40000000000 != 0 {
-                    n[56] |= g[0] & 0x400000 == 0;
-                    n[64] |= g[1] & 0x200000 != 0;
-                    n[89] |= g[0] & 0x40000000 == 0;
-                    n[97] |= g[7] & 0x200000 != 0;
-                    n[140] |= g[0] & 0x20000000 == 0;
-                    n[148] |= g[12] & 0x200000 != 0;
-                    n[156] |= g[13] & 0x200000 != 0;
-                    n[164] |= g[14] & 0x200000 != 0;
-                    n[172] |= g[15] & 0x200000 != 0;
-                    n[193] |= g[0] & 0x10000000 == 0;
-                    n[199] |= g[18] & 0x200000 != 0;
-                    n[205] |= g[19] & 0x200000 != 0;
-                    n[211] |= g[20] & 0x200000 != 0;
-                    n[217] |= g[21] & 0x200000 != 0;
-                    n[226] |= g[26] & 0x200000 != 0;
-                    n[234] |= g[25] & 0x200000 != 0;
-                    n[242] |= g[24] & 0x200000 != 0;
-                    n[250] |= g[1] & 0x40000 != 0;
-                    n[258] |= g[0] & 0x100000 == 0;
-                    n[283] |= g[29] & 0x200000 != 0;
-                    n[291] |= g[0] & 0x1000 == 0;
-                    n[334] |= g[34] & 0x200000 != 0;
-                    n[342] |= g[0] & 0x2000 == 0;
-                    n[391] |= g[40] & 0x200000 != 0;
-                    n[397] |= g[0] & 0x4000 == 0;
-                }
-                if held & 0x80000000000 != 0 {
-                    n[57] |= g[0] & 0x40000000 == 0;
-                    n[65] |= g[1] & 0x20000000 != 0;
-                    n[96] |= g[0] & 0x4000000000 == 0;
-                    n[104] |= g[7] & 0x20000000 != 0;
-                    n[148] |= g[0] & 0x2000000000 == 0;
-                    n[156] |= g[12] & 0x20000000 != 0;
-                    n[164] |= g[13] & 0x20000000 != 0;
-                    n[172] |= g[14] & 0x20000000 != 0;
-                    n[200] |= g[0] & 0x1000000000 == 0;
-                    n[206] |= g[18] & 0x20000000 != 0;
-                    n[212] |= g[19] & 0x20000000 != 0;
-                    n[218] |= g[20] & 0x20000000 != 0;
-                    n[227] |= g[26] & 0x20000000 != 0;
-                    n[235] |= g[25] & 0x20000000 != 0;
-                    n[243] |= g[24] & 0x20000000 != 0;
-                    n[251] |= g[1] & 0x4000000 != 0;
-                    n[259] |= g[0] & 0x10000000 == 0;
-                    n[282] |= g[30] & 0x20000000 != 0;
-                    n[290] |= g[7] & 0x4 != 0;
-                    n[298] |= g[0] & 0x100000 == 0;
-                    n[334] |= g[35] & 0x20000000 != 0;
-                    n[342] |= g[12] & 0x20 != 0;
-                    n[350] |= g[0] & 0x200000 == 0;
-                    n[398] |= g[40] & 0x20000000 != 0;
-                    n[404] |= g[0] & 0x400000 == 0;
-                }
-                if held & 0x100000000000 != 0 {
-                    n[58] |= g[0] & 0x4000000000 == 0;
-                    n[66] |= g[1] & 0x2000000000 != 0;
-                    n[103] |= g[0] & 0x400000000000 == 0;
-                    n[111] |= g[7] & 0x2000000000 != 0;
-                    n[156] |= g[0] & 0x200000000000 == 0;
-                    n[164] |= g[12] & 0x2000000000 != 0;
-                    n[172] |= g[13] & 0x2000000000 != 0;
-                    n[207] |= g[0] & 0x100000000000 == 0;
-                    n[213] |= g[18] & 0x2000000000 != 0;
-                    n[219] |= g[19] & 0x2000000000 != 0;
-                    n[228] |= g[26] & 0x2000000000 != 0;
-                    n[236] |= g[25] & 0x2000000000 != 0;
-                    n[244] |= g[24] & 0x2000000000 != 0;
-                    n[252] |= g[1] & 0x400000000 != 0;
-                    n[260] |= g[0] & 0x1000000000 == 0;
-                    n[281] |= g[31] & 0x2000000000 != 0;
-                    n[289] |= g[30] & 0x2000000000 != 0;
-                    n[297] |= g[7] & 0x400 != 0;
-                    n[305] |= g[0] & 0x10000000 == 0;
-                    n[334] |= g[36] & 0x2000000000 != 0;
-                    n[342] |= g[35] & 0x2000000000 != 0;
-                    n[350] |= g[12] & 0x2000 != 0;
-                    n[358] |= g[0] & 0x20000000 == 0;
-                    n[405] |= g[40] & 0x2000000000 != 0;
-                    n[411] |= g[0] & 0x40000000 == 0;
-                }
-                if held & 0x200000000000 != 0 {
-                    n[59] |= g[0] & 0x400000000000 == 0;
-                    n[67] |= g[1] & 0x200000000000 != 0;
-                    n[110] |= g[0] & 0x40000000000000 == 0;
-                    n[118] |= g[7] & 0x200000000000 != 0;
-                    n[164] |= g[0] & 0x20000000000000 == 0;
-                    n[172] |= g[12] & 0x200000000000 != 0;
-                    n[214] |= g[0] & 0x10000000000000 == 0;
-                    n[220] |= g[18] & 0x200000000000 != 0;
-                    n[229] |= g[26] & 0x200000000000 != 0;
-                    n[237] |= g[25] & 0x200000000000 != 0;
-                    n[245] |= g[24] & 0x200000000000 != 0;
-                    n[253] |= g[1] & 0x40000000000 != 0;
-                    n[261] |= g[0] & 0x100000000000 == 0;
-                    n[280] |= g[32] & 0x200000000000 != 0;
-                    n[288] |= g[31] & 0x200000000000 != 0;
-                    n[296] |= g[30] & 0x200000000000 != 0;
-                    n[304] |= g[7] & 0x40000 != 0;
-                    n[312] |= g[0] & 0x1000000000 == 0;
-                    n[334] |= g[37] & 0x200000000000 != 0;
-                    n[342] |= g[36] & 0x200000000000 != 0;
-                    n[350] |= g[35] & 0x200000000000 != 0;
-                    n[358] |= g[12] & 0x200000 != 0;
-                    n[366] |= g[0] & 0x2000000000 == 0;
-                    n[412] |= g[40] & 0x200000000000 != 0;
-                    n[418] |= g[0] & 0x4000000000 == 0;
-                }
-                if held & 0x400000000000 != 0 {
-                    n[60] |= g[0] & 0x40000000000000 == 0;
-                    n[68] |= g[1] & 0x20000000000000 != 0;
-                    n[117] |= g[0] & 0x4000000000000000 == 0;
-                    n[172] |= g[0] & 0x2000000000000000 == 0;
-                    n[221] |= g[0] & 0x1000000000000000 == 0;
-                    n[230] |= g[26] & 0x20000000000000 != 0;
-                    n[238] |= g[25] & 0x20000000000000 != 0;
-                    n[246] |= g[24] & 0x20000000000000 != 0;
-                    n[254] |= g[1] & 0x4000000000000 != 0;
-                    n[262] |= g[0] & 0x10000000000000 == 0;
-                    n[287] |= g[32] & 0x20000000000000 != 0;
-                    n[295] |= g[31] & 0x20000000000000 != 0;
-                    n[303] |= g[30] & 0x20000000000000 != 0;
-                    n[311] |= g[7] & 0x4000000 != 0;
-                    n[319] |= g[0] & 0x100000000000 == 0;
-                    n[334] |= g[38] & 0x20000000000000 != 0;
-                    n[342] |= g[37] & 0x20000000000000 != 0;
-                    n[350] |= g[36] & 0x20000000000000 != 0;
-                    n[358] |= g[35] & 0x20000000000000 != 0;
-                    n[366] |= g[12] & 0x20000000 != 0;
-                    n[374] |= g[0] & 0x200000000000 == 0;
-                    n[419] |= g[40] & 0x20000000000000 != 0;
-                    n[425] |= g[0] & 0x400000000000 == 0;
-                }
-                if held & 0x800000000000 != 0 {
-                    n[61] |= g[0] & 0x4000000000000000 == 0;
-                    n[69] |= g[1] & 0x2000000000000000 != 0;
-                    n[231] |= g[26] & 0x2000000000000000 != 0;
-                    n[239] |= g[25] & 0x2000000000000000 != 0;
-                    n[247] |= g[24] & 0x2000000000000000 != 0;
-                    n[255] |= g[1] & 0x400000000000000 != 0;
-                    n[263] |= g[0] & 0x1000000000000000 == 0;
-                    n[294] |= g[32] & 0x2000000000000000 != 0;
-                    n[302] |= g[31] & 0x2000000000000000 != 0;
-                    n[310] |= g[30] & 0x2000000000000000 != 0;
-                    n[318] |= g[7] & 0x400000000 != 0;
-                    n[326] |= g[0] & 0x10000000000000 == 0;
-                    n[334] |= g[39] & 0x2000000000000000 != 0;
-                    n[342] |= g[38] & 0x2000000000000000 != 0;
-                    n[350] |= g[37] & 0x2000000000000000 != 0;
-                    n[358] |= g[36] & 0x2000000000000000 != 0;
-                    n[366] |= g[35] & 0x2000000000000000 != 0;
-                    n[374] |= g[12] & 0x2000000000 != 0;
-                    n[382] |= g[0] & 0x20000000000000 == 0;
-                    n[426] |= g[40] & 0x2000000000000000 != 0;
-                    n[432] |= g[0] & 0x40000000000000 == 0;
-                }
-                if held & 0x1000000000000 != 0 {
-                    n[62] |= g[0] & 0x80 == 0;
-                    n[76] |= g[0] & 0x8000 == 0;
-                    n[125] |= g[0] & 0x4000 == 0;
-                    n[133] |= g[12] & 0x40 != 0;
-                    n[141] |= g[13] & 0x40 != 0;
-                    n[149] |= g[14] & 0x40 != 0;
-                    n[157] |= g[15] & 0x40 != 0;
-                    n[165] |= g[16] & 0x40 != 0;
-                    n[173] |= g[17] & 0x40 != 0;
-                    n[180] |= g[0] & 0x2000 == 0;
-                    n[186] |= g[18] & 0x40 != 0;
-                    n[192] |= g[19] & 0x40 != 0;
-                    n[198] |= g[20] & 0x40 != 0;
-                    n[204] |= g[21] & 0x40 != 0;
-                    n[210] |= g[22] & 0x40 != 0;
-                    n[224] |= g[27] & 0x40 != 0;
-                    n[232] |= g[26] & 0x40 != 0;
-                    n[240] |= g[25] & 0x40 != 0;
-                    n[248] |= g[24] & 0x40 != 0;
-                    n[256] |= g[1] & 0x8 != 0;
-                    n[264] |= g[0] & 0x20 == 0;
-                }
-                if held & 0x2000000000000 != 0 {
-                    n[63] |= g[0] & 0x8000 == 0;
-                    n[83] |= g[0] & 0x800000 == 0;
-                    n[133] |= g[0] & 0x400000 == 0;
-                    n[141] |= g[12] & 0x4000 != 0;
-                    n[149] |= g[13] & 0x4000 != 0;
-                    n[157] |= g[14] & 0x4000 != 0;
-                    n[165] |= g[15] & 0x4000 != 0;
-                    n[173] |= g[16] & 0x4000 != 0;
-                    n[187] |= g[0] & 0x200000 == 0;
-                    n[193] |= g[18] & 0x4000 != 0;
-                    n[199] |= g[19] & 0x4000 != 0;
-                    n[205] |= g[20] & 0x4000 != 0;
-                    n[211] |= g[21] & 0x4000 != 0;
-                    n[217] |= g[22] & 0x4000 != 0;
-                    n[225] |= g[27] & 0x4000 != 0;
-                    n[233] |= g[26] & 0x4000 != 0;
-                    n[241] |= g[25] & 0x4000 != 0;
-                    n[249] |= g[24] & 0x4000 != 0;
-                    n[257] |= g[1] & 0x800 != 0;
-                    n[265] |= g[0] & 0x2000 == 0;
-                    n[285] |= g[0] & 0x20 == 0;
-                    n[335] |= g[0] & 0x40 == 0;
-                    n[391] |= g[0] & 0x80 == 0;
-                }
-                if held & 0x4000000000000 != 0 {
-                    n[64] |= g[0] & 0x800000 == 0;
-                    n[90] |= g[0] & 0x80000000 == 0;
-                    n[141] |= g[0] & 0x40000000 == 0;
-                    n[149] |= g[12] & 0x400000 != 0;
-                    n[157] |= g[13] & 0x400000 != 0;
-                    n[165] |= g[14] & 0x400000 != 0;
-                    n[173] |= g[15] & 0x400000 != 0;
-                    n[194] |= g[0] & 0x20000000 == 0;
-                    n[200] |= g[18] & 0x400000 != 0;
-                    n[206] |= g[19] & 0x400000 != 0;
-                    n[212] |= g[20] & 0x400000 != 0;
-                    n[218] |= g[21] & 0x400000 != 0;
-                    n[226] |= g[27] & 0x400000 != 0;
-                    n[234] |= g[26] & 0x400000 != 0;
-                    n[242] |= g[25] & 0x400000 != 0;
-                    n[250] |= g[24] & 0x400000 != 0;
-                    n[258] |= g[1] & 0x80000 != 0;
-                    n[266] |= g[0] & 0x200000 == 0;
-                    n[284] |= g[29] & 0x400000 != 0;
-                    n[292] |= g[0] & 0x2000 == 0;
-                    n[335] |= g[34] & 0x400000 != 0;
-                    n[343] |= g[0] & 0x4000 == 0;
-                    n[398] |= g[0] & 0x8000 == 0;
-                }
-                if held & 0x8000000000000 != 0 {
-                    n[65] |= g[0] & 0x80000000 == 0;
-                    n[97] |= g[0] & 0x8000000000 == 0;
-                    n[149] |= g[0] & 0x4000000000 == 0;
-                    n[157] |= g[12] & 0x40000000 != 0;
-                    n[165] |= g[13] & 0x40000000 != 0;
-                    n[173] |= g[14] & 0x40000000 != 0;
-                    n[201] |= g[0] & 0x2000000000 == 0;
-                    n[207] |= g[18] & 0x40000000 != 0;
-                    n[213] |= g[19] & 0x40000000 != 0;
-                    n[219] |= g[20] & 0x40000000 != 0;
-                    n[227] |= g[27] & 0x40000000 != 0;
-                    n[235] |= g[26] & 0x40000000 != 0;
-                    n[243] |= g[25] & 0x40000000 != 0;
-                    n[251] |= g[24] & 0x40000000 != 0;
-                    n[259] |= g[1] & 0x8000000 != 0;
-                    n[267] |= g[0] & 0x20000000 == 0;
-                    n[283] |= g[30] & 0x40000000 != 0;
-                    n[291] |= g[7] & 0x8 != 0;
-                    n[299] |= g[0] & 0x200000 == 0;
-                    n[335] |= g[35] & 0x40000000 != 0;
-                    n[343] |= g[12] & 0x40 != 0;
-                    n[351] |= g[0] & 0x400000 == 0;
-                    n[405] |= g[0] & 0x800000 == 0;
-                }
-                if held & 0x10000000000000 != 0 {
-                    n[66] |= g[0] & 0x8000000000 == 0;
-                    n[104] |= g[0] & 0x800000000000 == 0;
-                    n[157] |= g[0] & 0x400000000000 == 0;
-                    n[165] |= g[12] & 0x4000000000 != 0;
-                    n[173] |= g[13] & 0x4000000000 != 0;
-                    n[208] |= g[0] & 0x200000000000 == 0;
-                    n[214] |= g[18] & 0x4000000000 != 0;
-                    n[220] |= g[19] & 0x4000000000 != 0;
-                    n[228] |= g[27] & 0x4000000000 != 0;
-                    n[236] |= g[26] & 0x4000000000 != 0;
-                    n[244] |= g[25] & 0x4000000000 != 0;
-                    n[252] |= g[24] & 0x4000000000 != 0;
-                    n[260] |= g[1] & 0x800000000 != 0;
-                    n[268] |= g[0] & 0x2000000000 == 0;
-                    n[282] |= g[31] & 0x4000000000 != 0;
-                    n[290] |= g[30] & 0x4000000000 != 0;
-                    n[298] |= g[7] & 0x800 != 0;
-                    n[306] |= g[0] & 0x20000000 == 0;
-                    n[335] |= g[36] & 0x4000000000 != 0;
-                    n[343] |= g[35] & 0x4000000000 != 0;
-                    n[351] |= g[12] & 0x4000 != 0;
-                    n[359] |= g[0] & 0x40000000 == 0;
-                    n[412] |= g[0] & 0x80000000 == 0;
-                }
-                if held & 0x20000000000000 != 0 {
-                    n[67] |= g[0] & 0x800000000000 == 0;
-                    n[111] |= g[0] & 0x80000000000000 == 0;
-                    n[165] |= g[0] & 0x40000000000000 == 0;
-                    n[173] |= g[12] & 0x400000000000 != 0;
-                    n[215] |= g[0] & 0x20000000000000 == 0;
-                    n[221] |= g[18] & 0x400000000000 != 0;
-                    n[229] |= g[27] & 0x400000000000 != 0;
-                    n[237] |= g[26] & 0x400000000000 != 0;
-                    n[245] |= g[25] & 0x400000000000 != 0;
-                    n[253] |= g[24] & 0x400000000000 != 0;
-                    n[261] |= g[1] & 0x80000000000 != 0;
-                    n[269] |= g[0] & 0x200000000000 == 0;
-                    n[281] |= g[32] & 0x400000000000 != 0;
-                    n[289] |= g[31] & 0x400000000000 != 0;
-                    n[297] |= g[30] & 0x400000000000 != 0;
-                    n[305] |= g[7] & 0x80000 != 0;
-                    n[313] |= g[0] & 0x2000000000 == 0;
-                    n[335] |= g[37] & 0x400000000000 != 0;
-                    n[343] |= g[36] & 0x400000000000 != 0;
-                    n[351] |= g[35] & 0x400000000000 != 0;
-                    n[359] |= g[12] & 0x400000 != 0;
-                    n[367] |= g[0] & 0x4000000000 == 0;
-                    n[419] |= g[0] & 0x8000000000 == 0;
-                }
-                if held & 0x40000000000000 != 0 {
-                    n[68] |= g[0] & 0x80000000000000 == 0;
-                    n[118] |= g[0] & 0x8000000000000000 == 0;
-                    n[173] |= g[0] & 0x4000000000000000 == 0;
-                    n[222] |= g[0] & 0x2000000000000000 == 0;
-                    n[230] |= g[27] & 0x40000000000000 != 0;
-                    n[238] |= g[26] & 0x40000000000000 != 0;
-                    n[246] |= g[25] & 0x40000000000000 != 0;
-                    n[254] |= g[24] & 0x40000000000000 != 0;
-                    n[262] |= g[1] & 0x8000000000000 != 0;
-                    n[270] |= g[0] & 0x20000000000000 == 0;
-                    n[280] |= g[33] & 0x40000000000000 != 0;
-                    n[288] |= g[32] & 0x40000000000000 != 0;
-                    n[296] |= g[31] & 0x40000000000000 != 0;
-                    n[304] |= g[30] & 0x40000000000000 != 0;
-                    n[312] |= g[7] & 0x8000000 != 0;
-                    n[320] |= g[0] & 0x200000000000 == 0;
-                    n[335] |= g[38] & 0x40000000000000 != 0;
-                    n[343] |= g[37] & 0x40000000000000 != 0;
-                    n[351] |= g[36] & 0x40000000000000 != 0;
-                    n[359] |= g[35] & 0x40000000000000 != 0;
-                    n[367] |= g[12] & 0x40000000 != 0;
-                    n[375] |= g[0] & 0x400000000000 == 0;
-                    n[426] |= g[0] & 0x800000000000 == 0;
-                }
-                if held & 0x80000000000000 != 0 {
-                    n[69] |= g[0] & 0x8000000000000000 == 0;
-                    n[231] |= g[27] & 0x4000000000000000 != 0;
-                    n[239] |= g[26] & 0x4000000000000000 != 0;
-                    n[247] |= g[25] & 0x4000000000000000 != 0;
-                    n[255] |= g[24] & 0x4000000000000000 != 0;
-                    n[263] |= g[1] & 0x800000000000000 != 0;
-                    n[271] |= g[0] & 0x2000000000000000 == 0;
-                    n[287] |= g[33] & 0x4000000000000000 != 0;
-                    n[295] |= g[32] & 0x4000000000000000 != 0;
-                    n[303] |= g[31] & 0x4000000000000000 != 0;
-                    n[311] |= g[30] & 0x4000000000000000 != 0;
-                    n[319] |= g[7] & 0x800000000 != 0;
-                    n[327] |= g[0] & 0x20000000000000 == 0;
-                    n[335] |= g[39] & 0x4000000000000000 != 0;
-                    n[343] |= g[38] & 0x4000000000000000 != 0;
-                    n[351] |= g[37] & 0x4000000000000000 != 0;
-                    n[359] |= g[36] & 0x4000000000000000 != 0;
-                    n[367] |= g[35] & 0x4000000000000000 != 0;
-                    n[375] |= g[12] & 0x4000000000 != 0;
-                    n[383] |= g[0] & 0x40000000000000 == 0;
-                    n[433] |= g[0] & 0x80000000000000 == 0;
-                }
-                if held & 0x100000000000000 != 0 {
-                    n[126] |= g[0] & 0x8000 == 0;
-                    n[134] |= g[12] & 0x80 != 0;
-                    n[142] |= g[13] & 0x80 != 0;
-                    n[150] |= g[14] & 0x80 != 0;
-                    n[158] |= g[15] & 0x80 != 0;
-                    n[166] |= g[16] & 0x80 != 0;
-                    n[174] |= g[17] & 0x80 != 0;
-                    n[181] |= g[0] & 0x4000 == 0;
-                    n[187] |= g[18] & 0x80 != 0;
-                    n[193] |= g[19] & 0x80 != 0;
-                    n[199] |= g[20] & 0x80 != 0;
-                    n[205] |= g[21] & 0x80 != 0;
-                    n[211] |= g[22] & 0x80 != 0;
-                    n[217] |= n[3];
-                    n[224] |= g[28] & 0x80 != 0;
-                    n[232] |= g[27] & 0x80 != 0;
-                    n[240] |= g[26] & 0x80 != 0;
-                    n[248] |= g[25] & 0x80 != 0;
-                    n[256] |= g[24] & 0x80 != 0;
-                    n[264] |= g[1] & 0x10 != 0;
-                    n[272] |= g[0] & 0x40 == 0;
-                }
-                if held & 0x200000000000000 != 0 {
-                    n[134] |= g[0] & 0x800000 == 0;
-                    n[142] |= g[12] & 0x8000 != 0;
-                    n[150] |= g[13] & 0x8000 != 0;
-                    n[158] |= g[14] & 0x8000 != 0;
-                    n[166] |= g[15] & 0x8000 != 0;
-                    n[174] |= g[16] & 0x8000 != 0;
-                    n[188] |= g[0] & 0x400000 == 0;
-                    n[194] |= g[18] & 0x8000 != 0;
-                    n[200] |= g[19] & 0x8000 != 0;
-                    n[206] |= g[20] & 0x8000 != 0;
-                    n[212] |= g[21] & 0x8000 != 0;
-                    n[218] |= g[22] & 0x8000 != 0;
-                    n[225] |= g[28] & 0x8000 != 0;
-                    n[233] |= g[27] & 0x8000 != 0;
-                    n[241] |= g[26] & 0x8000 != 0;
-                    n[249] |= g[25] & 0x8000 != 0;
-                    n[257] |= g[24] & 0x8000 != 0;
-                    n[265] |= g[1] & 0x1000 != 0;
-                    n[273] |= g[0] & 0x4000 == 0;
-                    n[286] |= g[0] & 0x40 == 0;
-                    n[336] |= g[0] & 0x80 == 0;
-                }
-                if held & 0x400000000000000 != 0 {
-                    n[142] |= g[0] & 0x80000000 == 0;
-                    n[150] |= g[12] & 0x800000 != 0;
-                    n[158] |= g[13] & 0x800000 != 0;
-                    n[166] |= g[14] & 0x800000 != 0;
-                    n[174] |= g[15] & 0x800000 != 0;
-                    n[195] |= g[0] & 0x40000000 == 0;
-                    n[201] |= g[18] & 0x800000 != 0;
-                    n[207] |= g[19] & 0x800000 != 0;
-                    n[213] |= g[20] & 0x800000 != 0;
-                    n[219] |= g[21] & 0x800000 != 0;
-                    n[226] |= g[28] & 0x800000 != 0;
-                    n[234] |= g[27] & 0x800000 != 0;
-                    n[242] |= g[26] & 0x800000 != 0;
-                    n[250] |= g[25] & 0x800000 != 0;
-                    n[258] |= g[24] & 0x800000 != 0;
-                    n[266] |= g[1] & 0x100000 != 0;
-                    n[274] |= g[0] & 0x400000 == 0;
-                    n[285] |= g[29] & 0x800000 != 0;
-                    n[293] |= g[0] & 0x4000 == 0;
-                    n[336] |= g[34] & 0x800000 != 0;
-                    n[344] |= g[0] & 0x8000 == 0;
-                }
-                if held & 0x800000000000000 != 0 {
-                    n[150] |= g[0] & 0x8000000000 == 0;
-                    n[158] |= g[12] & 0x80000000 != 0;
-                    n[166] |= g[13] & 0x80000000 != 0;
-                    n[174] |= g[14] & 0x80000000 != 0;
-                    n[202] |= g[0] & 0x4000000000 == 0;
-                    n[208] |= g[18] & 0x80000000 != 0;
-                    n[214] |= g[19] & 0x80000000 != 0;
-                    n[220] |= g[20] & 0x80000000 != 0;
-                    n[227] |= g[28] & 0x80000000 != 0;
-                    n[235] |= g[27] & 0x80000000 != 0;
-                    n[243] |= g[26] & 0x80000000 != 0;
-                    n[251] |= g[25] & 0x80000000 != 0;
-                    n[259] |= g[24] & 0x80000000 != 0;
-                    n[267] |= g[1] & 0x10000000 != 0;
-                    n[275] |= g[0] & 0x40000000 == 0;
-                    n[284] |= g[30] & 0x80000000 != 0;
-                    n[292] |= g[7] & 0x10 != 0;
-                    n[300] |= g[0] & 0x400000 == 0;
-                    n[336] |= g[35] & 0x80000000 != 0;
-                    n[344] |= g[12] & 0x80 != 0;
-                    n[352] |= g[0] & 0x800000 == 0;
-                }
-                if held & 0x1000000000000000 != 0 {
-                    n[158] |= g[0] & 0x800000000000 == 0;
-                    n[166] |= g[12] & 0x8000000000 != 0;
-                    n[174] |= g[13] & 0x8000000000 != 0;
-                    n[209] |= g[0] & 0x400000000000 == 0;
-                    n[215] |= g[18] & 0x8000000000 != 0;
-                    n[221] |= g[19] & 0x8000000000 != 0;
-                    n[228] |= g[28] & 0x8000000000 != 0;
-                    n[236] |= g[27] & 0x8000000000 != 0;
-                    n[244] |= g[26] & 0x8000000000 != 0;
-                    n[252] |= g[25] & 0x8000000000 != 0;
-                    n[260] |= g[24] & 0x8000000000 != 0;
-                    n[268] |= g[1] & 0x1000000000 != 0;
-                    n[276] |= g[0] & 0x4000000000 == 0;
-                    n[283] |= g[31] & 0x8000000000 != 0;
-                    n[291] |= g[30] & 0x8000000000 != 0;
-                    n[299] |= g[7] & 0x1000 != 0;
-                    n[307] |= g[0] & 0x40000000 == 0;
-                    n[336] |= g[36] & 0x8000000000 != 0;
-                    n[344] |= g[35] & 0x8000000000 != 0;
-                    n[352] |= g[12] & 0x8000 != 0;
-                    n[360] |= g[0] & 0x80000000 == 0;
-                }
-                if held & 0x2000000000000000 != 0 {
-                    n[166] |= g[0] & 0x80000000000000 == 0;
-                    n[174] |= g[12] & 0x800000000000 != 0;
-                    n[216] |= g[0] & 0x40000000000000 == 0;
-                    n[222] |= g[18] & 0x800000000000 != 0;
-                    n[229] |= g[28] & 0x800000000000 != 0;
-                    n[237] |= g[27] & 0x800000000000 != 0;
-                    n[245] |= g[26] & 0x800000000000 != 0;
-                    n[253] |= g[25] & 0x800000000000 != 0;
-                    n[261] |= g[24] & 0x800000000000 != 0;
-                    n[269] |= g[1] & 0x100000000000 != 0;
-                    n[277] |= g[0] & 0x400000000000 == 0;
-                    n[282] |= g[32] & 0x800000000000 != 0;
-                    n[290] |= g[31] & 0x800000000000 != 0;
-                    n[298] |= g[30] & 0x800000000000 != 0;
-                    n[306] |= g[7] & 0x100000 != 0;
-                    n[314] |= g[0] & 0x4000000000 == 0;
-                    n[336] |= g[37] & 0x800000000000 != 0;
-                    n[344] |= g[36] & 0x800000000000 != 0;
-                    n[352] |= g[35] & 0x800000000000 != 0;
-                    n[360] |= g[12] & 0x800000 != 0;
-                    n[368] |= g[0] & 0x8000000000 == 0;
-                }
-                if held & 0x4000000000000000 != 0 {
-                    n[174] |= g[0] & 0x8000000000000000 == 0;
-                    n[223] |= g[0] & 0x4000000000000000 == 0;
-                    n[230] |= g[28] & 0x80000000000000 != 0;
-                    n[238] |= g[27] & 0x80000000000000 != 0;
-                    n[246] |= g[26] & 0x80000000000000 != 0;
-                    n[254] |= g[25] & 0x80000000000000 != 0;
-                    n[262] |= g[24] & 0x80000000000000 != 0;
-                    n[270] |= g[1] & 0x10000000000000 != 0;
-                    n[278] |= g[0] & 0x40000000000000 == 0;
-                    n[281] |= g[33] & 0x80000000000000 != 0;
-                    n[289] |= g[32] & 0x80000000000000 != 0;
-                    n[297] |= g[31] & 0x80000000000000 != 0;
-                    n[305] |= g[30] & 0x80000000000000 != 0;
-                    n[313] |= g[7] & 0x10000000 != 0;
-                    n[321] |= g[0] & 0x400000000000 == 0;
-                    n[336] |= g[38] & 0x80000000000000 != 0;
-                    n[344] |= g[37] & 0x80000000000000 != 0;
-                    n[352] |= g[36] & 0x80000000000000 != 0;
-                    n[360] |= g[35] & 0x80000000000000 != 0;
-                    n[368] |= g[12] & 0x80000000 != 0;
-                    n[376] |= g[0] & 0x800000000000 == 0;
-                }
-                if held & 0x8000000000000000 != 0 {
-                    n[231] |= g[28] & 0x8000000000000000 != 0;
-                    n[239] |= g[27] & 0x8000000000000000 != 0;
-                    n[247] |= g[26] & 0x8000000000000000 != 0;
-                    n[255] |= g[25] & 0x8000000000000000 != 0;
-                    n[263] |= g[24] & 0x8000000000000000 != 0;
-                    n[271] |= g[1] & 0x1000000000000000 != 0;
-                    n[279] |= g[0] & 0x4000000000000000 == 0;
-                    n[280] |= n[4];
-                    n[288] |= g[33] & 0x8000000000000000 != 0;
-                    n[296] |= g[32] & 0x8000000000000000 != 0;
-                    n[304] |= g[31] & 0x8000000000000000 != 0;
-                    n[312] |= g[30] & 0x8000000000000000 != 0;
-                    n[320] |= g[7] & 0x1000000000 != 0;
-                    n[328] |= g[0] & 0x40000000000000 == 0;
-                    n[336] |= g[39] & 0x8000000000000000 != 0;
-                    n[344] |= g[38] & 0x8000000000000000 != 0;
-                    n[352] |= g[37] & 0x8000000000000000 != 0;
-                    n[360] |= g[36] & 0x8000000000000000 != 0;
-                    n[368] |= g[35] & 0x8000000000000000 != 0;
-                    n[376] |= g[12] & 0x8000000000 != 0;
-                    n[384] |= g[0] & 0x80000000000000 == 0;
+    ARRAYS
+        .with_borrow_mut(|arrays| {
+            let (mut n, mut g) = (&mut arrays.0, &mut arrays.1);
+            n[14..434].fill(false);
+            n[626] = false;
+            n[627] = false;
+            n[0] = (s.0[4] & 0x1 == 0x1) | (s.0[4] & 0x4 == 0x4);
+            // n[1]: (legal black noop), rules at amazons_8x8.kif:53, 55
+            n[1] = (s.0[4] & 0x2 == 0x2) | (s.0[4] & 0x8 == 0x8);
+            // g[0]: 64 node words, bit 1 (occupied 1 2), bit 2 (occupied 1 3), bit 9 (occupied 2 2), bit 10 (occupied 2 3), and 60 more; rules at amazons_8x8.kif:86
+            g[0] = s.0[0] | s.0[1] | s.0[2];
+            // g[1]: 48 node words, bit 0 (openpath 1 1 1 3 n), bit 8 (openpath 2 1 2 3 n), bit 16 (openpath 3 1 3 3 n), bit 24 (openpath 4 1 4 3 n), and 44 more; rules at amazons_8x8.kif:71, 81
+            g[1] = 0x3f3f3f3f3f3f3f3f & !(g[0] >> 1u32) & !(g[0] >> 2u32);
+            // g[2]: 40 node words, bit 0 (openpath 1 1 1 4 n), bit 8 (openpath 2 1 2 4 n), bit 16 (openpath 3 1 3 4 n), bit 24 (openpath 4 1 4 4 n), and 36 more; rules at amazons_8x8.kif:71, 81
+            g[2] = (0x3e3e3e3e3e3e3e3e & !g[0] & g[1]) >> 1u32;
+            // g[3]: 32 node words, bit 0 (openpath 1 1 1 5 n), bit 8 (openpath 2 1 2 5 n), bit 16 (openpath 3 1 3 5 n), bit 24 (openpath 4 1 4 5 n), and 28 more; rules at amazons_8x8.kif:71, 81
+            g[3] = (0x1e1e1e1e1e1e1e1e & !g[0] & g[2]) >> 1u32;
+            // g[4]: 24 node words, bit 0 (openpath 1 1 1 6 n), bit 8 (openpath 2 1 2 6 n), bit 16 (openpath 3 1 3 6 n), bit 24 (openpath 4 1 4 6 n), and 20 more; rules at amazons_8x8.kif:71, 81
+            g[4] = (0xe0e0e0e0e0e0e0e & !g[0] & g[3]) >> 1u32;
+            // g[5]: 16 node words, bit 0 (openpath 1 1 1 7 n), bit 8 (openpath 2 1 2 7 n), bit 16 (openpath 3 1 3 7 n), bit 24 (openpath 4 1 4 7 n), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[5] = (0x606060606060606 & !g[0] & g[4]) >> 1u32;
+            // g[6]: 8 node words, bit 0 (openpath 1 1 1 8 n), bit 8 (openpath 2 1 2 8 n), bit 16 (openpath 3 1 3 8 n), bit 24 (openpath 4 1 4 8 n), and 4 more; rules at amazons_8x8.kif:71, 81
+            g[6] = (0x202020202020202 & !g[0] & g[5]) >> 1u32;
+            // g[7]: 36 node words, bit 0 (openpath 1 1 3 3 ne), bit 1 (openpath 1 2 3 4 ne), bit 2 (openpath 1 3 3 5 ne), bit 3 (openpath 1 4 3 6 ne), and 32 more; rules at amazons_8x8.kif:71, 81
+            g[7] = 0x3f3f3f3f3f3f & !(g[0] >> 9u32) & !(g[0] >> 18u32);
+            // g[8]: 25 node words, bit 0 (openpath 1 1 4 4 ne), bit 1 (openpath 1 2 4 5 ne), bit 2 (openpath 1 3 4 6 ne), bit 3 (openpath 1 4 4 7 ne), and 21 more; rules at amazons_8x8.kif:71, 81
+            g[8] = (0x3e3e3e3e3e00 & !g[0] & g[7]) >> 9u32;
+            // g[9]: 16 node words, bit 0 (openpath 1 1 5 5 ne), bit 1 (openpath 1 2 5 6 ne), bit 2 (openpath 1 3 5 7 ne), bit 3 (openpath 1 4 5 8 ne), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[9] = (0x1e1e1e1e00 & !g[0] & g[8]) >> 9u32;
+            // g[10]: 9 node words, bit 0 (openpath 1 1 6 6 ne), bit 1 (openpath 1 2 6 7 ne), bit 2 (openpath 1 3 6 8 ne), bit 8 (openpath 2 1 7 6 ne), and 5 more; rules at amazons_8x8.kif:71, 81
+            g[10] = (0xe0e0e00 & !g[0] & g[9]) >> 9u32;
+            // g[11]: 4 node words, bit 0 (openpath 1 1 7 7 ne), bit 1 (openpath 1 2 7 8 ne), bit 8 (openpath 2 1 8 7 ne), bit 9 (openpath 2 2 8 8 ne); rules at amazons_8x8.kif:71, 81
+            g[11] = (0x60600 & !g[0] & g[10]) >> 9u32;
+            // n[2]: (openpath 1 1 8 8 ne), rules at amazons_8x8.kif:71, 81
+            n[2] = (g[11] & 0x200 != 0) & (g[0] & 0x200 == 0);
+            // g[12]: 48 node words, bit 0 (openpath 1 1 3 1 e), bit 1 (openpath 1 2 3 2 e), bit 2 (openpath 1 3 3 3 e), bit 3 (openpath 1 4 3 4 e), and 44 more; rules at amazons_8x8.kif:71, 81
+            g[12] = 0xffffffffffff & !(g[0] >> 8u32) & !(g[0] >> 16u32);
+            // g[13]: 40 node words, bit 0 (openpath 1 1 4 1 e), bit 1 (openpath 1 2 4 2 e), bit 2 (openpath 1 3 4 3 e), bit 3 (openpath 1 4 4 4 e), and 36 more; rules at amazons_8x8.kif:71, 81
+            g[13] = (0xffffffffff00 & !g[0] & g[12]) >> 8u32;
+            // g[14]: 32 node words, bit 0 (openpath 1 1 5 1 e), bit 1 (openpath 1 2 5 2 e), bit 2 (openpath 1 3 5 3 e), bit 3 (openpath 1 4 5 4 e), and 28 more; rules at amazons_8x8.kif:71, 81
+            g[14] = (0xffffffff00 & !g[0] & g[13]) >> 8u32;
+            // g[15]: 24 node words, bit 0 (openpath 1 1 6 1 e), bit 1 (openpath 1 2 6 2 e), bit 2 (openpath 1 3 6 3 e), bit 3 (openpath 1 4 6 4 e), and 20 more; rules at amazons_8x8.kif:71, 81
+            g[15] = (0xffffff00 & !g[0] & g[14]) >> 8u32;
+            // g[16]: 16 node words, bit 0 (openpath 1 1 7 1 e), bit 1 (openpath 1 2 7 2 e), bit 2 (openpath 1 3 7 3 e), bit 3 (openpath 1 4 7 4 e), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[16] = (0xffff00 & !g[0] & g[15]) >> 8u32;
+            // g[17]: 8 node words, bit 0 (openpath 1 1 8 1 e), bit 1 (openpath 1 2 8 2 e), bit 2 (openpath 1 3 8 3 e), bit 3 (openpath 1 4 8 4 e), and 4 more; rules at amazons_8x8.kif:71, 81
+            g[17] = (0xff00 & !g[0] & g[16]) >> 8u32;
+            // g[18]: 36 node words, bit 2 (openpath 1 3 3 1 se), bit 3 (openpath 1 4 3 2 se), bit 4 (openpath 1 5 3 3 se), bit 5 (openpath 1 6 3 4 se), and 32 more; rules at amazons_8x8.kif:71, 81
+            g[18] = 0xfcfcfcfcfcfc & !(g[0] >> 7u32) & !(g[0] >> 14u32);
+            // g[19]: 25 node words, bit 3 (openpath 1 4 4 1 se), bit 4 (openpath 1 5 4 2 se), bit 5 (openpath 1 6 4 3 se), bit 6 (openpath 1 7 4 4 se), and 21 more; rules at amazons_8x8.kif:71, 81
+            g[19] = (0x7c7c7c7c7c00 & !g[0] & g[18]) >> 7u32;
+            // g[20]: 16 node words, bit 4 (openpath 1 5 5 1 se), bit 5 (openpath 1 6 5 2 se), bit 6 (openpath 1 7 5 3 se), bit 7 (openpath 1 8 5 4 se), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[20] = (0x7878787800 & !g[0] & g[19]) >> 7u32;
+            // g[21]: 9 node words, bit 5 (openpath 1 6 6 1 se), bit 6 (openpath 1 7 6 2 se), bit 7 (openpath 1 8 6 3 se), bit 13 (openpath 2 6 7 1 se), and 5 more; rules at amazons_8x8.kif:71, 81
+            g[21] = (0x70707000 & !g[0] & g[20]) >> 7u32;
+            // g[22]: 4 node words, bit 6 (openpath 1 7 7 1 se), bit 7 (openpath 1 8 7 2 se), bit 14 (openpath 2 7 8 1 se), bit 15 (openpath 2 8 8 2 se); rules at amazons_8x8.kif:71, 81
+            g[22] = (0x606000 & !g[0] & g[21]) >> 7u32;
+            // n[3]: (openpath 1 8 8 1 se), rules at amazons_8x8.kif:71, 81
+            n[3] = (g[22] & 0x4000 != 0) & (g[0] & 0x4000 == 0);
+            // g[23]: 8 node words, bit 2 (openpath 1 3 1 1 s), bit 10 (openpath 2 3 2 1 s), bit 18 (openpath 3 3 3 1 s), bit 26 (openpath 4 3 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
+            g[23] = 0x404040404040404 & !(g[0] << 2u32) & !(g[0] << 1u32);
+            // g[24]: 40 node words, bit 3 (openpath 1 4 1 1 s), bit 11 (openpath 2 4 2 1 s), bit 19 (openpath 3 4 3 1 s), bit 27 (openpath 4 4 4 1 s), and 36 more; rules at amazons_8x8.kif:71, 81
+            g[24] = ((0x404040404040404 & !g[0] & g[23]) << 1u32)
+                | (0xf0f0f0f0f0f0f0f0 & !(g[0] << 1u32) & (g[1] << 4u32));
+            // g[25]: 32 node words, bit 4 (openpath 1 5 1 1 s), bit 12 (openpath 2 5 2 1 s), bit 20 (openpath 3 5 3 1 s), bit 28 (openpath 4 5 4 1 s), and 28 more; rules at amazons_8x8.kif:71, 81
+            g[25] = (0x7878787878787878 & !g[0] & g[24]) << 1u32;
+            // g[26]: 24 node words, bit 5 (openpath 1 6 1 1 s), bit 13 (openpath 2 6 2 1 s), bit 21 (openpath 3 6 3 1 s), bit 29 (openpath 4 6 4 1 s), and 20 more; rules at amazons_8x8.kif:71, 81
+            g[26] = (0x7070707070707070 & !g[0] & g[25]) << 1u32;
+            // g[27]: 16 node words, bit 6 (openpath 1 7 1 1 s), bit 14 (openpath 2 7 2 1 s), bit 22 (openpath 3 7 3 1 s), bit 30 (openpath 4 7 4 1 s), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[27] = (0x6060606060606060 & !g[0] & g[26]) << 1u32;
+            // g[28]: 8 node words, bit 7 (openpath 1 8 1 1 s), bit 15 (openpath 2 8 2 1 s), bit 23 (openpath 3 8 3 1 s), bit 31 (openpath 4 8 4 1 s), and 4 more; rules at amazons_8x8.kif:71, 81
+            g[28] = (0x4040404040404040 & !g[0] & g[27]) << 1u32;
+            // g[29]: 11 node words, bit 18 (openpath 3 3 1 1 sw), bit 19 (openpath 3 4 1 2 sw), bit 20 (openpath 3 5 1 3 sw), bit 21 (openpath 3 6 1 4 sw), and 7 more; rules at amazons_8x8.kif:71, 81
+            g[29] = 0x404040404fc0000 & !(g[0] << 18u32) & !(g[0] << 9u32);
+            // g[30]: 25 node words, bit 27 (openpath 4 4 1 1 sw), bit 28 (openpath 4 5 1 2 sw), bit 29 (openpath 4 6 1 3 sw), bit 30 (openpath 4 7 1 4 sw), and 21 more; rules at amazons_8x8.kif:71, 81
+            g[30] = ((0x40404047c0000 & !g[0] & g[29]) << 9u32)
+                | (0xf0f0f0f000000000 & !(g[0] << 9u32) & (g[7] << 36u32));
+            // g[31]: 16 node words, bit 36 (openpath 5 5 1 1 sw), bit 37 (openpath 5 6 1 2 sw), bit 38 (openpath 5 7 1 3 sw), bit 39 (openpath 5 8 1 4 sw), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[31] = (0x78787878000000 & !g[0] & g[30]) << 9u32;
+            // g[32]: 9 node words, bit 45 (openpath 6 6 1 1 sw), bit 46 (openpath 6 7 1 2 sw), bit 47 (openpath 6 8 1 3 sw), bit 53 (openpath 7 6 2 1 sw), and 5 more; rules at amazons_8x8.kif:71, 81
+            g[32] = (0x70707000000000 & !g[0] & g[31]) << 9u32;
+            // g[33]: 4 node words, bit 54 (openpath 7 7 1 1 sw), bit 55 (openpath 7 8 1 2 sw), bit 62 (openpath 8 7 2 1 sw), bit 63 (openpath 8 8 2 2 sw); rules at amazons_8x8.kif:71, 81
+            g[33] = (0x60600000000000 & !g[0] & g[32]) << 9u32;
+            // n[4]: (openpath 8 8 1 1 sw), rules at amazons_8x8.kif:71, 81
+            n[4] = (g[33] & 0x40000000000000 != 0) & (g[0] & 0x40000000000000 == 0);
+            // g[34]: 8 node words, bit 16 (openpath 3 1 1 1 w), bit 17 (openpath 3 2 1 2 w), bit 18 (openpath 3 3 1 3 w), bit 19 (openpath 3 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
+            g[34] = 0xff0000 & !(g[0] << 16u32) & !(g[0] << 8u32);
+            // g[35]: 40 node words, bit 24 (openpath 4 1 1 1 w), bit 25 (openpath 4 2 1 2 w), bit 26 (openpath 4 3 1 3 w), bit 27 (openpath 4 4 1 4 w), and 36 more; rules at amazons_8x8.kif:71, 81
+            g[35] = ((0xff0000 & !g[0] & g[34]) << 8u32)
+                | (0xffffffff00000000 & !(g[0] << 8u32) & (g[12] << 32u32));
+            // g[36]: 32 node words, bit 32 (openpath 5 1 1 1 w), bit 33 (openpath 5 2 1 2 w), bit 34 (openpath 5 3 1 3 w), bit 35 (openpath 5 4 1 4 w), and 28 more; rules at amazons_8x8.kif:71, 81
+            g[36] = (0xffffffff000000 & !g[0] & g[35]) << 8u32;
+            // g[37]: 24 node words, bit 40 (openpath 6 1 1 1 w), bit 41 (openpath 6 2 1 2 w), bit 42 (openpath 6 3 1 3 w), bit 43 (openpath 6 4 1 4 w), and 20 more; rules at amazons_8x8.kif:71, 81
+            g[37] = (0xffffff00000000 & !g[0] & g[36]) << 8u32;
+            // g[38]: 16 node words, bit 48 (openpath 7 1 1 1 w), bit 49 (openpath 7 2 1 2 w), bit 50 (openpath 7 3 1 3 w), bit 51 (openpath 7 4 1 4 w), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[38] = (0xffff0000000000 & !g[0] & g[37]) << 8u32;
+            // g[39]: 8 node words, bit 56 (openpath 8 1 1 1 w), bit 57 (openpath 8 2 1 2 w), bit 58 (openpath 8 3 1 3 w), bit 59 (openpath 8 4 1 4 w), and 4 more; rules at amazons_8x8.kif:71, 81
+            g[39] = (0xff000000000000 & !g[0] & g[38]) << 8u32;
+            // g[40]: 11 node words, bit 16 (openpath 3 1 1 3 nw), bit 17 (openpath 3 2 1 4 nw), bit 18 (openpath 3 3 1 5 nw), bit 19 (openpath 3 4 1 6 nw), and 7 more; rules at amazons_8x8.kif:71, 81
+            g[40] = 0x20202020203f0000 & !(g[0] << 14u32) & !(g[0] << 7u32);
+            // g[41]: 25 node words, bit 24 (openpath 4 1 1 4 nw), bit 25 (openpath 4 2 1 5 nw), bit 26 (openpath 4 3 1 6 nw), bit 27 (openpath 4 4 1 7 nw), and 21 more; rules at amazons_8x8.kif:71, 81
+            g[41] = ((0x202020203e0000 & !g[0] & g[40]) << 7u32)
+                | (0xf0f0f0f00000000 & !(g[0] << 7u32) & (g[18] << 28u32));
+            // g[42]: 16 node words, bit 32 (openpath 5 1 1 5 nw), bit 33 (openpath 5 2 1 6 nw), bit 34 (openpath 5 3 1 7 nw), bit 35 (openpath 5 4 1 8 nw), and 12 more; rules at amazons_8x8.kif:71, 81
+            g[42] = (0x1e1e1e1e000000 & !g[0] & g[41]) << 7u32;
+            // g[43]: 9 node words, bit 40 (openpath 6 1 1 6 nw), bit 41 (openpath 6 2 1 7 nw), bit 42 (openpath 6 3 1 8 nw), bit 48 (openpath 7 1 2 6 nw), and 5 more; rules at amazons_8x8.kif:71, 81
+            g[43] = (0xe0e0e00000000 & !g[0] & g[42]) << 7u32;
+            // g[44]: 4 node words, bit 48 (openpath 7 1 1 7 nw), bit 49 (openpath 7 2 1 8 nw), bit 56 (openpath 8 1 2 7 nw), bit 57 (openpath 8 2 2 8 nw); rules at amazons_8x8.kif:71, 81
+            g[44] = (0x6060000000000 & !g[0] & g[43]) << 7u32;
+            // n[5]: (openpath 8 1 1 8 nw), rules at amazons_8x8.kif:71, 81
+            n[5] = (g[44] & 0x2000000000000 != 0) & (g[0] & 0x2000000000000 == 0);
+            // g[45]: 56 node words, bit 2 (legal white (move 1 3 1 4)), bit 16 (legal white (move 3 1 3 2)), bit 40 (legal white (move 6 1 6 2)), bit 58 (legal white (move 8 3 8 4)), and 52 more
+            g[45] = 0x7f7f7f7f7f7f7f7f & s.0[2] & !(g[0] >> 1u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[46]: 48 node words, bit 2 (legal white (move 1 3 1 5)), bit 16 (legal white (move 3 1 3 3)), bit 40 (legal white (move 6 1 6 3)), bit 58 (legal white (move 8 3 8 5)), and 44 more
+            g[46] = 0x3f3f3f3f3f3f3f3f & s.0[2] & g[1]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[47]: 40 node words, bit 2 (legal white (move 1 3 1 6)), bit 16 (legal white (move 3 1 3 4)), bit 40 (legal white (move 6 1 6 4)), bit 58 (legal white (move 8 3 8 6)), and 36 more
+            g[47] = 0x1f1f1f1f1f1f1f1f & s.0[2] & g[2]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[48]: 32 node words, bit 2 (legal white (move 1 3 1 7)), bit 16 (legal white (move 3 1 3 5)), bit 40 (legal white (move 6 1 6 5)), bit 58 (legal white (move 8 3 8 7)), and 28 more
+            g[48] = 0xf0f0f0f0f0f0f0f & s.0[2] & g[3]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[49]: 24 node words, bit 2 (legal white (move 1 3 1 8)), bit 16 (legal white (move 3 1 3 6)), bit 40 (legal white (move 6 1 6 6)), bit 58 (legal white (move 8 3 8 8)), and 20 more
+            g[49] = 0x707070707070707 & s.0[2] & g[4]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[50]: 49 node words, bit 2 (legal white (move 1 3 2 4)), bit 16 (legal white (move 3 1 4 2)), bit 40 (legal white (move 6 1 7 2)), bit 3 (legal white (move 1 4 2 5)), and 45 more
+            g[50] = 0x7f7f7f7f7f7f7f & s.0[2] & !(g[0] >> 9u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[51]: 36 node words, bit 2 (legal white (move 1 3 3 5)), bit 16 (legal white (move 3 1 5 3)), bit 40 (legal white (move 6 1 8 3)), bit 3 (legal white (move 1 4 3 6)), and 32 more
+            g[51] = 0x3f3f3f3f3f3f & s.0[2] & g[7]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[52]: 25 node words, bit 2 (legal white (move 1 3 4 6)), bit 16 (legal white (move 3 1 6 4)), bit 3 (legal white (move 1 4 4 7)), bit 4 (legal white (move 1 5 4 8)), and 21 more
+            g[52] = 0x1f1f1f1f1f & s.0[2] & g[8]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[53]: 16 node words, bit 2 (legal white (move 1 3 5 7)), bit 16 (legal white (move 3 1 7 5)), bit 3 (legal white (move 1 4 5 8)), bit 11 (legal white (move 2 4 6 8)), and 12 more
+            g[53] = 0xf0f0f0f & s.0[2] & g[9]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[54]: 9 node words, bit 2 (legal white (move 1 3 6 8)), bit 16 (legal white (move 3 1 8 6)), bit 10 (legal white (move 2 3 7 8)), bit 18 (legal white (move 3 3 8 8)), and 5 more
+            g[54] = 0x70707 & s.0[2] & g[10]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[55]: 56 node words, bit 2 (legal white (move 1 3 2 3)), bit 16 (legal white (move 3 1 4 1)), bit 40 (legal white (move 6 1 7 1)), bit 3 (legal white (move 1 4 2 4)), and 52 more
+            g[55] = 0xffffffffffffff & s.0[2] & !(g[0] >> 8u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[56]: 48 node words, bit 2 (legal white (move 1 3 3 3)), bit 16 (legal white (move 3 1 5 1)), bit 40 (legal white (move 6 1 8 1)), bit 3 (legal white (move 1 4 3 4)), and 44 more
+            g[56] = 0xffffffffffff & s.0[2] & g[12]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[57]: 40 node words, bit 2 (legal white (move 1 3 4 3)), bit 16 (legal white (move 3 1 6 1)), bit 3 (legal white (move 1 4 4 4)), bit 4 (legal white (move 1 5 4 5)), and 36 more
+            g[57] = 0xffffffffff & s.0[2] & g[13]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[58]: 32 node words, bit 2 (legal white (move 1 3 5 3)), bit 16 (legal white (move 3 1 7 1)), bit 3 (legal white (move 1 4 5 4)), bit 4 (legal white (move 1 5 5 5)), and 28 more
+            g[58] = 0xffffffff & s.0[2] & g[14]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[59]: 24 node words, bit 2 (legal white (move 1 3 6 3)), bit 16 (legal white (move 3 1 8 1)), bit 3 (legal white (move 1 4 6 4)), bit 4 (legal white (move 1 5 6 5)), and 20 more
+            g[59] = 0xffffff & s.0[2] & g[15]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[60]: 16 node words, bit 2 (legal white (move 1 3 7 3)), bit 3 (legal white (move 1 4 7 4)), bit 4 (legal white (move 1 5 7 5)), bit 5 (legal white (move 1 6 7 6)), and 12 more
+            g[60] = 0xffff & s.0[2] & g[16]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[61]: 8 node words, bit 2 (legal white (move 1 3 8 3)), bit 3 (legal white (move 1 4 8 4)), bit 4 (legal white (move 1 5 8 5)), bit 5 (legal white (move 1 6 8 6)), and 4 more
+            g[61] = 0xff & s.0[2] & g[17]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[62]: 49 node words, bit 2 (legal white (move 1 3 2 2)), bit 3 (legal white (move 1 4 2 3)), bit 4 (legal white (move 1 5 2 4)), bit 5 (legal white (move 1 6 2 5)), and 45 more
+            g[62] = 0xfefefefefefefe & s.0[2] & !(g[0] >> 7u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[63]: 36 node words, bit 2 (legal white (move 1 3 3 1)), bit 3 (legal white (move 1 4 3 2)), bit 4 (legal white (move 1 5 3 3)), bit 5 (legal white (move 1 6 3 4)), and 32 more
+            g[63] = 0xfcfcfcfcfcfc & s.0[2] & g[18]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[64]: 56 node words, bit 2 (legal white (move 1 3 1 2)), bit 58 (legal white (move 8 3 8 2)), bit 3 (legal white (move 1 4 1 3)), bit 4 (legal white (move 1 5 1 4)), and 52 more
+            g[64] = 0xfefefefefefefefe & s.0[2] & !(g[0] << 1u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[65]: 8 node words, bit 2 (legal white (move 1 3 1 1)), bit 58 (legal white (move 8 3 8 1)), bit 10 (legal white (move 2 3 2 1)), bit 18 (legal white (move 3 3 3 1)), and 4 more
+            g[65] = 0x404040404040404 & s.0[2] & g[23]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[66]: 16 node words, bit 16 (legal white (move 3 1 3 7)), bit 40 (legal white (move 6 1 6 7)), bit 9 (legal white (move 2 2 2 8)), bit 1 (legal white (move 1 2 1 8)), and 12 more
+            g[66] = 0x303030303030303 & s.0[2] & g[5]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[67]: 8 node words, bit 16 (legal white (move 3 1 3 8)), bit 40 (legal white (move 6 1 6 8)), bit 0 (legal white (move 1 1 1 8)), bit 24 (legal white (move 4 1 4 8)), and 4 more
+            g[67] = 0x101010101010101 & s.0[2] & g[6]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[68]: 56 node words, bit 16 (legal white (move 3 1 2 1)), bit 40 (legal white (move 6 1 5 1)), bit 58 (legal white (move 8 3 7 3)), bit 11 (legal white (move 2 4 1 4)), and 52 more
+            g[68] = 0xffffffffffffff00 & s.0[2] & !(g[0] << 8u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[69]: 8 node words, bit 16 (legal white (move 3 1 1 1)), bit 20 (legal white (move 3 5 1 5)), bit 18 (legal white (move 3 3 1 3)), bit 17 (legal white (move 3 2 1 2)), and 4 more
+            g[69] = 0xff0000 & s.0[2] & g[34]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[70]: 49 node words, bit 16 (legal white (move 3 1 2 2)), bit 40 (legal white (move 6 1 5 2)), bit 58 (legal white (move 8 3 7 4)), bit 11 (legal white (move 2 4 1 5)), and 45 more
+            g[70] = 0x7f7f7f7f7f7f7f00 & s.0[2] & !(g[0] << 7u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[71]: 11 node words, bit 16 (legal white (move 3 1 1 3)), bit 20 (legal white (move 3 5 1 7)), bit 29 (legal white (move 4 6 2 8)), bit 18 (legal white (move 3 3 1 5)), and 7 more
+            g[71] = 0x20202020203f0000 & s.0[2] & g[40]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[72]: 40 node words, bit 40 (legal white (move 6 1 4 1)), bit 58 (legal white (move 8 3 6 3)), bit 29 (legal white (move 4 6 2 6)), bit 38 (legal white (move 5 7 3 7)), and 36 more
+            g[72] = 0xffffffffff000000 & s.0[2] & (g[12] << 24u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[73]: 40 node words, bit 40 (legal white (move 6 1 3 1)), bit 58 (legal white (move 8 3 5 3)), bit 29 (legal white (move 4 6 1 6)), bit 38 (legal white (move 5 7 2 7)), and 36 more
+            g[73] = 0xffffffffff000000 & s.0[2] & g[35]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[74]: 32 node words, bit 40 (legal white (move 6 1 2 1)), bit 58 (legal white (move 8 3 4 3)), bit 38 (legal white (move 5 7 1 7)), bit 47 (legal white (move 6 8 2 8)), and 28 more
+            g[74] = 0xffffffff00000000 & s.0[2] & g[36]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[75]: 24 node words, bit 40 (legal white (move 6 1 1 1)), bit 58 (legal white (move 8 3 3 3)), bit 47 (legal white (move 6 8 1 8)), bit 42 (legal white (move 6 3 1 3)), and 20 more
+            g[75] = 0xffffff0000000000 & s.0[2] & g[37]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[76]: 25 node words, bit 40 (legal white (move 6 1 4 3)), bit 58 (legal white (move 8 3 6 5)), bit 26 (legal white (move 4 3 2 5)), bit 34 (legal white (move 5 3 3 5)), and 21 more
+            g[76] = 0x1f1f1f1f1f000000 & s.0[2] & (g[18] << 21u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[77]: 25 node words, bit 40 (legal white (move 6 1 3 4)), bit 58 (legal white (move 8 3 5 6)), bit 26 (legal white (move 4 3 1 6)), bit 34 (legal white (move 5 3 2 6)), and 21 more
+            g[77] = 0x1f1f1f1f1f000000 & s.0[2] & g[41]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[78]: 16 node words, bit 40 (legal white (move 6 1 2 5)), bit 58 (legal white (move 8 3 4 7)), bit 34 (legal white (move 5 3 1 7)), bit 42 (legal white (move 6 3 2 7)), and 12 more
+            g[78] = 0xf0f0f0f00000000 & s.0[2] & g[42]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[79]: 9 node words, bit 40 (legal white (move 6 1 1 6)), bit 58 (legal white (move 8 3 3 8)), bit 42 (legal white (move 6 3 1 8)), bit 50 (legal white (move 7 3 2 8)), and 5 more
+            g[79] = 0x707070000000000 & s.0[2] & g[43]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[80]: 49 node words, bit 58 (legal white (move 8 3 7 2)), bit 11 (legal white (move 2 4 1 3)), bit 20 (legal white (move 3 5 2 4)), bit 29 (legal white (move 4 6 3 5)), and 45 more
+            g[80] = 0xfefefefefefefe00 & s.0[2] & !(g[0] << 9u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[81]: 11 node words, bit 58 (legal white (move 8 3 6 1)), bit 20 (legal white (move 3 5 1 3)), bit 18 (legal white (move 3 3 1 1)), bit 26 (legal white (move 4 3 2 1)), and 7 more
+            g[81] = 0x404040404fc0000 & s.0[2] & g[29]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[82]: 16 node words, bit 58 (legal white (move 8 3 2 3)), bit 50 (legal white (move 7 3 1 3)), bit 52 (legal white (move 7 5 1 5)), bit 61 (legal white (move 8 6 2 6)), and 12 more
+            g[82] = 0xffff000000000000 & s.0[2] & g[38]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[83]: 8 node words, bit 58 (legal white (move 8 3 1 3)), bit 61 (legal white (move 8 6 1 6)), bit 56 (legal white (move 8 1 1 1)), bit 59 (legal white (move 8 4 1 4)), and 4 more
+            g[83] = 0xff00000000000000 & s.0[2] & g[39]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[84]: 25 node words, bit 3 (legal white (move 1 4 4 1)), bit 4 (legal white (move 1 5 4 2)), bit 5 (legal white (move 1 6 4 3)), bit 6 (legal white (move 1 7 4 4)), and 21 more
+            g[84] = 0xf8f8f8f8f8 & s.0[2] & g[19]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[85]: 40 node words, bit 3 (legal white (move 1 4 1 2)), bit 4 (legal white (move 1 5 1 3)), bit 5 (legal white (move 1 6 1 4)), bit 6 (legal white (move 1 7 1 5)), and 36 more
+            g[85] = 0xf8f8f8f8f8f8f8f8 & s.0[2] & (g[1] << 3u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[86]: 40 node words, bit 3 (legal white (move 1 4 1 1)), bit 4 (legal white (move 1 5 1 2)), bit 5 (legal white (move 1 6 1 3)), bit 6 (legal white (move 1 7 1 4)), and 36 more
+            g[86] = 0xf8f8f8f8f8f8f8f8 & s.0[2] & g[24]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[87]: 16 node words, bit 4 (legal white (move 1 5 5 1)), bit 5 (legal white (move 1 6 5 2)), bit 6 (legal white (move 1 7 5 3)), bit 7 (legal white (move 1 8 5 4)), and 12 more
+            g[87] = 0xf0f0f0f0 & s.0[2] & g[20]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[88]: 32 node words, bit 4 (legal white (move 1 5 1 1)), bit 5 (legal white (move 1 6 1 2)), bit 6 (legal white (move 1 7 1 3)), bit 7 (legal white (move 1 8 1 4)), and 28 more
+            g[88] = 0xf0f0f0f0f0f0f0f0 & s.0[2] & g[25]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[89]: 9 node words, bit 5 (legal white (move 1 6 6 1)), bit 6 (legal white (move 1 7 6 2)), bit 7 (legal white (move 1 8 6 3)), bit 21 (legal white (move 3 6 8 1)), and 5 more
+            g[89] = 0xe0e0e0 & s.0[2] & g[21]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[90]: 24 node words, bit 5 (legal white (move 1 6 1 1)), bit 6 (legal white (move 1 7 1 2)), bit 7 (legal white (move 1 8 1 3)), bit 29 (legal white (move 4 6 4 1)), and 20 more
+            g[90] = 0xe0e0e0e0e0e0e0e0 & s.0[2] & g[26]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[91]: 4 node words, bit 6 (legal white (move 1 7 7 1)), bit 7 (legal white (move 1 8 7 2)), bit 14 (legal white (move 2 7 8 1)), bit 15 (legal white (move 2 8 8 2))
+            g[91] = 0xc0c0 & s.0[2] & g[22]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[92]: 16 node words, bit 6 (legal white (move 1 7 1 1)), bit 7 (legal white (move 1 8 1 2)), bit 38 (legal white (move 5 7 5 1)), bit 47 (legal white (move 6 8 6 2)), and 12 more
+            g[92] = 0xc0c0c0c0c0c0c0c0 & s.0[2] & g[27]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // n[6]: (legal white (move 1 8 8 1))
+            n[6] = (s.0[2] & 0x80 == 0x80) & (s.0[4] & 0x8 == 0x8) & (n[3]);
+            // g[93]: 8 node words, bit 7 (legal white (move 1 8 1 1)), bit 47 (legal white (move 6 8 6 1)), bit 23 (legal white (move 3 8 3 1)), bit 63 (legal white (move 8 8 8 1)), and 4 more
+            g[93] = 0x8080808080808080 & s.0[2] & g[28]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[94]: 25 node words, bit 29 (legal white (move 4 6 2 4)), bit 38 (legal white (move 5 7 3 5)), bit 47 (legal white (move 6 8 4 6)), bit 43 (legal white (move 6 4 4 2)), and 21 more
+            g[94] = 0xf8f8f8f8f8000000 & s.0[2] & (g[7] << 27u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[95]: 25 node words, bit 29 (legal white (move 4 6 1 3)), bit 38 (legal white (move 5 7 2 4)), bit 47 (legal white (move 6 8 3 5)), bit 43 (legal white (move 6 4 3 1)), and 21 more
+            g[95] = 0xf8f8f8f8f8000000 & s.0[2] & g[30]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[96]: 16 node words, bit 38 (legal white (move 5 7 1 3)), bit 47 (legal white (move 6 8 2 4)), bit 52 (legal white (move 7 5 3 1)), bit 61 (legal white (move 8 6 4 2)), and 12 more
+            g[96] = 0xf0f0f0f000000000 & s.0[2] & g[31]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[97]: 9 node words, bit 47 (legal white (move 6 8 1 3)), bit 61 (legal white (move 8 6 3 1)), bit 45 (legal white (move 6 6 1 1)), bit 46 (legal white (move 6 7 1 2)), and 5 more
+            g[97] = 0xe0e0e00000000000 & s.0[2] & g[32]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // g[98]: 4 node words, bit 9 (legal white (move 2 2 8 8)), bit 1 (legal white (move 1 2 7 8)), bit 0 (legal white (move 1 1 7 7)), bit 8 (legal white (move 2 1 8 7))
+            g[98] = 0x303 & s.0[2] & g[11]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // n[7]: (legal white (move 1 1 8 8))
+            n[7] = (s.0[2] & 0x1 == 0x1) & (s.0[4] & 0x8 == 0x8) & (n[2]);
+            // g[99]: 4 node words, bit 48 (legal white (move 7 1 1 7)), bit 56 (legal white (move 8 1 2 7)), bit 49 (legal white (move 7 2 1 8)), bit 57 (legal white (move 8 2 2 8))
+            g[99] = 0x303000000000000 & s.0[2] & g[44]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // n[8]: (legal white (move 8 1 1 8))
+            n[8] = (s.0[2] & 0x100000000000000 == 0x100000000000000)
+                & (s.0[4] & 0x8 == 0x8) & (n[5]);
+            // g[100]: 4 node words, bit 62 (legal white (move 8 7 2 1)), bit 63 (legal white (move 8 8 2 2)), bit 54 (legal white (move 7 7 1 1)), bit 55 (legal white (move 7 8 1 2))
+            g[100] = 0xc0c0000000000000 & s.0[2] & g[33]
+                & 0u64.wrapping_sub((s.0[4] & 0x8 != 0) as u64);
+            // n[9]: (legal white (move 8 8 1 1))
+            n[9] = (s.0[2] & 0x8000000000000000 == 0x8000000000000000)
+                & (s.0[4] & 0x8 == 0x8) & (n[4]);
+            // g[101]: 56 node words, bit 5 (legal black (move 1 6 1 7)), bit 61 (legal black (move 8 6 8 7)), bit 6 (legal black (move 1 7 1 8)), bit 14 (legal black (move 2 7 2 8)), and 52 more
+            g[101] = 0x7f7f7f7f7f7f7f7f & s.0[1] & !(g[0] >> 1u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[102]: 48 node words, bit 5 (legal black (move 1 6 1 8)), bit 61 (legal black (move 8 6 8 8)), bit 13 (legal black (move 2 6 2 8)), bit 21 (legal black (move 3 6 3 8)), and 44 more
+            g[102] = 0x3f3f3f3f3f3f3f3f & s.0[1] & g[1]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[103]: 49 node words, bit 5 (legal black (move 1 6 2 7)), bit 6 (legal black (move 1 7 2 8)), bit 14 (legal black (move 2 7 3 8)), bit 13 (legal black (move 2 6 3 7)), and 45 more
+            g[103] = 0x7f7f7f7f7f7f7f & s.0[1] & !(g[0] >> 9u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[104]: 36 node words, bit 5 (legal black (move 1 6 3 8)), bit 13 (legal black (move 2 6 4 8)), bit 21 (legal black (move 3 6 5 8)), bit 29 (legal black (move 4 6 6 8)), and 32 more
+            g[104] = 0x3f3f3f3f3f3f & s.0[1] & g[7]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[105]: 56 node words, bit 5 (legal black (move 1 6 2 6)), bit 23 (legal black (move 3 8 4 8)), bit 47 (legal black (move 6 8 7 8)), bit 6 (legal black (move 1 7 2 7)), and 52 more
+            g[105] = 0xffffffffffffff & s.0[1] & !(g[0] >> 8u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[106]: 48 node words, bit 5 (legal black (move 1 6 3 6)), bit 23 (legal black (move 3 8 5 8)), bit 47 (legal black (move 6 8 8 8)), bit 6 (legal black (move 1 7 3 7)), and 44 more
+            g[106] = 0xffffffffffff & s.0[1] & g[12]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[107]: 40 node words, bit 5 (legal black (move 1 6 4 6)), bit 23 (legal black (move 3 8 6 8)), bit 6 (legal black (move 1 7 4 7)), bit 7 (legal black (move 1 8 4 8)), and 36 more
+            g[107] = 0xffffffffff & s.0[1] & g[13]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[108]: 32 node words, bit 5 (legal black (move 1 6 5 6)), bit 23 (legal black (move 3 8 7 8)), bit 6 (legal black (move 1 7 5 7)), bit 7 (legal black (move 1 8 5 8)), and 28 more
+            g[108] = 0xffffffff & s.0[1] & g[14]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[109]: 24 node words, bit 5 (legal black (move 1 6 6 6)), bit 23 (legal black (move 3 8 8 8)), bit 6 (legal black (move 1 7 6 7)), bit 7 (legal black (move 1 8 6 8)), and 20 more
+            g[109] = 0xffffff & s.0[1] & g[15]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[110]: 16 node words, bit 5 (legal black (move 1 6 7 6)), bit 6 (legal black (move 1 7 7 7)), bit 7 (legal black (move 1 8 7 8)), bit 14 (legal black (move 2 7 8 7)), and 12 more
+            g[110] = 0xffff & s.0[1] & g[16]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[111]: 8 node words, bit 5 (legal black (move 1 6 8 6)), bit 6 (legal black (move 1 7 8 7)), bit 7 (legal black (move 1 8 8 8)), bit 4 (legal black (move 1 5 8 5)), and 4 more
+            g[111] = 0xff & s.0[1] & g[17]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[112]: 49 node words, bit 5 (legal black (move 1 6 2 5)), bit 23 (legal black (move 3 8 4 7)), bit 47 (legal black (move 6 8 7 7)), bit 6 (legal black (move 1 7 2 6)), and 45 more
+            g[112] = 0xfefefefefefefe & s.0[1] & !(g[0] >> 7u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[113]: 36 node words, bit 5 (legal black (move 1 6 3 4)), bit 23 (legal black (move 3 8 5 6)), bit 47 (legal black (move 6 8 8 6)), bit 6 (legal black (move 1 7 3 5)), and 32 more
+            g[113] = 0xfcfcfcfcfcfc & s.0[1] & g[18]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[114]: 25 node words, bit 5 (legal black (move 1 6 4 3)), bit 23 (legal black (move 3 8 6 5)), bit 6 (legal black (move 1 7 4 4)), bit 7 (legal black (move 1 8 4 5)), and 21 more
+            g[114] = 0xf8f8f8f8f8 & s.0[1] & g[19]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[115]: 16 node words, bit 5 (legal black (move 1 6 5 2)), bit 23 (legal black (move 3 8 7 4)), bit 6 (legal black (move 1 7 5 3)), bit 7 (legal black (move 1 8 5 4)), and 12 more
+            g[115] = 0xf0f0f0f0 & s.0[1] & g[20]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[116]: 9 node words, bit 5 (legal black (move 1 6 6 1)), bit 23 (legal black (move 3 8 8 3)), bit 6 (legal black (move 1 7 6 2)), bit 7 (legal black (move 1 8 6 3)), and 5 more
+            g[116] = 0xe0e0e0 & s.0[1] & g[21]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[117]: 56 node words, bit 5 (legal black (move 1 6 1 5)), bit 23 (legal black (move 3 8 3 7)), bit 47 (legal black (move 6 8 6 7)), bit 61 (legal black (move 8 6 8 5)), and 52 more
+            g[117] = 0xfefefefefefefefe & s.0[1] & !(g[0] << 1u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[118]: 40 node words, bit 5 (legal black (move 1 6 1 4)), bit 23 (legal black (move 3 8 3 6)), bit 47 (legal black (move 6 8 6 6)), bit 61 (legal black (move 8 6 8 4)), and 36 more
+            g[118] = 0xf8f8f8f8f8f8f8f8 & s.0[1] & (g[1] << 3u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[119]: 40 node words, bit 5 (legal black (move 1 6 1 3)), bit 23 (legal black (move 3 8 3 5)), bit 47 (legal black (move 6 8 6 5)), bit 61 (legal black (move 8 6 8 3)), and 36 more
+            g[119] = 0xf8f8f8f8f8f8f8f8 & s.0[1] & g[24]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[120]: 32 node words, bit 5 (legal black (move 1 6 1 2)), bit 23 (legal black (move 3 8 3 4)), bit 47 (legal black (move 6 8 6 4)), bit 61 (legal black (move 8 6 8 2)), and 28 more
+            g[120] = 0xf0f0f0f0f0f0f0f0 & s.0[1] & g[25]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[121]: 24 node words, bit 5 (legal black (move 1 6 1 1)), bit 23 (legal black (move 3 8 3 3)), bit 47 (legal black (move 6 8 6 3)), bit 61 (legal black (move 8 6 8 1)), and 20 more
+            g[121] = 0xe0e0e0e0e0e0e0e0 & s.0[1] & g[26]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[122]: 16 node words, bit 23 (legal black (move 3 8 3 2)), bit 47 (legal black (move 6 8 6 2)), bit 6 (legal black (move 1 7 1 1)), bit 7 (legal black (move 1 8 1 2)), and 12 more
+            g[122] = 0xc0c0c0c0c0c0c0c0 & s.0[1] & g[27]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[123]: 8 node words, bit 23 (legal black (move 3 8 3 1)), bit 47 (legal black (move 6 8 6 1)), bit 7 (legal black (move 1 8 1 1)), bit 31 (legal black (move 4 8 4 1)), and 4 more
+            g[123] = 0x8080808080808080 & s.0[1] & g[28]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[124]: 49 node words, bit 23 (legal black (move 3 8 2 7)), bit 47 (legal black (move 6 8 5 7)), bit 61 (legal black (move 8 6 7 5)), bit 14 (legal black (move 2 7 1 6)), and 45 more
+            g[124] = 0xfefefefefefefe00 & s.0[1] & !(g[0] << 9u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[125]: 11 node words, bit 23 (legal black (move 3 8 1 6)), bit 21 (legal black (move 3 6 1 4)), bit 19 (legal black (move 3 4 1 2)), bit 26 (legal black (move 4 3 2 1)), and 7 more
+            g[125] = 0x404040404fc0000 & s.0[1] & g[29]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[126]: 56 node words, bit 23 (legal black (move 3 8 2 8)), bit 47 (legal black (move 6 8 5 8)), bit 61 (legal black (move 8 6 7 6)), bit 14 (legal black (move 2 7 1 7)), and 52 more
+            g[126] = 0xffffffffffffff00 & s.0[1] & !(g[0] << 8u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[127]: 8 node words, bit 23 (legal black (move 3 8 1 8)), bit 21 (legal black (move 3 6 1 6)), bit 19 (legal black (move 3 4 1 4)), bit 22 (legal black (move 3 7 1 7)), and 4 more
+            g[127] = 0xff0000 & s.0[1] & g[34]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[128]: 25 node words, bit 47 (legal black (move 6 8 4 6)), bit 61 (legal black (move 8 6 6 4)), bit 29 (legal black (move 4 6 2 4)), bit 37 (legal black (move 5 6 3 4)), and 21 more
+            g[128] = 0xf8f8f8f8f8000000 & s.0[1] & (g[7] << 27u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[129]: 25 node words, bit 47 (legal black (move 6 8 3 5)), bit 61 (legal black (move 8 6 5 3)), bit 29 (legal black (move 4 6 1 3)), bit 37 (legal black (move 5 6 2 3)), and 21 more
+            g[129] = 0xf8f8f8f8f8000000 & s.0[1] & g[30]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[130]: 16 node words, bit 47 (legal black (move 6 8 2 4)), bit 61 (legal black (move 8 6 4 2)), bit 37 (legal black (move 5 6 1 2)), bit 45 (legal black (move 6 6 2 2)), and 12 more
+            g[130] = 0xf0f0f0f000000000 & s.0[1] & g[31]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[131]: 9 node words, bit 47 (legal black (move 6 8 1 3)), bit 61 (legal black (move 8 6 3 1)), bit 45 (legal black (move 6 6 1 1)), bit 53 (legal black (move 7 6 2 1)), and 5 more
+            g[131] = 0xe0e0e00000000000 & s.0[1] & g[32]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[132]: 40 node words, bit 47 (legal black (move 6 8 4 8)), bit 61 (legal black (move 8 6 6 6)), bit 29 (legal black (move 4 6 2 6)), bit 37 (legal black (move 5 6 3 6)), and 36 more
+            g[132] = 0xffffffffff000000 & s.0[1] & (g[12] << 24u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[133]: 40 node words, bit 47 (legal black (move 6 8 3 8)), bit 61 (legal black (move 8 6 5 6)), bit 29 (legal black (move 4 6 1 6)), bit 37 (legal black (move 5 6 2 6)), and 36 more
+            g[133] = 0xffffffffff000000 & s.0[1] & g[35]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[134]: 32 node words, bit 47 (legal black (move 6 8 2 8)), bit 61 (legal black (move 8 6 4 6)), bit 37 (legal black (move 5 6 1 6)), bit 45 (legal black (move 6 6 2 6)), and 28 more
+            g[134] = 0xffffffff00000000 & s.0[1] & g[36]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[135]: 24 node words, bit 47 (legal black (move 6 8 1 8)), bit 61 (legal black (move 8 6 3 6)), bit 45 (legal black (move 6 6 1 6)), bit 53 (legal black (move 7 6 2 6)), and 20 more
+            g[135] = 0xffffff0000000000 & s.0[1] & g[37]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[136]: 16 node words, bit 61 (legal black (move 8 6 2 6)), bit 53 (legal black (move 7 6 1 6)), bit 55 (legal black (move 7 8 1 8)), bit 63 (legal black (move 8 8 2 8)), and 12 more
+            g[136] = 0xffff000000000000 & s.0[1] & g[38]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[137]: 8 node words, bit 61 (legal black (move 8 6 1 6)), bit 63 (legal black (move 8 8 1 8)), bit 58 (legal black (move 8 3 1 3)), bit 62 (legal black (move 8 7 1 7)), and 4 more
+            g[137] = 0xff00000000000000 & s.0[1] & g[39]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[138]: 49 node words, bit 61 (legal black (move 8 6 7 7)), bit 14 (legal black (move 2 7 1 8)), bit 13 (legal black (move 2 6 1 7)), bit 21 (legal black (move 3 6 2 7)), and 45 more
+            g[138] = 0x7f7f7f7f7f7f7f00 & s.0[1] & !(g[0] << 7u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[139]: 11 node words, bit 61 (legal black (move 8 6 6 8)), bit 21 (legal black (move 3 6 1 8)), bit 29 (legal black (move 4 6 2 8)), bit 37 (legal black (move 5 6 3 8)), and 7 more
+            g[139] = 0x20202020203f0000 & s.0[1] & g[40]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[140]: 4 node words, bit 6 (legal black (move 1 7 7 1)), bit 7 (legal black (move 1 8 7 2)), bit 14 (legal black (move 2 7 8 1)), bit 15 (legal black (move 2 8 8 2))
+            g[140] = 0xc0c0 & s.0[1] & g[22]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // n[10]: (legal black (move 1 8 8 1))
+            n[10] = (s.0[1] & 0x80 == 0x80) & (s.0[4] & 0x4 == 0x4) & (n[3]);
+            // g[141]: 40 node words, bit 12 (legal black (move 2 5 2 8)), bit 19 (legal black (move 3 4 3 7)), bit 26 (legal black (move 4 3 4 6)), bit 33 (legal black (move 5 2 5 5)), and 36 more
+            g[141] = 0x1f1f1f1f1f1f1f1f & s.0[1] & g[2]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[142]: 25 node words, bit 12 (legal black (move 2 5 5 8)), bit 19 (legal black (move 3 4 6 7)), bit 26 (legal black (move 4 3 7 6)), bit 33 (legal black (move 5 2 8 5)), and 21 more
+            g[142] = 0x1f1f1f1f1f & s.0[1] & g[8]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[143]: 32 node words, bit 19 (legal black (move 3 4 3 8)), bit 26 (legal black (move 4 3 4 7)), bit 33 (legal black (move 5 2 5 6)), bit 40 (legal black (move 6 1 6 5)), and 28 more
+            g[143] = 0xf0f0f0f0f0f0f0f & s.0[1] & g[3]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[144]: 16 node words, bit 19 (legal black (move 3 4 7 8)), bit 26 (legal black (move 4 3 8 7)), bit 3 (legal black (move 1 4 5 8)), bit 2 (legal black (move 1 3 5 7)), and 12 more
+            g[144] = 0xf0f0f0f & s.0[1] & g[9]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[145]: 24 node words, bit 26 (legal black (move 4 3 4 8)), bit 33 (legal black (move 5 2 5 7)), bit 40 (legal black (move 6 1 6 6)), bit 2 (legal black (move 1 3 1 8)), and 20 more
+            g[145] = 0x707070707070707 & s.0[1] & g[4]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[146]: 8 node words, bit 26 (legal black (move 4 3 4 1)), bit 2 (legal black (move 1 3 1 1)), bit 58 (legal black (move 8 3 8 1)), bit 18 (legal black (move 3 3 3 1)), and 4 more
+            g[146] = 0x404040404040404 & s.0[1] & g[23]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[147]: 25 node words, bit 26 (legal black (move 4 3 2 5)), bit 33 (legal black (move 5 2 3 4)), bit 40 (legal black (move 6 1 4 3)), bit 44 (legal black (move 6 5 4 7)), and 21 more
+            g[147] = 0x1f1f1f1f1f000000 & s.0[1] & (g[18] << 21u32)
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[148]: 25 node words, bit 26 (legal black (move 4 3 1 6)), bit 33 (legal black (move 5 2 2 5)), bit 40 (legal black (move 6 1 3 4)), bit 44 (legal black (move 6 5 3 8)), and 21 more
+            g[148] = 0x1f1f1f1f1f000000 & s.0[1] & g[41]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[149]: 16 node words, bit 33 (legal black (move 5 2 5 8)), bit 40 (legal black (move 6 1 6 7)), bit 1 (legal black (move 1 2 1 8)), bit 0 (legal black (move 1 1 1 7)), and 12 more
+            g[149] = 0x303030303030303 & s.0[1] & g[5]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[150]: 16 node words, bit 33 (legal black (move 5 2 1 6)), bit 40 (legal black (move 6 1 2 5)), bit 51 (legal black (move 7 4 3 8)), bit 58 (legal black (move 8 3 4 7)), and 12 more
+            g[150] = 0xf0f0f0f00000000 & s.0[1] & g[42]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[151]: 8 node words, bit 40 (legal black (move 6 1 6 8)), bit 0 (legal black (move 1 1 1 8)), bit 16 (legal black (move 3 1 3 8)), bit 56 (legal black (move 8 1 8 8)), and 4 more
+            g[151] = 0x101010101010101 & s.0[1] & g[6]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[152]: 9 node words, bit 40 (legal black (move 6 1 1 6)), bit 58 (legal black (move 8 3 3 8)), bit 42 (legal black (move 6 3 1 8)), bit 41 (legal black (move 6 2 1 7)), and 5 more
+            g[152] = 0x707070000000000 & s.0[1] & g[43]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[153]: 9 node words, bit 2 (legal black (move 1 3 6 8)), bit 1 (legal black (move 1 2 6 7)), bit 0 (legal black (move 1 1 6 6)), bit 18 (legal black (move 3 3 8 8)), and 5 more
+            g[153] = 0x70707 & s.0[1] & g[10]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // g[154]: 4 node words, bit 1 (legal black (move 1 2 7 8)), bit 0 (legal black (move 1 1 7 7)), bit 9 (legal black (move 2 2 8 8)), bit 8 (legal black (move 2 1 8 7))
+            g[154] = 0x303 & s.0[1] & g[11]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // n[11]: (legal black (move 1 1 8 8))
+            n[11] = (s.0[1] & 0x1 == 0x1) & (s.0[4] & 0x4 == 0x4) & (n[2]);
+            // g[155]: 4 node words, bit 55 (legal black (move 7 8 1 2)), bit 63 (legal black (move 8 8 2 2)), bit 54 (legal black (move 7 7 1 1)), bit 62 (legal black (move 8 7 2 1))
+            g[155] = 0xc0c0000000000000 & s.0[1] & g[33]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // n[12]: (legal black (move 8 8 1 1))
+            n[12] = (s.0[1] & 0x8000000000000000 == 0x8000000000000000)
+                & (s.0[4] & 0x4 == 0x4) & (n[4]);
+            // g[156]: 4 node words, bit 57 (legal black (move 8 2 2 8)), bit 56 (legal black (move 8 1 2 7)), bit 48 (legal black (move 7 1 1 7)), bit 49 (legal black (move 7 2 1 8))
+            g[156] = 0x303000000000000 & s.0[1] & g[44]
+                & 0u64.wrapping_sub((s.0[4] & 0x4 != 0) as u64);
+            // n[13]: (legal black (move 8 1 1 8))
+            n[13] = (s.0[1] & 0x100000000000000 == 0x100000000000000)
+                & (s.0[4] & 0x4 == 0x4) & (n[5]);
+            #[inline(never)]
+            fn nodes_part_0(s: &State, n: &mut [bool; 629], g: &mut [u64; 160]) {
+                {
+                    // n[14] (keyed): ((aux 1) n 1 2)
+                    // n[15] (keyed): ((aux 1) n 2 2)
+                    // n[16] (keyed): ((aux 1) n 3 2)
+                    // n[17] (keyed): ((aux 1) n 4 2)
+                    // n[18] (keyed): ((aux 1) n 5 2)
+                    // n[19] (keyed): ((aux 1) n 6 2)
+                    // n[20] (keyed): ((aux 1) n 7 2)
+                    // n[21] (keyed): ((aux 1) n 8 2)
+                    // n[22] (keyed): ((aux 1) n 1 3)
+                    // n[23] (keyed): ((aux 1) n 2 3)
+                    // n[24] (keyed): ((aux 1) n 3 3)
+                    // n[25] (keyed): ((aux 1) n 4 3)
+                    // n[26] (keyed): ((aux 1) n 5 3)
+                    // n[27] (keyed): ((aux 1) n 6 3)
+                    // n[28] (keyed): ((aux 1) n 7 3)
+                    // n[29] (keyed): ((aux 1) n 8 3)
+                    // n[30] (keyed): ((aux 1) n 1 4)
+                    // n[31] (keyed): ((aux 1) n 2 4)
+                    // n[32] (keyed): ((aux 1) n 3 4)
+                    // n[33] (keyed): ((aux 1) n 4 4)
+                    // n[34] (keyed): ((aux 1) n 5 4)
+                    // n[35] (keyed): ((aux 1) n 6 4)
+                    // n[36] (keyed): ((aux 1) n 7 4)
+                    // n[37] (keyed): ((aux 1) n 8 4)
+                    // n[38] (keyed): ((aux 1) n 1 5)
+                    // n[39] (keyed): ((aux 1) n 2 5)
+                    // n[40] (keyed): ((aux 1) n 3 5)
+                    // n[41] (keyed): ((aux 1) n 4 5)
+                    // n[42] (keyed): ((aux 1) n 5 5)
+                    // n[43] (keyed): ((aux 1) n 6 5)
+                    // n[44] (keyed): ((aux 1) n 7 5)
+                    // n[45] (keyed): ((aux 1) n 8 5)
+                    // n[46] (keyed): ((aux 1) n 1 6)
+                    // n[47] (keyed): ((aux 1) n 2 6)
+                    // n[48] (keyed): ((aux 1) n 3 6)
+                    // n[49] (keyed): ((aux 1) n 4 6)
+                    // n[50] (keyed): ((aux 1) n 5 6)
+                    // n[51] (keyed): ((aux 1) n 6 6)
+                    // n[52] (keyed): ((aux 1) n 7 6)
+                    // n[53] (keyed): ((aux 1) n 8 6)
+                    // n[54] (keyed): ((aux 1) n 1 7)
+                    // n[55] (keyed): ((aux 1) n 2 7)
+                    // n[56] (keyed): ((aux 1) n 3 7)
+                    // n[57] (keyed): ((aux 1) n 4 7)
+                    // n[58] (keyed): ((aux 1) n 5 7)
+                    // n[59] (keyed): ((aux 1) n 6 7)
+                    // n[60] (keyed): ((aux 1) n 7 7)
+                    // n[61] (keyed): ((aux 1) n 8 7)
+                    // n[62] (keyed): ((aux 1) n 1 8)
+                    // n[63] (keyed): ((aux 1) n 2 8)
+                    // n[64] (keyed): ((aux 1) n 3 8)
+                    // n[65] (keyed): ((aux 1) n 4 8)
+                    // n[66] (keyed): ((aux 1) n 5 8)
+                    // n[67] (keyed): ((aux 1) n 6 8)
+                    // n[68] (keyed): ((aux 1) n 7 8)
+                    // n[69] (keyed): ((aux 1) n 8 8)
+                    // n[70] (keyed): ((aux 1) ne 2 2)
+                    // n[71] (keyed): ((aux 1) ne 2 3)
+                    // n[72] (keyed): ((aux 1) ne 2 4)
+                    // n[73] (keyed): ((aux 1) ne 2 5)
+                    // n[74] (keyed): ((aux 1) ne 2 6)
+                    // n[75] (keyed): ((aux 1) ne 2 7)
+                    // n[76] (keyed): ((aux 1) ne 2 8)
+                    // n[77] (keyed): ((aux 1) ne 3 2)
+                    // n[78] (keyed): ((aux 1) ne 3 3)
+                    // n[79] (keyed): ((aux 1) ne 3 4)
+                    // n[80] (keyed): ((aux 1) ne 3 5)
+                    // n[81] (keyed): ((aux 1) ne 3 6)
+                    // n[82] (keyed): ((aux 1) ne 3 7)
+                    // n[83] (keyed): ((aux 1) ne 3 8)
+                    // n[84] (keyed): ((aux 1) ne 4 2)
+                    // n[85] (keyed): ((aux 1) ne 4 3)
+                    // n[86] (keyed): ((aux 1) ne 4 4)
+                    // n[87] (keyed): ((aux 1) ne 4 5)
+                    // n[88] (keyed): ((aux 1) ne 4 6)
+                    // n[89] (keyed): ((aux 1) ne 4 7)
+                    // n[90] (keyed): ((aux 1) ne 4 8)
+                    // n[91] (keyed): ((aux 1) ne 5 2)
+                    // n[92] (keyed): ((aux 1) ne 5 3)
+                    // n[93] (keyed): ((aux 1) ne 5 4)
+                    // n[94] (keyed): ((aux 1) ne 5 5)
+                    // n[95] (keyed): ((aux 1) ne 5 6)
+                    // n[96] (keyed): ((aux 1) ne 5 7)
+                    // n[97] (keyed): ((aux 1) ne 5 8)
+                    // n[98] (keyed): ((aux 1) ne 6 2)
+                    // n[99] (keyed): ((aux 1) ne 6 3)
+                    // n[100] (keyed): ((aux 1) ne 6 4)
+                    // n[101] (keyed): ((aux 1) ne 6 5)
+                    // n[102] (keyed): ((aux 1) ne 6 6)
+                    // n[103] (keyed): ((aux 1) ne 6 7)
+                    // n[104] (keyed): ((aux 1) ne 6 8)
+                    // n[105] (keyed): ((aux 1) ne 7 2)
+                    // n[106] (keyed): ((aux 1) ne 7 3)
+                    // n[107] (keyed): ((aux 1) ne 7 4)
+                    // n[108] (keyed): ((aux 1) ne 7 5)
+                    // n[109] (keyed): ((aux 1) ne 7 6)
+                    // n[110] (keyed): ((aux 1) ne 7 7)
+                    // n[111] (keyed): ((aux 1) ne 7 8)
+                    // n[112] (keyed): ((aux 1) ne 8 2)
+                    // n[113] (keyed): ((aux 1) ne 8 3)
+                    // n[114] (keyed): ((aux 1) ne 8 4)
+                    // n[115] (keyed): ((aux 1) ne 8 5)
+                    // n[116] (keyed): ((aux 1) ne 8 6)
+                    // n[117] (keyed): ((aux 1) ne 8 7)
+                    // n[118] (keyed): ((aux 1) ne 8 8)
+                    // n[119] (keyed): ((aux 1) e 2 1)
+                    // n[120] (keyed): ((aux 1) e 2 2)
+                    // n[121] (keyed): ((aux 1) e 2 3)
+                    // n[122] (keyed): ((aux 1) e 2 4)
+                    // n[123] (keyed): ((aux 1) e 2 5)
+                    // n[124] (keyed): ((aux 1) e 2 6)
+                    // n[125] (keyed): ((aux 1) e 2 7)
+                    // n[126] (keyed): ((aux 1) e 2 8)
+                    // n[127] (keyed): ((aux 1) e 3 1)
+                    // n[128] (keyed): ((aux 1) e 3 2)
+                    // n[129] (keyed): ((aux 1) e 3 3)
+                    // n[130] (keyed): ((aux 1) e 3 4)
+                    // n[131] (keyed): ((aux 1) e 3 5)
+                    // n[132] (keyed): ((aux 1) e 3 6)
+                    // n[133] (keyed): ((aux 1) e 3 7)
+                    // n[134] (keyed): ((aux 1) e 3 8)
+                    // n[135] (keyed): ((aux 1) e 4 1)
+                    // n[136] (keyed): ((aux 1) e 4 2)
+                    // n[137] (keyed): ((aux 1) e 4 3)
+                    // n[138] (keyed): ((aux 1) e 4 4)
+                    // n[139] (keyed): ((aux 1) e 4 5)
+                    // n[140] (keyed): ((aux 1) e 4 6)
+                    // n[141] (keyed): ((aux 1) e 4 7)
+                    // n[142] (keyed): ((aux 1) e 4 8)
+                    // n[143] (keyed): ((aux 1) e 5 1)
+                    // n[144] (keyed): ((aux 1) e 5 2)
+                    // n[145] (keyed): ((aux 1) e 5 3)
+                    // n[146] (keyed): ((aux 1) e 5 4)
+                    // n[147] (keyed): ((aux 1) e 5 5)
+                    // n[148] (keyed): ((aux 1) e 5 6)
+                    // n[149] (keyed): ((aux 1) e 5 7)
+                    // n[150] (keyed): ((aux 1) e 5 8)
+                    // n[151] (keyed): ((aux 1) e 6 1)
+                    // n[152] (keyed): ((aux 1) e 6 2)
+                    // n[153] (keyed): ((aux 1) e 6 3)
+                    // n[154] (keyed): ((aux 1) e 6 4)
+                    // n[155] (keyed): ((aux 1) e 6 5)
+                    // n[156] (keyed): ((aux 1) e 6 6)
+                    // n[157] (keyed): ((aux 1) e 6 7)
+                    // n[158] (keyed): ((aux 1) e 6 8)
+                    // n[159] (keyed): ((aux 1) e 7 1)
+                    // n[160] (keyed): ((aux 1) e 7 2)
+                    // n[161] (keyed): ((aux 1) e 7 3)
+                    // n[162] (keyed): ((aux 1) e 7 4)
+                    // n[163] (keyed): ((aux 1) e 7 5)
+                    // n[164] (keyed): ((aux 1) e 7 6)
+                    // n[165] (keyed): ((aux 1) e 7 7)
+                    // n[166] (keyed): ((aux 1) e 7 8)
+                    // n[167] (keyed): ((aux 1) e 8 1)
+                    // n[168] (keyed): ((aux 1) e 8 2)
+                    // n[169] (keyed): ((aux 1) e 8 3)
+                    // n[170] (keyed): ((aux 1) e 8 4)
+                    // n[171] (keyed): ((aux 1) e 8 5)
+                    // n[172] (keyed): ((aux 1) e 8 6)
+                    // n[173] (keyed): ((aux 1) e 8 7)
+                    // n[174] (keyed): ((aux 1) e 8 8)
+                    // n[175] (keyed): ((aux 1) se 2 1)
+                    // n[176] (keyed): ((aux 1) se 2 2)
+                    // n[177] (keyed): ((aux 1) se 2 3)
+                    // n[178] (keyed): ((aux 1) se 2 4)
+                    // n[179] (keyed): ((aux 1) se 2 5)
+                    // n[180] (keyed): ((aux 1) se 2 6)
+                    // n[181] (keyed): ((aux 1) se 2 7)
+                    // n[182] (keyed): ((aux 1) se 3 1)
+                    // n[183] (keyed): ((aux 1) se 3 2)
+                    // n[184] (keyed): ((aux 1) se 3 3)
+                    // n[185] (keyed): ((aux 1) se 3 4)
+                    // n[186] (keyed): ((aux 1) se 3 5)
+                    // n[187] (keyed): ((aux 1) se 3 6)
+                    // n[188] (keyed): ((aux 1) se 3 7)
+                    // n[189] (keyed): ((aux 1) se 4 1)
+                    // n[190] (keyed): ((aux 1) se 4 2)
+                    // n[191] (keyed): ((aux 1) se 4 3)
+                    // n[192] (keyed): ((aux 1) se 4 4)
+                    // n[193] (keyed): ((aux 1) se 4 5)
+                    // n[194] (keyed): ((aux 1) se 4 6)
+                    // n[195] (keyed): ((aux 1) se 4 7)
+                    // n[196] (keyed): ((aux 1) se 5 1)
+                    // n[197] (keyed): ((aux 1) se 5 2)
+                    // n[198] (keyed): ((aux 1) se 5 3)
+                    // n[199] (keyed): ((aux 1) se 5 4)
+                    // n[200] (keyed): ((aux 1) se 5 5)
+                    // n[201] (keyed): ((aux 1) se 5 6)
+                    // n[202] (keyed): ((aux 1) se 5 7)
+                    // n[203] (keyed): ((aux 1) se 6 1)
+                    // n[204] (keyed): ((aux 1) se 6 2)
+                    // n[205] (keyed): ((aux 1) se 6 3)
+                    // n[206] (keyed): ((aux 1) se 6 4)
+                    // n[207] (keyed): ((aux 1) se 6 5)
+                    // n[208] (keyed): ((aux 1) se 6 6)
+                    // n[209] (keyed): ((aux 1) se 6 7)
+                    // n[210] (keyed): ((aux 1) se 7 1)
+                    // n[211] (keyed): ((aux 1) se 7 2)
+                    // n[212] (keyed): ((aux 1) se 7 3)
+                    // n[213] (keyed): ((aux 1) se 7 4)
+                    // n[214] (keyed): ((aux 1) se 7 5)
+                    // n[215] (keyed): ((aux 1) se 7 6)
+                    // n[216] (keyed): ((aux 1) se 7 7)
+                    // n[217] (keyed): ((aux 1) se 8 1)
+                    // n[218] (keyed): ((aux 1) se 8 2)
+                    // n[219] (keyed): ((aux 1) se 8 3)
+                    // n[220] (keyed): ((aux 1) se 8 4)
+                    // n[221] (keyed): ((aux 1) se 8 5)
+                    // n[222] (keyed): ((aux 1) se 8 6)
+                    // n[223] (keyed): ((aux 1) se 8 7)
+                    // n[224] (keyed): ((aux 1) s 1 1)
+                    // n[225] (keyed): ((aux 1) s 2 1)
+                    // n[226] (keyed): ((aux 1) s 3 1)
+                    // n[227] (keyed): ((aux 1) s 4 1)
+                    // n[228] (keyed): ((aux 1) s 5 1)
+                    // n[229] (keyed): ((aux 1) s 6 1)
+                    // n[230] (keyed): ((aux 1) s 7 1)
+                    // n[231] (keyed): ((aux 1) s 8 1)
+                    // n[232] (keyed): ((aux 1) s 1 2)
+                    // n[233] (keyed): ((aux 1) s 2 2)
+                    // n[234] (keyed): ((aux 1) s 3 2)
+                    // n[235] (keyed): ((aux 1) s 4 2)
+                    // n[236] (keyed): ((aux 1) s 5 2)
+                    // n[237] (keyed): ((aux 1) s 6 2)
+                    // n[238] (keyed): ((aux 1) s 7 2)
+                    // n[239] (keyed): ((aux 1) s 8 2)
+                    // n[240] (keyed): ((aux 1) s 1 3)
+                    // n[241] (keyed): ((aux 1) s 2 3)
+                    // n[242] (keyed): ((aux 1) s 3 3)
+                    // n[243] (keyed): ((aux 1) s 4 3)
+                    // n[244] (keyed): ((aux 1) s 5 3)
+                    // n[245] (keyed): ((aux 1) s 6 3)
+                    // n[246] (keyed): ((aux 1) s 7 3)
+                    // n[247] (keyed): ((aux 1) s 8 3)
+                    // n[248] (keyed): ((aux 1) s 1 4)
+                    // n[249] (keyed): ((aux 1) s 2 4)
+                    // n[250] (keyed): ((aux 1) s 3 4)
+                    // n[251] (keyed): ((aux 1) s 4 4)
+                    // n[252] (keyed): ((aux 1) s 5 4)
+                    // n[253] (keyed): ((aux 1) s 6 4)
+                    // n[254] (keyed): ((aux 1) s 7 4)
+                    // n[255] (keyed): ((aux 1) s 8 4)
+                    // n[256] (keyed): ((aux 1) s 1 5)
+                    // n[257] (keyed): ((aux 1) s 2 5)
+                    // n[258] (keyed): ((aux 1) s 3 5)
+                    // n[259] (keyed): ((aux 1) s 4 5)
+                    // n[260] (keyed): ((aux 1) s 5 5)
+                    // n[261] (keyed): ((aux 1) s 6 5)
+                    // n[262] (keyed): ((aux 1) s 7 5)
+                    // n[263] (keyed): ((aux 1) s 8 5)
+                    // n[264] (keyed): ((aux 1) s 1 6)
+                    // n[265] (keyed): ((aux 1) s 2 6)
+                    // n[266] (keyed): ((aux 1) s 3 6)
+                    // n[267] (keyed): ((aux 1) s 4 6)
+                    // n[268] (keyed): ((aux 1) s 5 6)
+                    // n[269] (keyed): ((aux 1) s 6 6)
+                    // n[270] (keyed): ((aux 1) s 7 6)
+                    // n[271] (keyed): ((aux 1) s 8 6)
+                    // n[272] (keyed): ((aux 1) s 1 7)
+                    // n[273] (keyed): ((aux 1) s 2 7)
+                    // n[274] (keyed): ((aux 1) s 3 7)
+                    // n[275] (keyed): ((aux 1) s 4 7)
+                    // n[276] (keyed): ((aux 1) s 5 7)
+                    // n[277] (keyed): ((aux 1) s 6 7)
+                    // n[278] (keyed): ((aux 1) s 7 7)
+                    // n[279] (keyed): ((aux 1) s 8 7)
+                    // n[280] (keyed): ((aux 1) sw 1 1)
+                    // n[281] (keyed): ((aux 1) sw 1 2)
+                    // n[282] (keyed): ((aux 1) sw 1 3)
+                    // n[283] (keyed): ((aux 1) sw 1 4)
+                    // n[284] (keyed): ((aux 1) sw 1 5)
+                    // n[285] (keyed): ((aux 1) sw 1 6)
+                    // n[286] (keyed): ((aux 1) sw 1 7)
+                    // n[287] (keyed): ((aux 1) sw 2 1)
+                    // n[288] (keyed): ((aux 1) sw 2 2)
+                    // n[289] (keyed): ((aux 1) sw 2 3)
+                    // n[290] (keyed): ((aux 1) sw 2 4)
+                    // n[291] (keyed): ((aux 1) sw 2 5)
+                    // n[292] (keyed): ((aux 1) sw 2 6)
+                    // n[293] (keyed): ((aux 1) sw 2 7)
+                    // n[294] (keyed): ((aux 1) sw 3 1)
+                    // n[295] (keyed): ((aux 1) sw 3 2)
+                    // n[296] (keyed): ((aux 1) sw 3 3)
+                    // n[297] (keyed): ((aux 1) sw 3 4)
+                    // n[298] (keyed): ((aux 1) sw 3 5)
+                    // n[299] (keyed): ((aux 1) sw 3 6)
+                    // n[300] (keyed): ((aux 1) sw 3 7)
+                    // n[301] (keyed): ((aux 1) sw 4 1)
+                    // n[302] (keyed): ((aux 1) sw 4 2)
+                    // n[303] (keyed): ((aux 1) sw 4 3)
+                    // n[304] (keyed): ((aux 1) sw 4 4)
+                    // n[305] (keyed): ((aux 1) sw 4 5)
+                    // n[306] (keyed): ((aux 1) sw 4 6)
+                    // n[307] (keyed): ((aux 1) sw 4 7)
+                    // n[308] (keyed): ((aux 1) sw 5 1)
+                    // n[309] (keyed): ((aux 1) sw 5 2)
+                    // n[310] (keyed): ((aux 1) sw 5 3)
+                    // n[311] (keyed): ((aux 1) sw 5 4)
+                    // n[312] (keyed): ((aux 1) sw 5 5)
+                    // n[313] (keyed): ((aux 1) sw 5 6)
+                    // n[314] (keyed): ((aux 1) sw 5 7)
+                    // n[315] (keyed): ((aux 1) sw 6 1)
+                    // n[316] (keyed): ((aux 1) sw 6 2)
+                    // n[317] (keyed): ((aux 1) sw 6 3)
+                    // n[318] (keyed): ((aux 1) sw 6 4)
+                    // n[319] (keyed): ((aux 1) sw 6 5)
+                    // n[320] (keyed): ((aux 1) sw 6 6)
+                    // n[321] (keyed): ((aux 1) sw 6 7)
+                    // n[322] (keyed): ((aux 1) sw 7 1)
+                    // n[323] (keyed): ((aux 1) sw 7 2)
+                    // n[324] (keyed): ((aux 1) sw 7 3)
+                    // n[325] (keyed): ((aux 1) sw 7 4)
+                    // n[326] (keyed): ((aux 1) sw 7 5)
+                    // n[327] (keyed): ((aux 1) sw 7 6)
+                    // n[328] (keyed): ((aux 1) sw 7 7)
+                    // n[329] (keyed): ((aux 1) w 1 1)
+                    // n[330] (keyed): ((aux 1) w 1 2)
+                    // n[331] (keyed): ((aux 1) w 1 3)
+                    // n[332] (keyed): ((aux 1) w 1 4)
+                    // n[333] (keyed): ((aux 1) w 1 5)
+                    // n[334] (keyed): ((aux 1) w 1 6)
+                    // n[335] (keyed): ((aux 1) w 1 7)
+                    // n[336] (keyed): ((aux 1) w 1 8)
+                    // n[337] (keyed): ((aux 1) w 2 1)
+                    // n[338] (keyed): ((aux 1) w 2 2)
+                    // n[339] (keyed): ((aux 1) w 2 3)
+                    // n[340] (keyed): ((aux 1) w 2 4)
+                    // n[341] (keyed): ((aux 1) w 2 5)
+                    // n[342] (keyed): ((aux 1) w 2 6)
+                    // n[343] (keyed): ((aux 1) w 2 7)
+                    // n[344] (keyed): ((aux 1) w 2 8)
+                    // n[345] (keyed): ((aux 1) w 3 1)
+                    // n[346] (keyed): ((aux 1) w 3 2)
+                    // n[347] (keyed): ((aux 1) w 3 3)
+                    // n[348] (keyed): ((aux 1) w 3 4)
+                    // n[349] (keyed): ((aux 1) w 3 5)
+                    // n[350] (keyed): ((aux 1) w 3 6)
+                    // n[351] (keyed): ((aux 1) w 3 7)
+                    // n[352] (keyed): ((aux 1) w 3 8)
+                    // n[353] (keyed): ((aux 1) w 4 1)
+                    // n[354] (keyed): ((aux 1) w 4 2)
+                    // n[355] (keyed): ((aux 1) w 4 3)
+                    // n[356] (keyed): ((aux 1) w 4 4)
+                    // n[357] (keyed): ((aux 1) w 4 5)
+                    // n[358] (keyed): ((aux 1) w 4 6)
+                    // n[359] (keyed): ((aux 1) w 4 7)
+                    // n[360] (keyed): ((aux 1) w 4 8)
+                    // n[361] (keyed): ((aux 1) w 5 1)
+                    // n[362] (keyed): ((aux 1) w 5 2)
+                    // n[363] (keyed): ((aux 1) w 5 3)
+                    // n[364] (keyed): ((aux 1) w 5 4)
+                    // n[365] (keyed): ((aux 1) w 5 5)
+                    // n[366] (keyed): ((aux 1) w 5 6)
+                    // n[367] (keyed): ((aux 1) w 5 7)
+                    // n[368] (keyed): ((aux 1) w 5 8)
+                    // n[369] (keyed): ((aux 1) w 6 1)
+                    // n[370] (keyed): ((aux 1) w 6 2)
+                    // n[371] (keyed): ((aux 1) w 6 3)
+                    // n[372] (keyed): ((aux 1) w 6 4)
+                    // n[373] (keyed): ((aux 1) w 6 5)
+                    // n[374] (keyed): ((aux 1) w 6 6)
+                    // n[375] (keyed): ((aux 1) w 6 7)
+                    // n[376] (keyed): ((aux 1) w 6 8)
+                    // n[377] (keyed): ((aux 1) w 7 1)
+                    // n[378] (keyed): ((aux 1) w 7 2)
+                    // n[379] (keyed): ((aux 1) w 7 3)
+                    // n[380] (keyed): ((aux 1) w 7 4)
+                    // n[381] (keyed): ((aux 1) w 7 5)
+                    // n[382] (keyed): ((aux 1) w 7 6)
+                    // n[383] (keyed): ((aux 1) w 7 7)
+                    // n[384] (keyed): ((aux 1) w 7 8)
+                    // n[385] (keyed): ((aux 1) nw 1 2)
+                    // n[386] (keyed): ((aux 1) nw 1 3)
+                    // n[387] (keyed): ((aux 1) nw 1 4)
+                    // n[388] (keyed): ((aux 1) nw 1 5)
+                    // n[389] (keyed): ((aux 1) nw 1 6)
+                    // n[390] (keyed): ((aux 1) nw 1 7)
+                    // n[391] (keyed): ((aux 1) nw 1 8)
+                    // n[392] (keyed): ((aux 1) nw 2 2)
+                    // n[393] (keyed): ((aux 1) nw 2 3)
+                    // n[394] (keyed): ((aux 1) nw 2 4)
+                    // n[395] (keyed): ((aux 1) nw 2 5)
+                    // n[396] (keyed): ((aux 1) nw 2 6)
+                    // n[397] (keyed): ((aux 1) nw 2 7)
+                    // n[398] (keyed): ((aux 1) nw 2 8)
+                    // n[399] (keyed): ((aux 1) nw 3 2)
+                    // n[400] (keyed): ((aux 1) nw 3 3)
+                    // n[401] (keyed): ((aux 1) nw 3 4)
+                    // n[402] (keyed): ((aux 1) nw 3 5)
+                    // n[403] (keyed): ((aux 1) nw 3 6)
+                    // n[404] (keyed): ((aux 1) nw 3 7)
+                    // n[405] (keyed): ((aux 1) nw 3 8)
+                    // n[406] (keyed): ((aux 1) nw 4 2)
+                    // n[407] (keyed): ((aux 1) nw 4 3)
+                    // n[408] (keyed): ((aux 1) nw 4 4)
+                    // n[409] (keyed): ((aux 1) nw 4 5)
+                    // n[410] (keyed): ((aux 1) nw 4 6)
+                    // n[411] (keyed): ((aux 1) nw 4 7)
+                    // n[412] (keyed): ((aux 1) nw 4 8)
+                    // n[413] (keyed): ((aux 1) nw 5 2)
+                    // n[414] (keyed): ((aux 1) nw 5 3)
+                    // n[415] (keyed): ((aux 1) nw 5 4)
+                    // n[416] (keyed): ((aux 1) nw 5 5)
+                    // n[417] (keyed): ((aux 1) nw 5 6)
+                    // n[418] (keyed): ((aux 1) nw 5 7)
+                    // n[419] (keyed): ((aux 1) nw 5 8)
+                    // n[420] (keyed): ((aux 1) nw 6 2)
+                    // n[421] (keyed): ((aux 1) nw 6 3)
+                    // n[422] (keyed): ((aux 1) nw 6 4)
+                    // n[423] (keyed): ((aux 1) nw 6 5)
+                    // n[424] (keyed): ((aux 1) nw 6 6)
+                    // n[425] (keyed): ((aux 1) nw 6 7)
+                    // n[426] (keyed): ((aux 1) nw 6 8)
+                    // n[427] (keyed): ((aux 1) nw 7 2)
+                    // n[428] (keyed): ((aux 1) nw 7 3)
+                    // n[429] (keyed): ((aux 1) nw 7 4)
+                    // n[430] (keyed): ((aux 1) nw 7 5)
+                    // n[431] (keyed): ((aux 1) nw 7 6)
+                    // n[432] (keyed): ((aux 1) nw 7 7)
+                    // n[433] (keyed): ((aux 1) nw 7 8)
+                    let held = s.0[3] & 0xffffffffffffffff;
+                    if held != 0 {
+                        if held & 0x1 != 0 {
+                            n[14] |= g[0] & 0x2 == 0;
+                            n[22] |= g[1] & 0x1 != 0;
+                            n[30] |= g[2] & 0x1 != 0;
+                            n[38] |= g[3] & 0x1 != 0;
+                            n[46] |= g[4] & 0x1 != 0;
+                            n[54] |= g[5] & 0x1 != 0;
+                            n[62] |= g[6] & 0x1 != 0;
+                            n[70] |= g[0] & 0x200 == 0;
+                            n[78] |= g[7] & 0x1 != 0;
+                            n[86] |= g[8] & 0x1 != 0;
+                            n[94] |= g[9] & 0x1 != 0;
+                            n[102] |= g[10] & 0x1 != 0;
+                            n[110] |= g[11] & 0x1 != 0;
+                            n[118] |= n[2];
+                            n[119] |= g[0] & 0x100 == 0;
+                            n[127] |= g[12] & 0x1 != 0;
+                            n[135] |= g[13] & 0x1 != 0;
+                            n[143] |= g[14] & 0x1 != 0;
+                            n[151] |= g[15] & 0x1 != 0;
+                            n[159] |= g[16] & 0x1 != 0;
+                            n[167] |= g[17] & 0x1 != 0;
+                        }
+                        if held & 0x2 != 0 {
+                            n[15] |= g[0] & 0x200 == 0;
+                            n[23] |= g[1] & 0x100 != 0;
+                            n[31] |= g[2] & 0x100 != 0;
+                            n[39] |= g[3] & 0x100 != 0;
+                            n[47] |= g[4] & 0x100 != 0;
+                            n[55] |= g[5] & 0x100 != 0;
+                            n[63] |= g[6] & 0x100 != 0;
+                            n[77] |= g[0] & 0x20000 == 0;
+                            n[85] |= g[7] & 0x100 != 0;
+                            n[93] |= g[8] & 0x100 != 0;
+                            n[101] |= g[9] & 0x100 != 0;
+                            n[109] |= g[10] & 0x100 != 0;
+                            n[117] |= g[11] & 0x100 != 0;
+                            n[127] |= g[0] & 0x10000 == 0;
+                            n[135] |= g[12] & 0x100 != 0;
+                            n[143] |= g[13] & 0x100 != 0;
+                            n[151] |= g[14] & 0x100 != 0;
+                            n[159] |= g[15] & 0x100 != 0;
+                            n[167] |= g[16] & 0x100 != 0;
+                            n[329] |= g[0] & 0x1 == 0;
+                            n[385] |= g[0] & 0x2 == 0;
+                        }
+                        if held & 0x4 != 0 {
+                            n[16] |= g[0] & 0x20000 == 0;
+                            n[24] |= g[1] & 0x10000 != 0;
+                            n[32] |= g[2] & 0x10000 != 0;
+                            n[40] |= g[3] & 0x10000 != 0;
+                            n[48] |= g[4] & 0x10000 != 0;
+                            n[56] |= g[5] & 0x10000 != 0;
+                            n[64] |= g[6] & 0x10000 != 0;
+                            n[84] |= g[0] & 0x2000000 == 0;
+                            n[92] |= g[7] & 0x10000 != 0;
+                            n[100] |= g[8] & 0x10000 != 0;
+                            n[108] |= g[9] & 0x10000 != 0;
+                            n[116] |= g[10] & 0x10000 != 0;
+                            n[135] |= g[0] & 0x1000000 == 0;
+                            n[143] |= g[12] & 0x10000 != 0;
+                            n[151] |= g[13] & 0x10000 != 0;
+                            n[159] |= g[14] & 0x10000 != 0;
+                            n[167] |= g[15] & 0x10000 != 0;
+                            n[329] |= g[34] & 0x10000 != 0;
+                            n[337] |= g[0] & 0x100 == 0;
+                            n[386] |= g[40] & 0x10000 != 0;
+                            n[392] |= g[0] & 0x200 == 0;
+                        }
+                        if held & 0x8 != 0 {
+                            n[17] |= g[0] & 0x2000000 == 0;
+                            n[25] |= g[1] & 0x1000000 != 0;
+                            n[33] |= g[2] & 0x1000000 != 0;
+                            n[41] |= g[3] & 0x1000000 != 0;
+                            n[49] |= g[4] & 0x1000000 != 0;
+                            n[57] |= g[5] & 0x1000000 != 0;
+                            n[65] |= g[6] & 0x1000000 != 0;
+                            n[91] |= g[0] & 0x200000000 == 0;
+                            n[99] |= g[7] & 0x1000000 != 0;
+                            n[107] |= g[8] & 0x1000000 != 0;
+                            n[115] |= g[9] & 0x1000000 != 0;
+                            n[143] |= g[0] & 0x100000000 == 0;
+                            n[151] |= g[12] & 0x1000000 != 0;
+                            n[159] |= g[13] & 0x1000000 != 0;
+                            n[167] |= g[14] & 0x1000000 != 0;
+                            n[329] |= g[35] & 0x1000000 != 0;
+                            n[337] |= g[12] & 0x1 != 0;
+                            n[345] |= g[0] & 0x10000 == 0;
+                            n[387] |= g[41] & 0x1000000 != 0;
+                            n[393] |= g[18] & 0x8 != 0;
+                            n[399] |= g[0] & 0x20000 == 0;
+                        }
+                        if held & 0x10 != 0 {
+                            n[18] |= g[0] & 0x200000000 == 0;
+                            n[26] |= g[1] & 0x100000000 != 0;
+                            n[34] |= g[2] & 0x100000000 != 0;
+                            n[42] |= g[3] & 0x100000000 != 0;
+                            n[50] |= g[4] & 0x100000000 != 0;
+                            n[58] |= g[5] & 0x100000000 != 0;
+                            n[66] |= g[6] & 0x100000000 != 0;
+                            n[98] |= g[0] & 0x20000000000 == 0;
+                            n[106] |= g[7] & 0x100000000 != 0;
+                            n[114] |= g[8] & 0x100000000 != 0;
+                            n[151] |= g[0] & 0x10000000000 == 0;
+                            n[159] |= g[12] & 0x100000000 != 0;
+                            n[167] |= g[13] & 0x100000000 != 0;
+                            n[329] |= g[36] & 0x100000000 != 0;
+                            n[337] |= g[35] & 0x100000000 != 0;
+                            n[345] |= g[12] & 0x100 != 0;
+                            n[353] |= g[0] & 0x1000000 == 0;
+                            n[388] |= g[42] & 0x100000000 != 0;
+                            n[394] |= g[41] & 0x100000000 != 0;
+                            n[400] |= g[18] & 0x800 != 0;
+                            n[406] |= g[0] & 0x2000000 == 0;
+                        }
+                        if held & 0x20 != 0 {
+                            n[19] |= g[0] & 0x20000000000 == 0;
+                            n[27] |= g[1] & 0x10000000000 != 0;
+                            n[35] |= g[2] & 0x10000000000 != 0;
+                            n[43] |= g[3] & 0x10000000000 != 0;
+                            n[51] |= g[4] & 0x10000000000 != 0;
+                            n[59] |= g[5] & 0x10000000000 != 0;
+                            n[67] |= g[6] & 0x10000000000 != 0;
+                            n[105] |= g[0] & 0x2000000000000 == 0;
+                            n[113] |= g[7] & 0x10000000000 != 0;
+                            n[159] |= g[0] & 0x1000000000000 == 0;
+                            n[167] |= g[12] & 0x10000000000 != 0;
+                            n[329] |= g[37] & 0x10000000000 != 0;
+                            n[337] |= g[36] & 0x10000000000 != 0;
+                            n[345] |= g[35] & 0x10000000000 != 0;
+                            n[353] |= g[12] & 0x10000 != 0;
+                            n[361] |= g[0] & 0x100000000 == 0;
+                            n[389] |= g[43] & 0x10000000000 != 0;
+                            n[395] |= g[42] & 0x10000000000 != 0;
+                            n[401] |= g[41] & 0x10000000000 != 0;
+                            n[407] |= g[18] & 0x80000 != 0;
+                            n[413] |= g[0] & 0x200000000 == 0;
+                        }
+                        if held & 0x40 != 0 {
+                            n[20] |= g[0] & 0x2000000000000 == 0;
+                            n[28] |= g[1] & 0x1000000000000 != 0;
+                            n[36] |= g[2] & 0x1000000000000 != 0;
+                            n[44] |= g[3] & 0x1000000000000 != 0;
+                            n[52] |= g[4] & 0x1000000000000 != 0;
+                            n[60] |= g[5] & 0x1000000000000 != 0;
+                            n[68] |= g[6] & 0x1000000000000 != 0;
+                            n[112] |= g[0] & 0x200000000000000 == 0;
+                            n[167] |= g[0] & 0x100000000000000 == 0;
+                            n[329] |= g[38] & 0x1000000000000 != 0;
+                            n[337] |= g[37] & 0x1000000000000 != 0;
+                            n[345] |= g[36] & 0x1000000000000 != 0;
+                            n[353] |= g[35] & 0x1000000000000 != 0;
+                            n[361] |= g[12] & 0x1000000 != 0;
+                            n[369] |= g[0] & 0x10000000000 == 0;
+                            n[390] |= g[44] & 0x1000000000000 != 0;
+                            n[396] |= g[43] & 0x1000000000000 != 0;
+                            n[402] |= g[42] & 0x1000000000000 != 0;
+                            n[408] |= g[41] & 0x1000000000000 != 0;
+                            n[414] |= g[18] & 0x8000000 != 0;
+                            n[420] |= g[0] & 0x20000000000 == 0;
+                        }
+                        if held & 0x80 != 0 {
+                            n[21] |= g[0] & 0x200000000000000 == 0;
+                            n[29] |= g[1] & 0x100000000000000 != 0;
+                            n[37] |= g[2] & 0x100000000000000 != 0;
+                            n[45] |= g[3] & 0x100000000000000 != 0;
+                            n[53] |= g[4] & 0x100000000000000 != 0;
+                            n[61] |= g[5] & 0x100000000000000 != 0;
+                            n[69] |= g[6] & 0x100000000000000 != 0;
+                            n[329] |= g[39] & 0x100000000000000 != 0;
+                            n[337] |= g[38] & 0x100000000000000 != 0;
+                            n[345] |= g[37] & 0x100000000000000 != 0;
+                            n[353] |= g[36] & 0x100000000000000 != 0;
+                            n[361] |= g[35] & 0x100000000000000 != 0;
+                            n[369] |= g[12] & 0x100000000 != 0;
+                            n[377] |= g[0] & 0x1000000000000 == 0;
+                            n[391] |= n[5];
+                            n[397] |= g[44] & 0x100000000000000 != 0;
+                            n[403] |= g[43] & 0x100000000000000 != 0;
+                            n[409] |= g[42] & 0x100000000000000 != 0;
+                            n[415] |= g[41] & 0x100000000000000 != 0;
+                            n[421] |= g[18] & 0x800000000 != 0;
+                            n[427] |= g[0] & 0x2000000000000 == 0;
+                        }
+                        if held & 0x100 != 0 {
+                            n[22] |= g[0] & 0x4 == 0;
+                            n[30] |= g[1] & 0x2 != 0;
+                            n[38] |= g[2] & 0x2 != 0;
+                            n[46] |= g[3] & 0x2 != 0;
+                            n[54] |= g[4] & 0x2 != 0;
+                            n[62] |= g[5] & 0x2 != 0;
+                            n[71] |= g[0] & 0x400 == 0;
+                            n[79] |= g[7] & 0x2 != 0;
+                            n[87] |= g[8] & 0x2 != 0;
+                            n[95] |= g[9] & 0x2 != 0;
+                            n[103] |= g[10] & 0x2 != 0;
+                            n[111] |= g[11] & 0x2 != 0;
+                            n[120] |= g[0] & 0x200 == 0;
+                            n[128] |= g[12] & 0x2 != 0;
+                            n[136] |= g[13] & 0x2 != 0;
+                            n[144] |= g[14] & 0x2 != 0;
+                            n[152] |= g[15] & 0x2 != 0;
+                            n[160] |= g[16] & 0x2 != 0;
+                            n[168] |= g[17] & 0x2 != 0;
+                            n[175] |= g[0] & 0x100 == 0;
+                            n[224] |= g[0] & 0x1 == 0;
+                        }
+                        if held & 0x200 != 0 {
+                            n[23] |= g[0] & 0x400 == 0;
+                            n[31] |= g[1] & 0x200 != 0;
+                            n[39] |= g[2] & 0x200 != 0;
+                            n[47] |= g[3] & 0x200 != 0;
+                            n[55] |= g[4] & 0x200 != 0;
+                            n[63] |= g[5] & 0x200 != 0;
+                            n[78] |= g[0] & 0x40000 == 0;
+                            n[86] |= g[7] & 0x200 != 0;
+                            n[94] |= g[8] & 0x200 != 0;
+                            n[102] |= g[9] & 0x200 != 0;
+                            n[110] |= g[10] & 0x200 != 0;
+                            n[118] |= g[11] & 0x200 != 0;
+                            n[128] |= g[0] & 0x20000 == 0;
+                            n[136] |= g[12] & 0x200 != 0;
+                            n[144] |= g[13] & 0x200 != 0;
+                            n[152] |= g[14] & 0x200 != 0;
+                            n[160] |= g[15] & 0x200 != 0;
+                            n[168] |= g[16] & 0x200 != 0;
+                            n[182] |= g[0] & 0x10000 == 0;
+                            n[225] |= g[0] & 0x100 == 0;
+                            n[280] |= g[0] & 0x1 == 0;
+                            n[330] |= g[0] & 0x2 == 0;
+                            n[386] |= g[0] & 0x4 == 0;
+                        }
+                        if held & 0x400 != 0 {
+                            n[24] |= g[0] & 0x40000 == 0;
+                            n[32] |= g[1] & 0x20000 != 0;
+                            n[40] |= g[2] & 0x20000 != 0;
+                            n[48] |= g[3] & 0x20000 != 0;
+                            n[56] |= g[4] & 0x20000 != 0;
+                            n[64] |= g[5] & 0x20000 != 0;
+                            n[85] |= g[0] & 0x4000000 == 0;
+                            n[93] |= g[7] & 0x20000 != 0;
+                            n[101] |= g[8] & 0x20000 != 0;
+                            n[109] |= g[9] & 0x20000 != 0;
+                            n[117] |= g[10] & 0x20000 != 0;
+                            n[136] |= g[0] & 0x2000000 == 0;
+                            n[144] |= g[12] & 0x20000 != 0;
+                            n[152] |= g[13] & 0x20000 != 0;
+                            n[160] |= g[14] & 0x20000 != 0;
+                            n[168] |= g[15] & 0x20000 != 0;
+                            n[189] |= g[0] & 0x1000000 == 0;
+                            n[226] |= g[0] & 0x10000 == 0;
+                            n[287] |= g[0] & 0x100 == 0;
+                            n[330] |= g[34] & 0x20000 != 0;
+                            n[338] |= g[0] & 0x200 == 0;
+                            n[387] |= g[40] & 0x20000 != 0;
+                            n[393] |= g[0] & 0x400 == 0;
+                        }
+                        if held & 0x800 != 0 {
+                            n[25] |= g[0] & 0x4000000 == 0;
+                            n[33] |= g[1] & 0x2000000 != 0;
+                            n[41] |= g[2] & 0x2000000 != 0;
+                            n[49] |= g[3] & 0x2000000 != 0;
+                            n[57] |= g[4] & 0x2000000 != 0;
+                            n[65] |= g[5] & 0x2000000 != 0;
+                            n[92] |= g[0] & 0x400000000 == 0;
+                            n[100] |= g[7] & 0x2000000 != 0;
+                            n[108] |= g[8] & 0x2000000 != 0;
+                            n[116] |= g[9] & 0x2000000 != 0;
+                            n[144] |= g[0] & 0x200000000 == 0;
+                            n[152] |= g[12] & 0x2000000 != 0;
+                            n[160] |= g[13] & 0x2000000 != 0;
+                            n[168] |= g[14] & 0x2000000 != 0;
+                            n[196] |= g[0] & 0x100000000 == 0;
+                            n[227] |= g[0] & 0x1000000 == 0;
+                            n[294] |= g[0] & 0x10000 == 0;
+                            n[330] |= g[35] & 0x2000000 != 0;
+                            n[338] |= g[12] & 0x2 != 0;
+                            n[346] |= g[0] & 0x20000 == 0;
+                            n[388] |= g[41] & 0x2000000 != 0;
+                            n[394] |= g[18] & 0x10 != 0;
+                            n[400] |= g[0] & 0x40000 == 0;
+                        }
+                        if held & 0x1000 != 0 {
+                            n[26] |= g[0] & 0x400000000 == 0;
+                            n[34] |= g[1] & 0x200000000 != 0;
+                            n[42] |= g[2] & 0x200000000 != 0;
+                            n[50] |= g[3] & 0x200000000 != 0;
+                            n[58] |= g[4] & 0x200000000 != 0;
+                            n[66] |= g[5] & 0x200000000 != 0;
+                            n[99] |= g[0] & 0x40000000000 == 0;
+                            n[107] |= g[7] & 0x200000000 != 0;
+                            n[115] |= g[8] & 0x200000000 != 0;
+                            n[152] |= g[0] & 0x20000000000 == 0;
+                            n[160] |= g[12] & 0x200000000 != 0;
+                            n[168] |= g[13] & 0x200000000 != 0;
+                            n[203] |= g[0] & 0x10000000000 == 0;
+                            n[228] |= g[0] & 0x100000000 == 0;
+                            n[301] |= g[0] & 0x1000000 == 0;
+                            n[330] |= g[36] & 0x200000000 != 0;
+                            n[338] |= g[35] & 0x200000000 != 0;
+                            n[346] |= g[12] & 0x200 != 0;
+                            n[354] |= g[0] & 0x2000000 == 0;
+                            n[389] |= g[42] & 0x200000000 != 0;
+                            n[395] |= g[41] & 0x200000000 != 0;
+                            n[401] |= g[18] & 0x1000 != 0;
+                            n[407] |= g[0] & 0x4000000 == 0;
+                        }
+                        if held & 0x2000 != 0 {
+                            n[27] |= g[0] & 0x40000000000 == 0;
+                            n[35] |= g[1] & 0x20000000000 != 0;
+                            n[43] |= g[2] & 0x20000000000 != 0;
+                            n[51] |= g[3] & 0x20000000000 != 0;
+                            n[59] |= g[4] & 0x20000000000 != 0;
+                            n[67] |= g[5] & 0x20000000000 != 0;
+                            n[106] |= g[0] & 0x4000000000000 == 0;
+                            n[114] |= g[7] & 0x20000000000 != 0;
+                            n[160] |= g[0] & 0x2000000000000 == 0;
+                            n[168] |= g[12] & 0x20000000000 != 0;
+                            n[210] |= g[0] & 0x1000000000000 == 0;
+                            n[229] |= g[0] & 0x10000000000 == 0;
+                            n[308] |= g[0] & 0x100000000 == 0;
+                            n[330] |= g[37] & 0x20000000000 != 0;
+                            n[338] |= g[36] & 0x20000000000 != 0;
+                            n[346] |= g[35] & 0x20000000000 != 0;
+                            n[354] |= g[12] & 0x20000 != 0;
+                            n[362] |= g[0] & 0x200000000 == 0;
+                            n[390] |= g[43] & 0x20000000000 != 0;
+                            n[396] |= g[42] & 0x20000000000 != 0;
+                            n[402] |= g[41] & 0x20000000000 != 0;
+                            n[408] |= g[18] & 0x100000 != 0;
+                            n[414] |= g[0] & 0x400000000 == 0;
+                        }
+                        if held & 0x4000 != 0 {
+                            n[28] |= g[0] & 0x4000000000000 == 0;
+                            n[36] |= g[1] & 0x2000000000000 != 0;
+                            n[44] |= g[2] & 0x2000000000000 != 0;
+                            n[52] |= g[3] & 0x2000000000000 != 0;
+                            n[60] |= g[4] & 0x2000000000000 != 0;
+                            n[68] |= g[5] & 0x2000000000000 != 0;
+                            n[113] |= g[0] & 0x400000000000000 == 0;
+                            n[168] |= g[0] & 0x200000000000000 == 0;
+                            n[217] |= g[0] & 0x100000000000000 == 0;
+                            n[230] |= g[0] & 0x1000000000000 == 0;
+                            n[315] |= g[0] & 0x10000000000 == 0;
+                            n[330] |= g[38] & 0x2000000000000 != 0;
+                            n[338] |= g[37] & 0x2000000000000 != 0;
+                            n[346] |= g[36] & 0x2000000000000 != 0;
+                            n[354] |= g[35] & 0x2000000000000 != 0;
+                            n[362] |= g[12] & 0x2000000 != 0;
+                            n[370] |= g[0] & 0x20000000000 == 0;
+                            n[391] |= g[44] & 0x2000000000000 != 0;
+                            n[397] |= g[43] & 0x2000000000000 != 0;
+                            n[403] |= g[42] & 0x2000000000000 != 0;
+                            n[409] |= g[41] & 0x2000000000000 != 0;
+                            n[415] |= g[18] & 0x10000000 != 0;
+                            n[421] |= g[0] & 0x40000000000 == 0;
+                        }
+                        if held & 0x8000 != 0 {
+                            n[29] |= g[0] & 0x400000000000000 == 0;
+                            n[37] |= g[1] & 0x200000000000000 != 0;
+                            n[45] |= g[2] & 0x200000000000000 != 0;
+                            n[53] |= g[3] & 0x200000000000000 != 0;
+                            n[61] |= g[4] & 0x200000000000000 != 0;
+                            n[69] |= g[5] & 0x200000000000000 != 0;
+                            n[231] |= g[0] & 0x100000000000000 == 0;
+                            n[322] |= g[0] & 0x1000000000000 == 0;
+                            n[330] |= g[39] & 0x200000000000000 != 0;
+                            n[338] |= g[38] & 0x200000000000000 != 0;
+                            n[346] |= g[37] & 0x200000000000000 != 0;
+                            n[354] |= g[36] & 0x200000000000000 != 0;
+                            n[362] |= g[35] & 0x200000000000000 != 0;
+                            n[370] |= g[12] & 0x200000000 != 0;
+                            n[378] |= g[0] & 0x2000000000000 == 0;
+                            n[398] |= g[44] & 0x200000000000000 != 0;
+                            n[404] |= g[43] & 0x200000000000000 != 0;
+                            n[410] |= g[42] & 0x200000000000000 != 0;
+                            n[416] |= g[41] & 0x200000000000000 != 0;
+                            n[422] |= g[18] & 0x1000000000 != 0;
+                            n[428] |= g[0] & 0x4000000000000 == 0;
+                        }
+                        if held & 0x10000 != 0 {
+                            n[30] |= g[0] & 0x8 == 0;
+                            n[38] |= g[1] & 0x4 != 0;
+                            n[46] |= g[2] & 0x4 != 0;
+                            n[54] |= g[3] & 0x4 != 0;
+                            n[62] |= g[4] & 0x4 != 0;
+                            n[72] |= g[0] & 0x800 == 0;
+                            n[80] |= g[7] & 0x4 != 0;
+                            n[88] |= g[8] & 0x4 != 0;
+                            n[96] |= g[9] & 0x4 != 0;
+                            n[104] |= g[10] & 0x4 != 0;
+                            n[121] |= g[0] & 0x400 == 0;
+                            n[129] |= g[12] & 0x4 != 0;
+                            n[137] |= g[13] & 0x4 != 0;
+                            n[145] |= g[14] & 0x4 != 0;
+                            n[153] |= g[15] & 0x4 != 0;
+                            n[161] |= g[16] & 0x4 != 0;
+                            n[169] |= g[17] & 0x4 != 0;
+                            n[176] |= g[0] & 0x200 == 0;
+                            n[182] |= g[18] & 0x4 != 0;
+                            n[224] |= g[23] & 0x4 != 0;
+                            n[232] |= g[0] & 0x2 == 0;
+                        }
+                        if held & 0x20000 != 0 {
+                            n[31] |= g[0] & 0x800 == 0;
+                            n[39] |= g[1] & 0x400 != 0;
+                            n[47] |= g[2] & 0x400 != 0;
+                            n[55] |= g[3] & 0x400 != 0;
+                            n[63] |= g[4] & 0x400 != 0;
+                            n[79] |= g[0] & 0x80000 == 0;
+                            n[87] |= g[7] & 0x400 != 0;
+                            n[95] |= g[8] & 0x400 != 0;
+                            n[103] |= g[9] & 0x400 != 0;
+                            n[111] |= g[10] & 0x400 != 0;
+                            n[129] |= g[0] & 0x40000 == 0;
+                            n[137] |= g[12] & 0x400 != 0;
+                            n[145] |= g[13] & 0x400 != 0;
+                            n[153] |= g[14] & 0x400 != 0;
+                            n[161] |= g[15] & 0x400 != 0;
+                            n[169] |= g[16] & 0x400 != 0;
+                            n[183] |= g[0] & 0x20000 == 0;
+                            n[189] |= g[18] & 0x400 != 0;
+                            n[225] |= g[23] & 0x400 != 0;
+                            n[233] |= g[0] & 0x200 == 0;
+                            n[281] |= g[0] & 0x2 == 0;
+                            n[331] |= g[0] & 0x4 == 0;
+                            n[387] |= g[0] & 0x8 == 0;
+                        }
+                        if held & 0x40000 != 0 {
+                            n[32] |= g[0] & 0x80000 == 0;
+                            n[40] |= g[1] & 0x40000 != 0;
+                            n[48] |= g[2] & 0x40000 != 0;
+                            n[56] |= g[3] & 0x40000 != 0;
+                            n[64] |= g[4] & 0x40000 != 0;
+                            n[86] |= g[0] & 0x8000000 == 0;
+                            n[94] |= g[7] & 0x40000 != 0;
+                            n[102] |= g[8] & 0x40000 != 0;
+                            n[110] |= g[9] & 0x40000 != 0;
+                            n[118] |= g[10] & 0x40000 != 0;
+                            n[137] |= g[0] & 0x4000000 == 0;
+                            n[145] |= g[12] & 0x40000 != 0;
+                            n[153] |= g[13] & 0x40000 != 0;
+                            n[161] |= g[14] & 0x40000 != 0;
+                            n[169] |= g[15] & 0x40000 != 0;
+                            n[190] |= g[0] & 0x2000000 == 0;
+                            n[196] |= g[18] & 0x40000 != 0;
+                            n[226] |= g[23] & 0x40000 != 0;
+                            n[234] |= g[0] & 0x20000 == 0;
+                            n[280] |= g[29] & 0x40000 != 0;
+                            n[288] |= g[0] & 0x200 == 0;
+                            n[331] |= g[34] & 0x40000 != 0;
+                            n[339] |= g[0] & 0x400 == 0;
+                            n[388] |= g[40] & 0x40000 != 0;
+                            n[394] |= g[0] & 0x800 == 0;
+                        }
+                        if held & 0x80000 != 0 {
+                            n[33] |= g[0] & 0x8000000 == 0;
+                            n[41] |= g[1] & 0x4000000 != 0;
+                            n[49] |= g[2] & 0x4000000 != 0;
+                            n[57] |= g[3] & 0x4000000 != 0;
+                            n[65] |= g[4] & 0x4000000 != 0;
+                            n[93] |= g[0] & 0x800000000 == 0;
+                            n[101] |= g[7] & 0x4000000 != 0;
+                            n[109] |= g[8] & 0x4000000 != 0;
+                            n[117] |= g[9] & 0x4000000 != 0;
+                            n[145] |= g[0] & 0x400000000 == 0;
+                            n[153] |= g[12] & 0x4000000 != 0;
+                            n[161] |= g[13] & 0x4000000 != 0;
+                            n[169] |= g[14] & 0x4000000 != 0;
+                            n[197] |= g[0] & 0x200000000 == 0;
+                            n[203] |= g[18] & 0x4000000 != 0;
+                            n[227] |= g[23] & 0x4000000 != 0;
+                            n[235] |= g[0] & 0x2000000 == 0;
+                            n[287] |= g[29] & 0x4000000 != 0;
+                            n[295] |= g[0] & 0x20000 == 0;
+                            n[331] |= g[35] & 0x4000000 != 0;
+                            n[339] |= g[12] & 0x4 != 0;
+                            n[347] |= g[0] & 0x40000 == 0;
+                            n[389] |= g[41] & 0x4000000 != 0;
+                            n[395] |= g[18] & 0x20 != 0;
+                            n[401] |= g[0] & 0x80000 == 0;
+                        }
+                        if held & 0x100000 != 0 {
+                            n[34] |= g[0] & 0x800000000 == 0;
+                            n[42] |= g[1] & 0x400000000 != 0;
+                            n[50] |= g[2] & 0x400000000 != 0;
+                            n[58] |= g[3] & 0x400000000 != 0;
+                            n[66] |= g[4] & 0x400000000 != 0;
+                            n[100] |= g[0] & 0x80000000000 == 0;
+                            n[108] |= g[7] & 0x400000000 != 0;
+                            n[116] |= g[8] & 0x400000000 != 0;
+                            n[153] |= g[0] & 0x40000000000 == 0;
+                            n[161] |= g[12] & 0x400000000 != 0;
+                            n[169] |= g[13] & 0x400000000 != 0;
+                            n[204] |= g[0] & 0x20000000000 == 0;
+                            n[210] |= g[18] & 0x400000000 != 0;
+                            n[228] |= g[23] & 0x400000000 != 0;
+                            n[236] |= g[0] & 0x200000000 == 0;
+                            n[294] |= g[29] & 0x400000000 != 0;
+                            n[302] |= g[0] & 0x2000000 == 0;
+                            n[331] |= g[36] & 0x400000000 != 0;
+                            n[339] |= g[35] & 0x400000000 != 0;
+                            n[347] |= g[12] & 0x400 != 0;
+                            n[355] |= g[0] & 0x4000000 == 0;
+                            n[390] |= g[42] & 0x400000000 != 0;
+                            n[396] |= g[41] & 0x400000000 != 0;
+                            n[402] |= g[18] & 0x2000 != 0;
+                            n[408] |= g[0] & 0x8000000 == 0;
+                        }
+                        if held & 0x200000 != 0 {
+                            n[35] |= g[0] & 0x80000000000 == 0;
+                            n[43] |= g[1] & 0x40000000000 != 0;
+                            n[51] |= g[2] & 0x40000000000 != 0;
+                            n[59] |= g[3] & 0x40000000000 != 0;
+                            n[67] |= g[4] & 0x40000000000 != 0;
+                            n[107] |= g[0] & 0x8000000000000 == 0;
+                            n[115] |= g[7] & 0x40000000000 != 0;
+                            n[161] |= g[0] & 0x4000000000000 == 0;
+                            n[169] |= g[12] & 0x40000000000 != 0;
+                            n[211] |= g[0] & 0x2000000000000 == 0;
+                            n[217] |= g[18] & 0x40000000000 != 0;
+                            n[229] |= g[23] & 0x40000000000 != 0;
+                            n[237] |= g[0] & 0x20000000000 == 0;
+                            n[301] |= g[29] & 0x40000000000 != 0;
+                            n[309] |= g[0] & 0x200000000 == 0;
+                            n[331] |= g[37] & 0x40000000000 != 0;
+                            n[339] |= g[36] & 0x40000000000 != 0;
+                            n[347] |= g[35] & 0x40000000000 != 0;
+                            n[355] |= g[12] & 0x40000 != 0;
+                            n[363] |= g[0] & 0x400000000 == 0;
+                            n[391] |= g[43] & 0x40000000000 != 0;
+                            n[397] |= g[42] & 0x40000000000 != 0;
+                            n[403] |= g[41] & 0x40000000000 != 0;
+                            n[409] |= g[18] & 0x200000 != 0;
+                            n[415] |= g[0] & 0x800000000 == 0;
+                        }
+                        if held & 0x400000 != 0 {
+                            n[36] |= g[0] & 0x8000000000000 == 0;
+                            n[44] |= g[1] & 0x4000000000000 != 0;
+                            n[52] |= g[2] & 0x4000000000000 != 0;
+                            n[60] |= g[3] & 0x4000000000000 != 0;
+                            n[68] |= g[4] & 0x4000000000000 != 0;
+                            n[114] |= g[0] & 0x800000000000000 == 0;
+                            n[169] |= g[0] & 0x400000000000000 == 0;
+                            n[218] |= g[0] & 0x200000000000000 == 0;
+                            n[230] |= g[23] & 0x4000000000000 != 0;
+                            n[238] |= g[0] & 0x2000000000000 == 0;
+                            n[308] |= g[29] & 0x4000000000000 != 0;
+                            n[316] |= g[0] & 0x20000000000 == 0;
+                            n[331] |= g[38] & 0x4000000000000 != 0;
+                            n[339] |= g[37] & 0x4000000000000 != 0;
+                            n[347] |= g[36] & 0x4000000000000 != 0;
+                            n[355] |= g[35] & 0x4000000000000 != 0;
+                            n[363] |= g[12] & 0x4000000 != 0;
+                            n[371] |= g[0] & 0x40000000000 == 0;
+                            n[398] |= g[43] & 0x4000000000000 != 0;
+                            n[404] |= g[42] & 0x4000000000000 != 0;
+                            n[410] |= g[41] & 0x4000000000000 != 0;
+                            n[416] |= g[18] & 0x20000000 != 0;
+                            n[422] |= g[0] & 0x80000000000 == 0;
+                        }
+                        if held & 0x800000 != 0 {
+                            n[37] |= g[0] & 0x800000000000000 == 0;
+                            n[45] |= g[1] & 0x400000000000000 != 0;
+                            n[53] |= g[2] & 0x400000000000000 != 0;
+                            n[61] |= g[3] & 0x400000000000000 != 0;
+                            n[69] |= g[4] & 0x400000000000000 != 0;
+                            n[231] |= g[23] & 0x400000000000000 != 0;
+                            n[239] |= g[0] & 0x200000000000000 == 0;
+                            n[315] |= g[29] & 0x400000000000000 != 0;
+                            n[323] |= g[0] & 0x2000000000000 == 0;
+                            n[331] |= g[39] & 0x400000000000000 != 0;
+                            n[339] |= g[38] & 0x400000000000000 != 0;
+                            n[347] |= g[37] & 0x400000000000000 != 0;
+                            n[355] |= g[36] & 0x400000000000000 != 0;
+                            n[363] |= g[35] & 0x400000000000000 != 0;
+                            n[371] |= g[12] & 0x400000000 != 0;
+                            n[379] |= g[0] & 0x4000000000000 == 0;
+                            n[405] |= g[43] & 0x400000000000000 != 0;
+                            n[411] |= g[42] & 0x400000000000000 != 0;
+                            n[417] |= g[41] & 0x400000000000000 != 0;
+                            n[423] |= g[18] & 0x2000000000 != 0;
+                            n[429] |= g[0] & 0x8000000000000 == 0;
+                        }
+                        if held & 0x1000000 != 0 {
+                            n[38] |= g[0] & 0x10 == 0;
+                            n[46] |= g[1] & 0x8 != 0;
+                            n[54] |= g[2] & 0x8 != 0;
+                            n[62] |= g[3] & 0x8 != 0;
+                            n[73] |= g[0] & 0x1000 == 0;
+                            n[81] |= g[7] & 0x8 != 0;
+                            n[89] |= g[8] & 0x8 != 0;
+                            n[97] |= g[9] & 0x8 != 0;
+                            n[122] |= g[0] & 0x800 == 0;
+                            n[130] |= g[12] & 0x8 != 0;
+                            n[138] |= g[13] & 0x8 != 0;
+                            n[146] |= g[14] & 0x8 != 0;
+                            n[154] |= g[15] & 0x8 != 0;
+                            n[162] |= g[16] & 0x8 != 0;
+                            n[170] |= g[17] & 0x8 != 0;
+                            n[177] |= g[0] & 0x400 == 0;
+                            n[183] |= g[18] & 0x8 != 0;
+                            n[189] |= g[19] & 0x8 != 0;
+                            n[224] |= g[24] & 0x8 != 0;
+                            n[232] |= g[1] & 0x1 != 0;
+                            n[240] |= g[0] & 0x4 == 0;
+                        }
+                        if held & 0x2000000 != 0 {
+                            n[39] |= g[0] & 0x1000 == 0;
+                            n[47] |= g[1] & 0x800 != 0;
+                            n[55] |= g[2] & 0x800 != 0;
+                            n[63] |= g[3] & 0x800 != 0;
+                            n[80] |= g[0] & 0x100000 == 0;
+                            n[88] |= g[7] & 0x800 != 0;
+                            n[96] |= g[8] & 0x800 != 0;
+                            n[104] |= g[9] & 0x800 != 0;
+                            n[130] |= g[0] & 0x80000 == 0;
+                            n[138] |= g[12] & 0x800 != 0;
+                            n[146] |= g[13] & 0x800 != 0;
+                            n[154] |= g[14] & 0x800 != 0;
+                            n[162] |= g[15] & 0x800 != 0;
+                            n[170] |= g[16] & 0x800 != 0;
+                            n[184] |= g[0] & 0x40000 == 0;
+                            n[190] |= g[18] & 0x800 != 0;
+                            n[196] |= g[19] & 0x800 != 0;
+                            n[225] |= g[24] & 0x800 != 0;
+                            n[233] |= g[1] & 0x100 != 0;
+                            n[241] |= g[0] & 0x400 == 0;
+                            n[282] |= g[0] & 0x4 == 0;
+                            n[332] |= g[0] & 0x8 == 0;
+                            n[388] |= g[0] & 0x10 == 0;
+                        }
+                        if held & 0x4000000 != 0 {
+                            n[40] |= g[0] & 0x100000 == 0;
+                            n[48] |= g[1] & 0x80000 != 0;
+                            n[56] |= g[2] & 0x80000 != 0;
+                            n[64] |= g[3] & 0x80000 != 0;
+                            n[87] |= g[0] & 0x10000000 == 0;
+                            n[95] |= g[7] & 0x80000 != 0;
+                            n[103] |= g[8] & 0x80000 != 0;
+                            n[111] |= g[9] & 0x80000 != 0;
+                            n[138] |= g[0] & 0x8000000 == 0;
+                            n[146] |= g[12] & 0x80000 != 0;
+                            n[154] |= g[13] & 0x80000 != 0;
+                            n[162] |= g[14] & 0x80000 != 0;
+                            n[170] |= g[15] & 0x80000 != 0;
+                            n[191] |= g[0] & 0x4000000 == 0;
+                            n[197] |= g[18] & 0x80000 != 0;
+                            n[203] |= g[19] & 0x80000 != 0;
+                            n[226] |= g[24] & 0x80000 != 0;
+                            n[234] |= g[1] & 0x10000 != 0;
+                            n[242] |= g[0] & 0x40000 == 0;
+                            n[281] |= g[29] & 0x80000 != 0;
+                            n[289] |= g[0] & 0x400 == 0;
+                            n[332] |= g[34] & 0x80000 != 0;
+                            n[340] |= g[0] & 0x800 == 0;
+                            n[389] |= g[40] & 0x80000 != 0;
+                            n[395] |= g[0] & 0x1000 == 0;
+                        }
+                        if held & 0x8000000 != 0 {
+                            n[41] |= g[0] & 0x10000000 == 0;
+                            n[49] |= g[1] & 0x8000000 != 0;
+                            n[57] |= g[2] & 0x8000000 != 0;
+                            n[65] |= g[3] & 0x8000000 != 0;
+                            n[94] |= g[0] & 0x1000000000 == 0;
+                            n[102] |= g[7] & 0x8000000 != 0;
+                            n[110] |= g[8] & 0x8000000 != 0;
+                            n[118] |= g[9] & 0x8000000 != 0;
+                            n[146] |= g[0] & 0x800000000 == 0;
+                            n[154] |= g[12] & 0x8000000 != 0;
+                            n[162] |= g[13] & 0x8000000 != 0;
+                            n[170] |= g[14] & 0x8000000 != 0;
+                            n[198] |= g[0] & 0x400000000 == 0;
+                            n[204] |= g[18] & 0x8000000 != 0;
+                            n[210] |= g[19] & 0x8000000 != 0;
+                            n[227] |= g[24] & 0x8000000 != 0;
+                            n[235] |= g[1] & 0x1000000 != 0;
+                            n[243] |= g[0] & 0x4000000 == 0;
+                            n[280] |= g[30] & 0x8000000 != 0;
+                            n[288] |= g[7] & 0x1 != 0;
+                            n[296] |= g[0] & 0x40000 == 0;
+                            n[332] |= g[35] & 0x8000000 != 0;
+                            n[340] |= g[12] & 0x8 != 0;
+                            n[348] |= g[0] & 0x80000 == 0;
+                            n[390] |= g[41] & 0x8000000 != 0;
+                            n[396] |= g[18] & 0x40 != 0;
+                            n[402] |= g[0] & 0x100000 == 0;
+                        }
+                        if held & 0x10000000 != 0 {
+                            n[42] |= g[0] & 0x1000000000 == 0;
+                            n[50] |= g[1] & 0x800000000 != 0;
+                            n[58] |= g[2] & 0x800000000 != 0;
+                            n[66] |= g[3] & 0x800000000 != 0;
+                            n[101] |= g[0] & 0x100000000000 == 0;
+                            n[109] |= g[7] & 0x800000000 != 0;
+                            n[117] |= g[8] & 0x800000000 != 0;
+                            n[154] |= g[0] & 0x80000000000 == 0;
+                            n[162] |= g[12] & 0x800000000 != 0;
+                            n[170] |= g[13] & 0x800000000 != 0;
+                            n[205] |= g[0] & 0x40000000000 == 0;
+                            n[211] |= g[18] & 0x800000000 != 0;
+                            n[217] |= g[19] & 0x800000000 != 0;
+                            n[228] |= g[24] & 0x800000000 != 0;
+                            n[236] |= g[1] & 0x100000000 != 0;
+                            n[244] |= g[0] & 0x400000000 == 0;
+                            n[287] |= g[30] & 0x800000000 != 0;
+                            n[295] |= g[7] & 0x100 != 0;
+                            n[303] |= g[0] & 0x4000000 == 0;
+                            n[332] |= g[36] & 0x800000000 != 0;
+                            n[340] |= g[35] & 0x800000000 != 0;
+                            n[348] |= g[12] & 0x800 != 0;
+                            n[356] |= g[0] & 0x8000000 == 0;
+                            n[391] |= g[42] & 0x800000000 != 0;
+                            n[397] |= g[41] & 0x800000000 != 0;
+                            n[403] |= g[18] & 0x4000 != 0;
+                            n[409] |= g[0] & 0x10000000 == 0;
+                        }
+                        if held & 0x20000000 != 0 {
+                            n[43] |= g[0] & 0x100000000000 == 0;
+                            n[51] |= g[1] & 0x80000000000 != 0;
+                            n[59] |= g[2] & 0x80000000000 != 0;
+                            n[67] |= g[3] & 0x80000000000 != 0;
+                            n[108] |= g[0] & 0x10000000000000 == 0;
+                            n[116] |= g[7] & 0x80000000000 != 0;
+                            n[162] |= g[0] & 0x8000000000000 == 0;
+                            n[170] |= g[12] & 0x80000000000 != 0;
+                            n[212] |= g[0] & 0x4000000000000 == 0;
+                            n[218] |= g[18] & 0x80000000000 != 0;
+                            n[229] |= g[24] & 0x80000000000 != 0;
+                            n[237] |= g[1] & 0x10000000000 != 0;
+                            n[245] |= g[0] & 0x40000000000 == 0;
+                            n[294] |= g[30] & 0x80000000000 != 0;
+                            n[302] |= g[7] & 0x10000 != 0;
+                            n[310] |= g[0] & 0x400000000 == 0;
+                            n[332] |= g[37] & 0x80000000000 != 0;
+                            n[340] |= g[36] & 0x80000000000 != 0;
+                            n[348] |= g[35] & 0x80000000000 != 0;
+                            n[356] |= g[12] & 0x80000 != 0;
+                            n[364] |= g[0] & 0x800000000 == 0;
+                            n[398] |= g[42] & 0x80000000000 != 0;
+                            n[404] |= g[41] & 0x80000000000 != 0;
+                            n[410] |= g[18] & 0x400000 != 0;
+                            n[416] |= g[0] & 0x1000000000 == 0;
+                        }
+                        if held & 0x40000000 != 0 {
+                            n[44] |= g[0] & 0x10000000000000 == 0;
+                            n[52] |= g[1] & 0x8000000000000 != 0;
+                            n[60] |= g[2] & 0x8000000000000 != 0;
+                            n[68] |= g[3] & 0x8000000000000 != 0;
+                            n[115] |= g[0] & 0x1000000000000000 == 0;
+                            n[170] |= g[0] & 0x800000000000000 == 0;
+                            n[219] |= g[0] & 0x400000000000000 == 0;
+                            n[230] |= g[24] & 0x8000000000000 != 0;
+                            n[238] |= g[1] & 0x1000000000000 != 0;
+                            n[246] |= g[0] & 0x4000000000000 == 0;
+                            n[301] |= g[30] & 0x8000000000000 != 0;
+                            n[309] |= g[7] & 0x1000000 != 0;
+                            n[317] |= g[0] & 0x40000000000 == 0;
+                            n[332] |= g[38] & 0x8000000000000 != 0;
+                            n[340] |= g[37] & 0x8000000000000 != 0;
+                            n[348] |= g[36] & 0x8000000000000 != 0;
+                            n[356] |= g[35] & 0x8000000000000 != 0;
+                            n[364] |= g[12] & 0x8000000 != 0;
+                            n[372] |= g[0] & 0x80000000000 == 0;
+                            n[405] |= g[42] & 0x8000000000000 != 0;
+                            n[411] |= g[41] & 0x8000000000000 != 0;
+                            n[417] |= g[18] & 0x40000000 != 0;
+                            n[423] |= g[0] & 0x100000000000 == 0;
+                        }
+                        if held & 0x80000000 != 0 {
+                            n[45] |= g[0] & 0x1000000000000000 == 0;
+                            n[53] |= g[1] & 0x800000000000000 != 0;
+                            n[61] |= g[2] & 0x800000000000000 != 0;
+                            n[69] |= g[3] & 0x800000000000000 != 0;
+                            n[231] |= g[24] & 0x800000000000000 != 0;
+                            n[239] |= g[1] & 0x100000000000000 != 0;
+                            n[247] |= g[0] & 0x400000000000000 == 0;
+                            n[308] |= g[30] & 0x800000000000000 != 0;
+                            n[316] |= g[7] & 0x100000000 != 0;
+                            n[324] |= g[0] & 0x4000000000000 == 0;
+                            n[332] |= g[39] & 0x800000000000000 != 0;
+                            n[340] |= g[38] & 0x800000000000000 != 0;
+                            n[348] |= g[37] & 0x800000000000000 != 0;
+                            n[356] |= g[36] & 0x800000000000000 != 0;
+                            n[364] |= g[35] & 0x800000000000000 != 0;
+                            n[372] |= g[12] & 0x800000000 != 0;
+                            n[380] |= g[0] & 0x8000000000000 == 0;
+                            n[412] |= g[42] & 0x800000000000000 != 0;
+                            n[418] |= g[41] & 0x800000000000000 != 0;
+                            n[424] |= g[18] & 0x4000000000 != 0;
+                            n[430] |= g[0] & 0x10000000000000 == 0;
+                        }
+                        if held & 0x100000000 != 0 {
+                            n[46] |= g[0] & 0x20 == 0;
+                            n[54] |= g[1] & 0x10 != 0;
+                            n[62] |= g[2] & 0x10 != 0;
+                            n[74] |= g[0] & 0x2000 == 0;
+                            n[82] |= g[7] & 0x10 != 0;
+                            n[90] |= g[8] & 0x10 != 0;
+                            n[123] |= g[0] & 0x1000 == 0;
+                            n[131] |= g[12] & 0x10 != 0;
+                            n[139] |= g[13] & 0x10 != 0;
+                            n[147] |= g[14] & 0x10 != 0;
+                            n[155] |= g[15] & 0x10 != 0;
+                            n[163] |= g[16] & 0x10 != 0;
+                            n[171] |= g[17] & 0x10 != 0;
+                            n[178] |= g[0] & 0x800 == 0;
+                            n[184] |= g[18] & 0x10 != 0;
+                            n[190] |= g[19] & 0x10 != 0;
+                            n[196] |= g[20] & 0x10 != 0;
+                            n[224] |= g[25] & 0x10 != 0;
+                            n[232] |= g[24] & 0x10 != 0;
+                            n[240] |= g[1] & 0x2 != 0;
+                            n[248] |= g[0] & 0x8 == 0;
+                        }
+                        if held & 0x200000000 != 0 {
+                            n[47] |= g[0] & 0x2000 == 0;
+                            n[55] |= g[1] & 0x1000 != 0;
+                            n[63] |= g[2] & 0x1000 != 0;
+                            n[81] |= g[0] & 0x200000 == 0;
+                            n[89] |= g[7] & 0x1000 != 0;
+                            n[97] |= g[8] & 0x1000 != 0;
+                            n[131] |= g[0] & 0x100000 == 0;
+                            n[139] |= g[12] & 0x1000 != 0;
+                            n[147] |= g[13] & 0x1000 != 0;
+                            n[155] |= g[14] & 0x1000 != 0;
+                            n[163] |= g[15] & 0x1000 != 0;
+                            n[171] |= g[16] & 0x1000 != 0;
+                            n[185] |= g[0] & 0x80000 == 0;
+                            n[191] |= g[18] & 0x1000 != 0;
+                            n[197] |= g[19] & 0x1000 != 0;
+                            n[203] |= g[20] & 0x1000 != 0;
+                            n[225] |= g[25] & 0x1000 != 0;
+                            n[233] |= g[24] & 0x1000 != 0;
+                            n[241] |= g[1] & 0x200 != 0;
+                            n[249] |= g[0] & 0x800 == 0;
+                            n[283] |= g[0] & 0x8 == 0;
+                            n[333] |= g[0] & 0x10 == 0;
+                            n[389] |= g[0] & 0x20 == 0;
+                        }
+                        if held & 0x400000000 != 0 {
+                            n[48] |= g[0] & 0x200000 == 0;
+                            n[56] |= g[1] & 0x100000 != 0;
+                            n[64] |= g[2] & 0x100000 != 0;
+                            n[88] |= g[0] & 0x20000000 == 0;
+                            n[96] |= g[7] & 0x100000 != 0;
+                            n[104] |= g[8] & 0x100000 != 0;
+                            n[139] |= g[0] & 0x10000000 == 0;
+                            n[147] |= g[12] & 0x100000 != 0;
+                            n[155] |= g[13] & 0x100000 != 0;
+                            n[163] |= g[14] & 0x100000 != 0;
+                            n[171] |= g[15] & 0x100000 != 0;
+                            n[192] |= g[0] & 0x8000000 == 0;
+                            n[198] |= g[18] & 0x100000 != 0;
+                            n[204] |= g[19] & 0x100000 != 0;
+                            n[210] |= g[20] & 0x100000 != 0;
+                            n[226] |= g[25] & 0x100000 != 0;
+                            n[234] |= g[24] & 0x100000 != 0;
+                            n[242] |= g[1] & 0x20000 != 0;
+                            n[250] |= g[0] & 0x80000 == 0;
+                            n[282] |= g[29] & 0x100000 != 0;
+                            n[290] |= g[0] & 0x800 == 0;
+                            n[333] |= g[34] & 0x100000 != 0;
+                            n[341] |= g[0] & 0x1000 == 0;
+                            n[390] |= g[40] & 0x100000 != 0;
+                            n[396] |= g[0] & 0x2000 == 0;
+                        }
+                        if held & 0x800000000 != 0 {
+                            n[49] |= g[0] & 0x20000000 == 0;
+                            n[57] |= g[1] & 0x10000000 != 0;
+                            n[65] |= g[2] & 0x10000000 != 0;
+                            n[95] |= g[0] & 0x2000000000 == 0;
+                            n[103] |= g[7] & 0x10000000 != 0;
+                            n[111] |= g[8] & 0x10000000 != 0;
+                            n[147] |= g[0] & 0x1000000000 == 0;
+                            n[155] |= g[12] & 0x10000000 != 0;
+                            n[163] |= g[13] & 0x10000000 != 0;
+                            n[171] |= g[14] & 0x10000000 != 0;
+                            n[199] |= g[0] & 0x800000000 == 0;
+                            n[205] |= g[18] & 0x10000000 != 0;
+                            n[211] |= g[19] & 0x10000000 != 0;
+                            n[217] |= g[20] & 0x10000000 != 0;
+                            n[227] |= g[25] & 0x10000000 != 0;
+                            n[235] |= g[24] & 0x10000000 != 0;
+                            n[243] |= g[1] & 0x2000000 != 0;
+                            n[251] |= g[0] & 0x8000000 == 0;
+                            n[281] |= g[30] & 0x10000000 != 0;
+                            n[289] |= g[7] & 0x2 != 0;
+                            n[297] |= g[0] & 0x80000 == 0;
+                            n[333] |= g[35] & 0x10000000 != 0;
+                            n[341] |= g[12] & 0x10 != 0;
+                            n[349] |= g[0] & 0x100000 == 0;
+                            n[391] |= g[41] & 0x10000000 != 0;
+                            n[397] |= g[18] & 0x80 != 0;
+                            n[403] |= g[0] & 0x200000 == 0;
+                        }
+                        if held & 0x1000000000 != 0 {
+                            n[50] |= g[0] & 0x2000000000 == 0;
+                            n[58] |= g[1] & 0x1000000000 != 0;
+                            n[66] |= g[2] & 0x1000000000 != 0;
+                            n[102] |= g[0] & 0x200000000000 == 0;
+                            n[110] |= g[7] & 0x1000000000 != 0;
+                            n[118] |= g[8] & 0x1000000000 != 0;
+                            n[155] |= g[0] & 0x100000000000 == 0;
+                            n[163] |= g[12] & 0x1000000000 != 0;
+                            n[171] |= g[13] & 0x1000000000 != 0;
+                            n[206] |= g[0] & 0x80000000000 == 0;
+                            n[212] |= g[18] & 0x1000000000 != 0;
+                            n[218] |= g[19] & 0x1000000000 != 0;
+                            n[228] |= g[25] & 0x1000000000 != 0;
+                            n[236] |= g[24] & 0x1000000000 != 0;
+                            n[244] |= g[1] & 0x200000000 != 0;
+                            n[252] |= g[0] & 0x800000000 == 0;
+                            n[280] |= g[31] & 0x1000000000 != 0;
+                            n[288] |= g[30] & 0x1000000000 != 0;
+                            n[296] |= g[7] & 0x200 != 0;
+                            n[304] |= g[0] & 0x8000000 == 0;
+                            n[333] |= g[36] & 0x1000000000 != 0;
+                            n[341] |= g[35] & 0x1000000000 != 0;
+                            n[349] |= g[12] & 0x1000 != 0;
+                            n[357] |= g[0] & 0x10000000 == 0;
+                            n[398] |= g[41] & 0x1000000000 != 0;
+                            n[404] |= g[18] & 0x8000 != 0;
+                            n[410] |= g[0] & 0x20000000 == 0;
+                        }
+                        if held & 0x2000000000 != 0 {
+                            n[51] |= g[0] & 0x200000000000 == 0;
+                            n[59] |= g[1] & 0x100000000000 != 0;
+                            n[67] |= g[2] & 0x100000000000 != 0;
+                            n[109] |= g[0] & 0x20000000000000 == 0;
+                            n[117] |= g[7] & 0x100000000000 != 0;
+                            n[163] |= g[0] & 0x10000000000000 == 0;
+                            n[171] |= g[12] & 0x100000000000 != 0;
+                            n[213] |= g[0] & 0x8000000000000 == 0;
+                            n[219] |= g[18] & 0x100000000000 != 0;
+                            n[229] |= g[25] & 0x100000000000 != 0;
+                            n[237] |= g[24] & 0x100000000000 != 0;
+                            n[245] |= g[1] & 0x20000000000 != 0;
+                            n[253] |= g[0] & 0x80000000000 == 0;
+                            n[287] |= g[31] & 0x100000000000 != 0;
+                            n[295] |= g[30] & 0x100000000000 != 0;
+                            n[303] |= g[7] & 0x20000 != 0;
+                            n[311] |= g[0] & 0x800000000 == 0;
+                            n[333] |= g[37] & 0x100000000000 != 0;
+                            n[341] |= g[36] & 0x100000000000 != 0;
+                            n[349] |= g[35] & 0x100000000000 != 0;
+                            n[357] |= g[12] & 0x100000 != 0;
+                            n[365] |= g[0] & 0x1000000000 == 0;
+                            n[405] |= g[41] & 0x100000000000 != 0;
+                            n[411] |= g[18] & 0x800000 != 0;
+                            n[417] |= g[0] & 0x2000000000 == 0;
+                        }
+                        if held & 0x4000000000 != 0 {
+                            n[52] |= g[0] & 0x20000000000000 == 0;
+                            n[60] |= g[1] & 0x10000000000000 != 0;
+                            n[68] |= g[2] & 0x10000000000000 != 0;
+                            n[116] |= g[0] & 0x2000000000000000 == 0;
+                            n[171] |= g[0] & 0x1000000000000000 == 0;
+                            n[220] |= g[0] & 0x800000000000000 == 0;
+                            n[230] |= g[25] & 0x10000000000000 != 0;
+                            n[238] |= g[24] & 0x10000000000000 != 0;
+                            n[246] |= g[1] & 0x2000000000000 != 0;
+                            n[254] |= g[0] & 0x8000000000000 == 0;
+                            n[294] |= g[31] & 0x10000000000000 != 0;
+                            n[302] |= g[30] & 0x10000000000000 != 0;
+                            n[310] |= g[7] & 0x2000000 != 0;
+                            n[318] |= g[0] & 0x80000000000 == 0;
+                            n[333] |= g[38] & 0x10000000000000 != 0;
+                            n[341] |= g[37] & 0x10000000000000 != 0;
+                            n[349] |= g[36] & 0x10000000000000 != 0;
+                            n[357] |= g[35] & 0x10000000000000 != 0;
+                            n[365] |= g[12] & 0x10000000 != 0;
+                            n[373] |= g[0] & 0x100000000000 == 0;
+                            n[412] |= g[41] & 0x10000000000000 != 0;
+                            n[418] |= g[18] & 0x80000000 != 0;
+                            n[424] |= g[0] & 0x200000000000 == 0;
+                        }
+                        if held & 0x8000000000 != 0 {
+                            n[53] |= g[0] & 0x2000000000000000 == 0;
+                            n[61] |= g[1] & 0x1000000000000000 != 0;
+                            n[69] |= g[2] & 0x1000000000000000 != 0;
+                            n[231] |= g[25] & 0x1000000000000000 != 0;
+                            n[239] |= g[24] & 0x1000000000000000 != 0;
+                            n[247] |= g[1] & 0x200000000000000 != 0;
+                            n[255] |= g[0] & 0x800000000000000 == 0;
+                            n[301] |= g[31] & 0x1000000000000000 != 0;
+                            n[309] |= g[30] & 0x1000000000000000 != 0;
+                            n[317] |= g[7] & 0x200000000 != 0;
+                            n[325] |= g[0] & 0x8000000000000 == 0;
+                            n[333] |= g[39] & 0x1000000000000000 != 0;
+                            n[341] |= g[38] & 0x1000000000000000 != 0;
+                            n[349] |= g[37] & 0x1000000000000000 != 0;
+                            n[357] |= g[36] & 0x1000000000000000 != 0;
+                            n[365] |= g[35] & 0x1000000000000000 != 0;
+                            n[373] |= g[12] & 0x1000000000 != 0;
+                            n[381] |= g[0] & 0x10000000000000 == 0;
+                            n[419] |= g[41] & 0x1000000000000000 != 0;
+                            n[425] |= g[18] & 0x8000000000 != 0;
+                            n[431] |= g[0] & 0x20000000000000 == 0;
+                        }
+                        if held & 0x10000000000 != 0 {
+                            n[54] |= g[0] & 0x40 == 0;
+                            n[62] |= g[1] & 0x20 != 0;
+                            n[75] |= g[0] & 0x4000 == 0;
+                            n[83] |= g[7] & 0x20 != 0;
+                            n[124] |= g[0] & 0x2000 == 0;
+                            n[132] |= g[12] & 0x20 != 0;
+                            n[140] |= g[13] & 0x20 != 0;
+                            n[148] |= g[14] & 0x20 != 0;
+                            n[156] |= g[15] & 0x20 != 0;
+                            n[164] |= g[16] & 0x20 != 0;
+                            n[172] |= g[17] & 0x20 != 0;
+                            n[179] |= g[0] & 0x1000 == 0;
+                            n[185] |= g[18] & 0x20 != 0;
+                            n[191] |= g[19] & 0x20 != 0;
+                            n[197] |= g[20] & 0x20 != 0;
+                            n[203] |= g[21] & 0x20 != 0;
+                            n[224] |= g[26] & 0x20 != 0;
+                            n[232] |= g[25] & 0x20 != 0;
+                            n[240] |= g[24] & 0x20 != 0;
+                            n[248] |= g[1] & 0x4 != 0;
+                            n[256] |= g[0] & 0x10 == 0;
+                        }
+                        if held & 0x20000000000 != 0 {
+                            n[55] |= g[0] & 0x4000 == 0;
+                            n[63] |= g[1] & 0x2000 != 0;
+                            n[82] |= g[0] & 0x400000 == 0;
+                            n[90] |= g[7] & 0x2000 != 0;
+                            n[132] |= g[0] & 0x200000 == 0;
+                            n[140] |= g[12] & 0x2000 != 0;
+                            n[148] |= g[13] & 0x2000 != 0;
+                            n[156] |= g[14] & 0x2000 != 0;
+                            n[164] |= g[15] & 0x2000 != 0;
+                            n[172] |= g[16] & 0x2000 != 0;
+                            n[186] |= g[0] & 0x100000 == 0;
+                            n[192] |= g[18] & 0x2000 != 0;
+                            n[198] |= g[19] & 0x2000 != 0;
+                            n[204] |= g[20] & 0x2000 != 0;
+                            n[210] |= g[21] & 0x2000 != 0;
+                            n[225] |= g[26] & 0x2000 != 0;
+                            n[233] |= g[25] & 0x2000 != 0;
+                            n[241] |= g[24] & 0x2000 != 0;
+                            n[249] |= g[1] & 0x400 != 0;
+                            n[257] |= g[0] & 0x1000 == 0;
+                            n[284] |= g[0] & 0x10 == 0;
+                            n[334] |= g[0] & 0x20 == 0;
+                            n[390] |= g[0] & 0x40 == 0;
+                        }
+                        if held & 0x40000000000 != 0 {
+                            n[56] |= g[0] & 0x400000 == 0;
+                            n[64] |= g[1] & 0x200000 != 0;
+                            n[89] |= g[0] & 0x40000000 == 0;
+                            n[97] |= g[7] & 0x200000 != 0;
+                            n[140] |= g[0] & 0x20000000 == 0;
+                            n[148] |= g[12] & 0x200000 != 0;
+                            n[156] |= g[13] & 0x200000 != 0;
+                            n[164] |= g[14] & 0x200000 != 0;
+                            n[172] |= g[15] & 0x200000 != 0;
+                            n[193] |= g[0] & 0x10000000 == 0;
+                            n[199] |= g[18] & 0x200000 != 0;
+                            n[205] |= g[19] & 0x200000 != 0;
+                            n[211] |= g[20] & 0x200000 != 0;
+                            n[217] |= g[21] & 0x200000 != 0;
+                            n[226] |= g[26] & 0x200000 != 0;
+                            n[234] |= g[25] & 0x200000 != 0;
+                            n[242] |= g[24] & 0x200000 != 0;
+                            n[250] |= g[1] & 0x40000 != 0;
+                            n[258] |= g[0] & 0x100000 == 0;
+                            n[283] |= g[29] & 0x200000 != 0;
+                            n[291] |= g[0] & 0x1000 == 0;
+                            n[334] |= g[34] & 0x200000 != 0;
+                            n[342] |= g[0] & 0x2000 == 0;
+                            n[391] |= g[40] & 0x200000 != 0;
+                            n[397] |= g[0] & 0x4000 == 0;
+                        }
+                        if held & 0x80000000000 != 0 {
+                            n[57] |= g[0] & 0x40000000 == 0;
+                            n[65] |= g[1] & 0x20000000 != 0;
+                            n[96] |= g[0] & 0x4000000000 == 0;
+                            n[104] |= g[7] & 0x20000000 != 0;
+                            n[148] |= g[0] & 0x2000000000 == 0;
+                            n[156] |= g[12] & 0x20000000 != 0;
+                            n[164] |= g[13] & 0x20000000 != 0;
+                            n[172] |= g[14] & 0x20000000 != 0;
+                            n[200] |= g[0] & 0x1000000000 == 0;
+                            n[206] |= g[18] & 0x20000000 != 0;
+                            n[212] |= g[19] & 0x20000000 != 0;
+                            n[218] |= g[20] & 0x20000000 != 0;
+                            n[227] |= g[26] & 0x20000000 != 0;
+                            n[235] |= g[25] & 0x20000000 != 0;
+                            n[243] |= g[24] & 0x20000000 != 0;
+                            n[251] |= g[1] & 0x4000000 != 0;
+                            n[259] |= g[0] & 0x10000000 == 0;
+                            n[282] |= g[30] & 0x20000000 != 0;
+                            n[290] |= g[7] & 0x4 != 0;
+                            n[298] |= g[0] & 0x100000 == 0;
+                            n[334] |= g[35] & 0x20000000 != 0;
+                            n[342] |= g[12] & 0x20 != 0;
+                            n[350] |= g[0] & 0x200000 == 0;
+                            n[398] |= g[40] & 0x20000000 != 0;
+                            n[404] |= g[0] & 0x400000 == 0;
+                        }
+                        if held & 0x100000000000 != 0 {
+                            n[58] |= g[0] & 0x4000000000 == 0;
+                            n[66] |= g[1] & 0x2000000000 != 0;
+                            n[103] |= g[0] & 0x400000000000 == 0;
+                            n[111] |= g[7] & 0x2000000000 != 0;
+                            n[156] |= g[0] & 0x200000000000 == 0;
+                            n[164] |= g[12] & 0x2000000000 != 0;
+                            n[172] |= g[13] & 0x2000000000 != 0;
+                            n[207] |= g[0] & 0x100000000000 == 0;
+                            n[213] |= g[18] & 0x2000000000 != 0;
+                            n[219] |= g[19] & 0x2000000000 != 0;
+                            n[228] |= g[26] & 0x2000000000 != 0;
+                            n[236] |= g[25] & 0x2000000000 != 0;
+                            n[244] |= g[24] & 0x2000000000 != 0;
+                            n[252] |= g[1] & 0x400000000 != 0;
+                            n[260] |= g[0] & 0x1000000000 == 0;
+                            n[281] |= g[31] & 0x2000000000 != 0;
+                            n[289] |= g[30] & 0x2000000000 != 0;
+                            n[297] |= g[7] & 0x400 != 0;
+                            n[305] |= g[0] & 0x10000000 == 0;
+                            n[334] |= g[36] & 0x2000000000 != 0;
+                            n[342] |= g[35] & 0x2000000000 != 0;
+                            n[350] |= g[12] & 0x2000 != 0;
+                            n[358] |= g[0] & 0x20000000 == 0;
+                            n[405] |= g[40] & 0x2000000000 != 0;
+                            n[411] |= g[0] & 0x40000000 == 0;
+                        }
+                        if held & 0x200000000000 != 0 {
+                            n[59] |= g[0] & 0x400000000000 == 0;
+                            n[67] |= g[1] & 0x200000000000 != 0;
+                            n[110] |= g[0] & 0x40000000000000 == 0;
+                            n[118] |= g[7] & 0x200000000000 != 0;
+                            n[164] |= g[0] & 0x20000000000000 == 0;
+                            n[172] |= g[12] & 0x200000000000 != 0;
+                            n[214] |= g[0] & 0x10000000000000 == 0;
+                            n[220] |= g[18] & 0x200000000000 != 0;
+                            n[229] |= g[26] & 0x200000000000 != 0;
+                            n[237] |= g[25] & 0x200000000000 != 0;
+                            n[245] |= g[24] & 0x200000000000 != 0;
+                            n[253] |= g[1] & 0x40000000000 != 0;
+                            n[261] |= g[0] & 0x100000000000 == 0;
+                            n[280] |= g[32] & 0x200000000000 != 0;
+                            n[288] |= g[31] & 0x200000000000 != 0;
+                            n[296] |= g[30] & 0x200000000000 != 0;
+                            n[304] |= g[7] & 0x40000 != 0;
+                            n[312] |= g[0] & 0x1000000000 == 0;
+                            n[334] |= g[37] & 0x200000000000 != 0;
+                            n[342] |= g[36] & 0x200000000000 != 0;
+                            n[350] |= g[35] & 0x200000000000 != 0;
+                            n[358] |= g[12] & 0x200000 != 0;
+                            n[366] |= g[0] & 0x2000000000 == 0;
+                            n[412] |= g[40] & 0x200000000000 != 0;
+                            n[418] |= g[0] & 0x4000000000 == 0;
+                        }
+                        if held & 0x400000000000 != 0 {
+                            n[60] |= g[0] & 0x40000000000000 == 0;
+                            n[68] |= g[1] & 0x20000000000000 != 0;
+                            n[117] |= g[0] & 0x4000000000000000 == 0;
+                            n[172] |= g[0] & 0x2000000000000000 == 0;
+                            n[221] |= g[0] & 0x1000000000000000 == 0;
+                            n[230] |= g[26] & 0x20000000000000 != 0;
+                            n[238] |= g[25] & 0x20000000000000 != 0;
+                            n[246] |= g[24] & 0x20000000000000 != 0;
+                            n[254] |= g[1] & 0x4000000000000 != 0;
+                            n[262] |= g[0] & 0x10000000000000 == 0;
+                            n[287] |= g[32] & 0x20000000000000 != 0;
+                            n[295] |= g[31] & 0x20000000000000 != 0;
+                            n[303] |= g[30] & 0x20000000000000 != 0;
+                            n[311] |= g[7] & 0x4000000 != 0;
+                            n[319] |= g[0] & 0x100000000000 == 0;
+                            n[334] |= g[38] & 0x20000000000000 != 0;
+                            n[342] |= g[37] & 0x20000000000000 != 0;
+                            n[350] |= g[36] & 0x20000000000000 != 0;
+                            n[358] |= g[35] & 0x20000000000000 != 0;
+                            n[366] |= g[12] & 0x20000000 != 0;
+                            n[374] |= g[0] & 0x200000000000 == 0;
+                            n[419] |= g[40] & 0x20000000000000 != 0;
+                            n[425] |= g[0] & 0x400000000000 == 0;
+                        }
+                        if held & 0x800000000000 != 0 {
+                            n[61] |= g[0] & 0x4000000000000000 == 0;
+                            n[69] |= g[1] & 0x2000000000000000 != 0;
+                            n[231] |= g[26] & 0x2000000000000000 != 0;
+                            n[239] |= g[25] & 0x2000000000000000 != 0;
+                            n[247] |= g[24] & 0x2000000000000000 != 0;
+                            n[255] |= g[1] & 0x400000000000000 != 0;
+                            n[263] |= g[0] & 0x1000000000000000 == 0;
+                            n[294] |= g[32] & 0x2000000000000000 != 0;
+                            n[302] |= g[31] & 0x2000000000000000 != 0;
+                            n[310] |= g[30] & 0x2000000000000000 != 0;
+                            n[318] |= g[7] & 0x400000000 != 0;
+                            n[326] |= g[0] & 0x10000000000000 == 0;
+                            n[334] |= g[39] & 0x2000000000000000 != 0;
+                            n[342] |= g[38] & 0x2000000000000000 != 0;
+                            n[350] |= g[37] & 0x2000000000000000 != 0;
+                            n[358] |= g[36] & 0x2000000000000000 != 0;
+                            n[366] |= g[35] & 0x2000000000000000 != 0;
+                            n[374] |= g[12] & 0x2000000000 != 0;
+                            n[382] |= g[0] & 0x20000000000000 == 0;
+                            n[426] |= g[40] & 0x2000000000000000 != 0;
+                            n[432] |= g[0] & 0x40000000000000 == 0;
+                        }
+                        if held & 0x1000000000000 != 0 {
+                            n[62] |= g[0] & 0x80 == 0;
+                            n[76] |= g[0] & 0x8000 == 0;
+                            n[125] |= g[0] & 0x4000 == 0;
+                            n[133] |= g[12] & 0x40 != 0;
+                            n[141] |= g[13] & 0x40 != 0;
+                            n[149] |= g[14] & 0x40 != 0;
+                            n[157] |= g[15] & 0x40 != 0;
+                            n[165] |= g[16] & 0x40 != 0;
+                            n[173] |= g[17] & 0x40 != 0;
+                            n[180] |= g[0] & 0x2000 == 0;
+                            n[186] |= g[18] & 0x40 != 0;
+                            n[192] |= g[19] & 0x40 != 0;
+                            n[198] |= g[20] & 0x40 != 0;
+                            n[204] |= g[21] & 0x40 != 0;
+                            n[210] |= g[22] & 0x40 != 0;
+                            n[224] |= g[27] & 0x40 != 0;
+                            n[232] |= g[26] & 0x40 != 0;
+                            n[240] |= g[25] & 0x40 != 0;
+                            n[248] |= g[24] & 0x40 != 0;
+                            n[256] |= g[1] & 0x8 != 0;
+                            n[264] |= g[0] & 0x20 == 0;
+                        }
+                        if held & 0x2000000000000 != 0 {
+                            n[63] |= g[0] & 0x8000 == 0;
+                            n[83] |= g[0] & 0x800000 == 0;
+                            n[133] |= g[0] & 0x400000 == 0;
+                            n[141] |= g[12] & 0x4000 != 0;
+                            n[149] |= g[13] & 0x4000 != 0;
+                            n[157] |= g[14] & 0x4000 != 0;
+                            n[165] |= g[15] & 0x4000 != 0;
+                            n[173] |= g[16] & 0x4000 != 0;
+                            n[187] |= g[0] & 0x200000 == 0;
+                            n[193] |= g[18] & 0x4000 != 0;
+                            n[199] |= g[19] & 0x4000 != 0;
+                            n[205] |= g[20] & 0x4000 != 0;
+                            n[211] |= g[21] & 0x4000 != 0;
+                            n[217] |= g[22] & 0x4000 != 0;
+                            n[225] |= g[27] & 0x4000 != 0;
+                            n[233] |= g[26] & 0x4000 != 0;
+                            n[241] |= g[25] & 0x4000 != 0;
+                            n[249] |= g[24] & 0x4000 != 0;
+                            n[257] |= g[1] & 0x800 != 0;
+                            n[265] |= g[0] & 0x2000 == 0;
+                            n[285] |= g[0] & 0x20 == 0;
+                            n[335] |= g[0] & 0x40 == 0;
+                            n[391] |= g[0] & 0x80 == 0;
+                        }
+                        if held & 0x4000000000000 != 0 {
+                            n[64] |= g[0] & 0x800000 == 0;
+                            n[90] |= g[0] & 0x80000000 == 0;
+                            n[141] |= g[0] & 0x40000000 == 0;
+                            n[149] |= g[12] & 0x400000 != 0;
+                            n[157] |= g[13] & 0x400000 != 0;
+                            n[165] |= g[14] & 0x400000 != 0;
+                            n[173] |= g[15] & 0x400000 != 0;
+                            n[194] |= g[0] & 0x20000000 == 0;
+                            n[200] |= g[18] & 0x400000 != 0;
+                            n[206] |= g[19] & 0x400000 != 0;
+                            n[212] |= g[20] & 0x400000 != 0;
+                            n[218] |= g[21] & 0x400000 != 0;
+                            n[226] |= g[27] & 0x400000 != 0;
+                            n[234] |= g[26] & 0x400000 != 0;
+                            n[242] |= g[25] & 0x400000 != 0;
+                            n[250] |= g[24] & 0x400000 != 0;
+                            n[258] |= g[1] & 0x80000 != 0;
+                            n[266] |= g[0] & 0x200000 == 0;
+                            n[284] |= g[29] & 0x400000 != 0;
+                            n[292] |= g[0] & 0x2000 == 0;
+                            n[335] |= g[34] & 0x400000 != 0;
+                            n[343] |= g[0] & 0x4000 == 0;
+                            n[398] |= g[0] & 0x8000 == 0;
+                        }
+                        if held & 0x8000000000000 != 0 {
+                            n[65] |= g[0] & 0x80000000 == 0;
+                            n[97] |= g[0] & 0x8000000000 == 0;
+                            n[149] |= g[0] & 0x4000000000 == 0;
+                            n[157] |= g[12] & 0x40000000 != 0;
+                            n[165] |= g[13] & 0x40000000 != 0;
+                            n[173] |= g[14] & 0x40000000 != 0;
+                            n[201] |= g[0] & 0x2000000000 == 0;
+                            n[207] |= g[18] & 0x40000000 != 0;
+                            n[213] |= g[19] & 0x40000000 != 0;
+                            n[219] |= g[20] & 0x40000000 != 0;
+                            n[227] |= g[27] & 0x40000000 != 0;
+                            n[235] |= g[26] & 0x40000000 != 0;
+                            n[243] |= g[25] & 0x40000000 != 0;
+                            n[251] |= g[24] & 0x40000000 != 0;
+                            n[259] |= g[1] & 0x8000000 != 0;
+                            n[267] |= g[0] & 0x20000000 == 0;
+                            n[283] |= g[30] & 0x40000000 != 0;
+                            n[291] |= g[7] & 0x8 != 0;
+                            n[299] |= g[0] & 0x200000 == 0;
+                            n[335] |= g[35] & 0x40000000 != 0;
+                            n[343] |= g[12] & 0x40 != 0;
+                            n[351] |= g[0] & 0x400000 == 0;
+                            n[405] |= g[0] & 0x800000 == 0;
+                        }
+                        if held & 0x10000000000000 != 0 {
+                            n[66] |= g[0] & 0x8000000000 == 0;
+                            n[104] |= g[0] & 0x800000000000 == 0;
+                            n[157] |= g[0] & 0x400000000000 == 0;
+                            n[165] |= g[12] & 0x4000000000 != 0;
+                            n[173] |= g[13] & 0x4000000000 != 0;
+                            n[208] |= g[0] & 0x200000000000 == 0;
+                            n[214] |= g[18] & 0x4000000000 != 0;
+                            n[220] |= g[19] & 0x4000000000 != 0;
+                            n[228] |= g[27] & 0x4000000000 != 0;
+                            n[236] |= g[26] & 0x4000000000 != 0;
+                            n[244] |= g[25] & 0x4000000000 != 0;
+                            n[252] |= g[24] & 0x4000000000 != 0;
+                            n[260] |= g[1] & 0x800000000 != 0;
+                            n[268] |= g[0] & 0x2000000000 == 0;
+                            n[282] |= g[31] & 0x4000000000 != 0;
+                            n[290] |= g[30] & 0x4000000000 != 0;
+                            n[298] |= g[7] & 0x800 != 0;
+                            n[306] |= g[0] & 0x20000000 == 0;
+                            n[335] |= g[36] & 0x4000000000 != 0;
+                            n[343] |= g[35] & 0x4000000000 != 0;
+                            n[351] |= g[12] & 0x4000 != 0;
+                            n[359] |= g[0] & 0x40000000 == 0;
+                            n[412] |= g[0] & 0x80000000 == 0;
+                        }
+                        if held & 0x20000000000000 != 0 {
+                            n[67] |= g[0] & 0x800000000000 == 0;
+                            n[111] |= g[0] & 0x80000000000000 == 0;
+                            n[165] |= g[0] & 0x40000000000000 == 0;
+                            n[173] |= g[12] & 0x400000000000 != 0;
+                            n[215] |= g[0] & 0x20000000000000 == 0;
+                            n[221] |= g[18] & 0x400000000000 != 0;
+                            n[229] |= g[27] & 0x400000000000 != 0;
+                            n[237] |= g[26] & 0x400000000000 != 0;
+                            n[245] |= g[25] & 0x400000000000 != 0;
+                            n[253] |= g[24] & 0x400000000000 != 0;
+                            n[261] |= g[1] & 0x80000000000 != 0;
+                            n[269] |= g[0] & 0x200000000000 == 0;
+                            n[281] |= g[32] & 0x400000000000 != 0;
+                            n[289] |= g[31] & 0x400000000000 != 0;
+                            n[297] |= g[30] & 0x400000000000 != 0;
+                            n[305] |= g[7] & 0x80000 != 0;
+                            n[313] |= g[0] & 0x2000000000 == 0;
+                            n[335] |= g[37] & 0x400000000000 != 0;
+                            n[343] |= g[36] & 0x400000000000 != 0;
+                            n[351] |= g[35] & 0x400000000000 != 0;
+                            n[359] |= g[12] & 0x400000 != 0;
+                            n[367] |= g[0] & 0x4000000000 == 0;
+                            n[419] |= g[0] & 0x8000000000 == 0;
+                        }
+                        if held & 0x40000000000000 != 0 {
+                            n[68] |= g[0] & 0x80000000000000 == 0;
+                            n[118] |= g[0] & 0x8000000000000000 == 0;
+                            n[173] |= g[0] & 0x4000000000000000 == 0;
+                            n[222] |= g[0] & 0x2000000000000000 == 0;
+                            n[230] |= g[27] & 0x40000000000000 != 0;
+                            n[238] |= g[26] & 0x40000000000000 != 0;
+                            n[246] |= g[25] & 0x40000000000000 != 0;
+                            n[254] |= g[24] & 0x40000000000000 != 0;
+                            n[262] |= g[1] & 0x8000000000000 != 0;
+                            n[270] |= g[0] & 0x20000000000000 == 0;
+                            n[280] |= g[33] & 0x40000000000000 != 0;
+                            n[288] |= g[32] & 0x40000000000000 != 0;
+                            n[296] |= g[31] & 0x40000000000000 != 0;
+                            n[304] |= g[30] & 0x40000000000000 != 0;
+                            n[312] |= g[7] & 0x8000000 != 0;
+                            n[320] |= g[0] & 0x200000000000 == 0;
+                            n[335] |= g[38] & 0x40000000000000 != 0;
+                            n[343] |= g[37] & 0x40000000000000 != 0;
+                            n[351] |= g[36] & 0x40000000000000 != 0;
+                            n[359] |= g[35] & 0x40000000000000 != 0;
+                            n[367] |= g[12] & 0x40000000 != 0;
+                            n[375] |= g[0] & 0x400000000000 == 0;
+                            n[426] |= g[0] & 0x800000000000 == 0;
+                        }
+                        if held & 0x80000000000000 != 0 {
+                            n[69] |= g[0] & 0x8000000000000000 == 0;
+                            n[231] |= g[27] & 0x4000000000000000 != 0;
+                            n[239] |= g[26] & 0x4000000000000000 != 0;
+                            n[247] |= g[25] & 0x4000000000000000 != 0;
+                            n[255] |= g[24] & 0x4000000000000000 != 0;
+                            n[263] |= g[1] & 0x800000000000000 != 0;
+                            n[271] |= g[0] & 0x2000000000000000 == 0;
+                            n[287] |= g[33] & 0x4000000000000000 != 0;
+                            n[295] |= g[32] & 0x4000000000000000 != 0;
+                            n[303] |= g[31] & 0x4000000000000000 != 0;
+                            n[311] |= g[30] & 0x4000000000000000 != 0;
+                            n[319] |= g[7] & 0x800000000 != 0;
+                            n[327] |= g[0] & 0x20000000000000 == 0;
+                            n[335] |= g[39] & 0x4000000000000000 != 0;
+                            n[343] |= g[38] & 0x4000000000000000 != 0;
+                            n[351] |= g[37] & 0x4000000000000000 != 0;
+                            n[359] |= g[36] & 0x4000000000000000 != 0;
+                            n[367] |= g[35] & 0x4000000000000000 != 0;
+                            n[375] |= g[12] & 0x4000000000 != 0;
+                            n[383] |= g[0] & 0x40000000000000 == 0;
+                            n[433] |= g[0] & 0x80000000000000 == 0;
+                        }
+                        if held & 0x100000000000000 != 0 {
+                            n[126] |= g[0] & 0x8000 == 0;
+                            n[134] |= g[12] & 0x80 != 0;
+                            n[142] |= g[13] & 0x80 != 0;
+                            n[150] |= g[14] & 0x80 != 0;
+                            n[158] |= g[15] & 0x80 != 0;
+                            n[166] |= g[16] & 0x80 != 0;
+                            n[174] |= g[17] & 0x80 != 0;
+                            n[181] |= g[0] & 0x4000 == 0;
+                            n[187] |= g[18] & 0x80 != 0;
+                            n[193] |= g[19] & 0x80 != 0;
+                            n[199] |= g[20] & 0x80 != 0;
+                            n[205] |= g[21] & 0x80 != 0;
+                            n[211] |= g[22] & 0x80 != 0;
+                            n[217] |= n[3];
+                            n[224] |= g[28] & 0x80 != 0;
+                            n[232] |= g[27] & 0x80 != 0;
+                            n[240] |= g[26] & 0x80 != 0;
+                            n[248] |= g[25] & 0x80 != 0;
+                            n[256] |= g[24] & 0x80 != 0;
+                            n[264] |= g[1] & 0x10 != 0;
+                            n[272] |= g[0] & 0x40 == 0;
+                        }
+                        if held & 0x200000000000000 != 0 {
+                            n[134] |= g[0] & 0x800000 == 0;
+                            n[142] |= g[12] & 0x8000 != 0;
+                            n[150] |= g[13] & 0x8000 != 0;
+                            n[158] |= g[14] & 0x8000 != 0;
+                            n[166] |= g[15] & 0x8000 != 0;
+                            n[174] |= g[16] & 0x8000 != 0;
+                            n[188] |= g[0] & 0x400000 == 0;
+                            n[194] |= g[18] & 0x8000 != 0;
+                            n[200] |= g[19] & 0x8000 != 0;
+                            n[206] |= g[20] & 0x8000 != 0;
+                            n[212] |= g[21] & 0x8000 != 0;
+                            n[218] |= g[22] & 0x8000 != 0;
+                            n[225] |= g[28] & 0x8000 != 0;
+                            n[233] |= g[27] & 0x8000 != 0;
+                            n[241] |= g[26] & 0x8000 != 0;
+                            n[249] |= g[25] & 0x8000 != 0;
+                            n[257] |= g[24] & 0x8000 != 0;
+                            n[265] |= g[1] & 0x1000 != 0;
+                            n[273] |= g[0] & 0x4000 == 0;
+                            n[286] |= g[0] & 0x40 == 0;
+                            n[336] |= g[0] & 0x80 == 0;
+                        }
+                        if held & 0x400000000000000 != 0 {
+                            n[142] |= g[0] & 0x80000000 == 0;
+                            n[150] |= g[12] & 0x800000 != 0;
+                            n[158] |= g[13] & 0x800000 != 0;
+                            n[166] |= g[14] & 0x800000 != 0;
+                            n[174] |= g[15] & 0x800000 != 0;
+                            n[195] |= g[0] & 0x40000000 == 0;
+                            n[201] |= g[18] & 0x800000 != 0;
+                            n[207] |= g[19] & 0x800000 != 0;
+                            n[213] |= g[20] & 0x800000 != 0;
+                            n[219] |= g[21] & 0x800000 != 0;
+                            n[226] |= g[28] & 0x800000 != 0;
+                            n[234] |= g[27] & 0x800000 != 0;
+                            n[242] |= g[26] & 0x800000 != 0;
+                            n[250] |= g[25] & 0x800000 != 0;
+                            n[258] |= g[24] & 0x800000 != 0;
+                            n[266] |= g[1] & 0x100000 != 0;
+                            n[274] |= g[0] & 0x400000 == 0;
+                            n[285] |= g[29] & 0x800000 != 0;
+                            n[293] |= g[0] & 0x4000 == 0;
+                            n[336] |= g[34] & 0x800000 != 0;
+                            n[344] |= g[0] & 0x8000 == 0;
+                        }
+                        if held & 0x800000000000000 != 0 {
+                            n[150] |= g[0] & 0x8000000000 == 0;
+                            n[158] |= g[12] & 0x80000000 != 0;
+                            n[166] |= g[13] & 0x80000000 != 0;
+                            n[174] |= g[14] & 0x80000000 != 0;
+                            n[202] |= g[0] & 0x4000000000 == 0;
+                            n[208] |= g[18] & 0x80000000 != 0;
+                            n[214] |= g[19] & 0x80000000 != 0;
+                            n[220] |= g[20] & 0x80000000 != 0;
+                            n[227] |= g[28] & 0x80000000 != 0;
+                            n[235] |= g[27] & 0x80000000 != 0;
+                            n[243] |= g[26] & 0x80000000 != 0;
+                            n[251] |= g[25] & 0x80000000 != 0;
+                            n[259] |= g[24] & 0x80000000 != 0;
+                            n[267] |= g[1] & 0x10000000 != 0;
+                            n[275] |= g[0] & 0x40000000 == 0;
+                            n[284] |= g[30] & 0x80000000 != 0;
+                            n[292] |= g[7] & 0x10 != 0;
+                            n[300] |= g[0] & 0x400000 == 0;
+                            n[336] |= g[35] & 0x80000000 != 0;
+                            n[344] |= g[12] & 0x80 != 0;
+                            n[352] |= g[0] & 0x800000 == 0;
+                        }
+                        if held & 0x1000000000000000 != 0 {
+                            n[158] |= g[0] & 0x800000000000 == 0;
+                            n[166] |= g[12] & 0x8000000000 != 0;
+                            n[174] |= g[13] & 0x8000000000 != 0;
+                            n[209] |= g[0] & 0x400000000000 == 0;
+                            n[215] |= g[18] & 0x8000000000 != 0;
+                            n[221] |= g[19] & 0x8000000000 != 0;
+                            n[228] |= g[28] & 0x8000000000 != 0;
+                            n[236] |= g[27] & 0x8000000000 != 0;
+                            n[244] |= g[26] & 0x8000000000 != 0;
+                            n[252] |= g[25] & 0x8000000000 != 0;
+                            n[260] |= g[24] & 0x8000000000 != 0;
+                            n[268] |= g[1] & 0x1000000000 != 0;
+                            n[276] |= g[0] & 0x4000000000 == 0;
+                            n[283] |= g[31] & 0x8000000000 != 0;
+                            n[291] |= g[30] & 0x8000000000 != 0;
+                            n[299] |= g[7] & 0x1000 != 0;
+                            n[307] |= g[0] & 0x40000000 == 0;
+                            n[336] |= g[36] & 0x8000000000 != 0;
+                            n[344] |= g[35] & 0x8000000000 != 0;
+                            n[352] |= g[12] & 0x8000 != 0;
+                            n[360] |= g[0] & 0x80000000 == 0;
+                        }
+                        if held & 0x2000000000000000 != 0 {
+                            n[166] |= g[0] & 0x80000000000000 == 0;
+                            n[174] |= g[12] & 0x800000000000 != 0;
+                            n[216] |= g[0] & 0x40000000000000 == 0;
+                            n[222] |= g[18] & 0x800000000000 != 0;
+                            n[229] |= g[28] & 0x800000000000 != 0;
+                            n[237] |= g[27] & 0x800000000000 != 0;
+                            n[245] |= g[26] & 0x800000000000 != 0;
+                            n[253] |= g[25] & 0x800000000000 != 0;
+                            n[261] |= g[24] & 0x800000000000 != 0;
+                            n[269] |= g[1] & 0x100000000000 != 0;
+                            n[277] |= g[0] & 0x400000000000 == 0;
+                            n[282] |= g[32] & 0x800000000000 != 0;
+                            n[290] |= g[31] & 0x800000000000 != 0;
+                            n[298] |= g[30] & 0x800000000000 != 0;
+                            n[306] |= g[7] & 0x100000 != 0;
+                            n[314] |= g[0] & 0x4000000000 == 0;
+                            n[336] |= g[37] & 0x800000000000 != 0;
+                            n[344] |= g[36] & 0x800000000000 != 0;
+                            n[352] |= g[35] & 0x800000000000 != 0;
+                            n[360] |= g[12] & 0x800000 != 0;
+                            n[368] |= g[0] & 0x8000000000 == 0;
+                        }
+                        if held & 0x4000000000000000 != 0 {
+                            n[174] |= g[0] & 0x8000000000000000 == 0;
+                            n[223] |= g[0] & 0x4000000000000000 == 0;
+                            n[230] |= g[28] & 0x80000000000000 != 0;
+                            n[238] |= g[27] & 0x80000000000000 != 0;
+                            n[246] |= g[26] & 0x80000000000000 != 0;
+                            n[254] |= g[25] & 0x80000000000000 != 0;
+                            n[262] |= g[24] & 0x80000000000000 != 0;
+                            n[270] |= g[1] & 0x10000000000000 != 0;
+                            n[278] |= g[0] & 0x40000000000000 == 0;
+                            n[281] |= g[33] & 0x80000000000000 != 0;
+                            n[289] |= g[32] & 0x80000000000000 != 0;
+                            n[297] |= g[31] & 0x80000000000000 != 0;
+                            n[305] |= g[30] & 0x80000000000000 != 0;
+                            n[313] |= g[7] & 0x10000000 != 0;
+                            n[321] |= g[0] & 0x400000000000 == 0;
+                            n[336] |= g[38] & 0x80000000000000 != 0;
+                            n[344] |= g[37] & 0x80000000000000 != 0;
+                            n[352] |= g[36] & 0x80000000000000 != 0;
+                            n[360] |= g[35] & 0x80000000000000 != 0;
+                            n[368] |= g[12] & 0x80000000 != 0;
+                            n[376] |= g[0] & 0x800000000000 == 0;
+                        }
+                        if held & 0x8000000000000000 != 0 {
+                            n[231] |= g[28] & 0x8000000000000000 != 0;
+                            n[239] |= g[27] & 0x8000000000000000 != 0;
+                            n[247] |= g[26] & 0x8000000000000000 != 0;
+                            n[255] |= g[25] & 0x8000000000000000 != 0;
+                            n[263] |= g[24] & 0x8000000000000000 != 0;
+                            n[271] |= g[1] & 0x1000000000000000 != 0;
+                            n[279] |= g[0] & 0x4000000000000000 == 0;
+                            n[280] |= n[4];
+                            n[288] |= g[33] & 0x8000000000000000 != 0;
+                            n[296] |= g[32] & 0x8000000000000000 != 0;
+                            n[304] |= g[31] & 0x8000000000000000 != 0;
+                            n[312] |= g[30] & 0x8000000000000000 != 0;
+                            n[320] |= g[7] & 0x1000000000 != 0;
+                            n[328] |= g[0] & 0x40000000000000 == 0;
+                            n[336] |= g[39] & 0x8000000000000000 != 0;
+                            n[344] |= g[38] & 0x8000000000000000 != 0;
+                            n[352] |= g[37] & 0x8000000000000000 != 0;
+                            n[360] |= g[36] & 0x8000000000000000 != 0;
+                            n[368] |= g[35] & 0x8000000000000000 != 0;
+                            n[376] |= g[12] & 0x8000000000 != 0;
+                            n[384] |= g[0] & 0x80000000000000 == 0;
+                        }
+                    }
                 }
             }
-        }
-    }
-    nodes_part_0(s, &mut n, &mut g);
-    // n[434]: ((aux 2) 1 5)
-    n[434] = (n[38]) | (n[256]) | (n[284]) | (n[333]) | (n[388]);
-    // n[435]: ((aux 2) 1 6)
-    n[435] = (n[46]) | (n[264]) | (n[285]) | (n[334]) | (n[389]);
-    // n[436]: ((aux 2) 1 7)
-    n[436] = (n[54]) | (n[272]) | (n[286]) | (n[335]) | (n[390]);
-    // n[437]: ((aux 2) 1 8)
-    n[437] = (n[62]) | (n[336]) | (n[391]);
-    // n[438]: ((aux 2) 2 5)
-    n[438] = (n[39]) | (n[73]) | (n[123]) | (n[179]) | (n[257]) | (n[291]) | (n[341])
-        | (n[395]);
-    // n[439]: ((aux 2) 2 6)
-    n[439] = (n[47]) | (n[74]) | (n[124]) | (n[180]) | (n[265]) | (n[292]) | (n[342])
-        | (n[396]);
-    // n[440]: ((aux 2) 2 7)
-    n[440] = (n[55]) | (n[75]) | (n[125]) | (n[181]) | (n[273]) | (n[293]) | (n[343])
-        | (n[397]);
-    // n[441]: ((aux 2) 2 8)
-    n[441] = (n[63]) | (n[76]) | (n[126]) | (n[344]) | (n[398]);
-    // n[442]: ((aux 2) 3 6)
-    n[442] = (n[48]) | (n[81]) | (n[132]) | (n[187]) | (n[266]) | (n[299]) | (n[350])
-        | (n[403]);
-    // n[443]: ((aux 2) 3 7)
-    n[443] = (n[56]) | (n[82]) | (n[133]) | (n[188]) | (n[274]) | (n[300]) | (n[351])
-        | (n[404]);
-    // n[444]: ((aux 2) 3 8)
-    n[444] = (n[64]) | (n[83]) | (n[134]) | (n[352]) | (n[405]);
-    // n[445]: ((aux 2) 4 7)
-    n[445] = (n[57]) | (n[89]) | (n[141]) | (n[195]) | (n[275]) | (n[307]) | (n[359])
-        | (n[411]);
-    // n[446]: ((aux 2) 4 8)
-    n[446] = (n[65]) | (n[90]) | (n[142]) | (n[360]) | (n[412]);
-    // n[447]: ((aux 2) 5 8)
-    n[447] = (n[66]) | (n[97]) | (n[150]) | (n[368]) | (n[419]);
-    // n[448]: ((aux 2) 2 4)
-    n[448] = (n[31]) | (n[72]) | (n[122]) | (n[178]) | (n[249]) | (n[290]) | (n[340])
-        | (n[394]);
-    // n[449]: ((aux 2) 3 4)
-    n[449] = (n[32]) | (n[79]) | (n[130]) | (n[185]) | (n[250]) | (n[297]) | (n[348])
-        | (n[401]);
-    // n[450]: ((aux 2) 3 5)
-    n[450] = (n[40]) | (n[80]) | (n[131]) | (n[186]) | (n[258]) | (n[298]) | (n[349])
-        | (n[402]);
-    // n[451]: ((aux 2) 4 4)
-    n[451] = (n[33]) | (n[86]) | (n[138]) | (n[192]) | (n[251]) | (n[304]) | (n[356])
-        | (n[408]);
-    // n[452]: ((aux 2) 4 5)
-    n[452] = (n[41]) | (n[87]) | (n[139]) | (n[193]) | (n[259]) | (n[305]) | (n[357])
-        | (n[409]);
-    // n[453]: ((aux 2) 4 6)
-    n[453] = (n[49]) | (n[88]) | (n[140]) | (n[194]) | (n[267]) | (n[306]) | (n[358])
-        | (n[410]);
-    // n[454]: ((aux 2) 5 4)
-    n[454] = (n[34]) | (n[93]) | (n[146]) | (n[199]) | (n[252]) | (n[311]) | (n[364])
-        | (n[415]);
-    // n[455]: ((aux 2) 5 5)
-    n[455] = (n[42]) | (n[94]) | (n[147]) | (n[200]) | (n[260]) | (n[312]) | (n[365])
-        | (n[416]);
-    // n[456]: ((aux 2) 5 6)
-    n[456] = (n[50]) | (n[95]) | (n[148]) | (n[201]) | (n[268]) | (n[313]) | (n[366])
-        | (n[417]);
-    // n[457]: ((aux 2) 5 7)
-    n[457] = (n[58]) | (n[96]) | (n[149]) | (n[202]) | (n[276]) | (n[314]) | (n[367])
-        | (n[418]);
-    // n[458]: ((aux 2) 6 4)
-    n[458] = (n[35]) | (n[100]) | (n[154]) | (n[206]) | (n[253]) | (n[318]) | (n[372])
-        | (n[422]);
-    // n[459]: ((aux 2) 6 5)
-    n[459] = (n[43]) | (n[101]) | (n[155]) | (n[207]) | (n[261]) | (n[319]) | (n[373])
-        | (n[423]);
-    // n[460]: ((aux 2) 6 6)
-    n[460] = (n[51]) | (n[102]) | (n[156]) | (n[208]) | (n[269]) | (n[320]) | (n[374])
-        | (n[424]);
-    // n[461]: ((aux 2) 6 7)
-    n[461] = (n[59]) | (n[103]) | (n[157]) | (n[209]) | (n[277]) | (n[321]) | (n[375])
-        | (n[425]);
-    // n[462]: ((aux 2) 6 8)
-    n[462] = (n[67]) | (n[104]) | (n[158]) | (n[376]) | (n[426]);
-    // n[463]: ((aux 2) 7 4)
-    n[463] = (n[36]) | (n[107]) | (n[162]) | (n[213]) | (n[254]) | (n[325]) | (n[380])
-        | (n[429]);
-    // n[464]: ((aux 2) 7 5)
-    n[464] = (n[44]) | (n[108]) | (n[163]) | (n[214]) | (n[262]) | (n[326]) | (n[381])
-        | (n[430]);
-    // n[465]: ((aux 2) 7 6)
-    n[465] = (n[52]) | (n[109]) | (n[164]) | (n[215]) | (n[270]) | (n[327]) | (n[382])
-        | (n[431]);
-    // n[466]: ((aux 2) 7 7)
-    n[466] = (n[60]) | (n[110]) | (n[165]) | (n[216]) | (n[278]) | (n[328]) | (n[383])
-        | (n[432]);
-    // n[467]: ((aux 2) 7 8)
-    n[467] = (n[68]) | (n[111]) | (n[166]) | (n[384]) | (n[433]);
-    // n[468]: ((aux 2) 8 4)
-    n[468] = (n[37]) | (n[114]) | (n[170]) | (n[220]) | (n[255]);
-    // n[469]: ((aux 2) 8 5)
-    n[469] = (n[45]) | (n[115]) | (n[171]) | (n[221]) | (n[263]);
-    // n[470]: ((aux 2) 8 6)
-    n[470] = (n[53]) | (n[116]) | (n[172]) | (n[222]) | (n[271]);
-    // n[471]: ((aux 2) 8 7)
-    n[471] = (n[61]) | (n[117]) | (n[173]) | (n[223]) | (n[279]);
-    // n[472]: ((aux 2) 8 8)
-    n[472] = (n[69]) | (n[118]) | (n[174]);
-    // n[473]: ((aux 2) 2 3)
-    n[473] = (n[23]) | (n[71]) | (n[121]) | (n[177]) | (n[241]) | (n[289]) | (n[339])
-        | (n[393]);
-    // n[474]: ((aux 2) 3 2)
-    n[474] = (n[16]) | (n[77]) | (n[128]) | (n[183]) | (n[234]) | (n[295]) | (n[346])
-        | (n[399]);
-    // n[475]: ((aux 2) 3 3)
-    n[475] = (n[24]) | (n[78]) | (n[129]) | (n[184]) | (n[242]) | (n[296]) | (n[347])
-        | (n[400]);
-    // n[476]: ((aux 2) 1 3)
-    n[476] = (n[22]) | (n[240]) | (n[282]) | (n[331]) | (n[386]);
-    // n[477]: ((aux 2) 1 4)
-    n[477] = (n[30]) | (n[248]) | (n[283]) | (n[332]) | (n[387]);
-    // n[478]: ((aux 2) 1 2)
-    n[478] = (n[14]) | (n[232]) | (n[281]) | (n[330]) | (n[385]);
-    // n[479]: ((aux 2) 4 3)
-    n[479] = (n[25]) | (n[85]) | (n[137]) | (n[191]) | (n[243]) | (n[303]) | (n[355])
-        | (n[407]);
-    // n[480]: ((aux 2) 4 2)
-    n[480] = (n[17]) | (n[84]) | (n[136]) | (n[190]) | (n[235]) | (n[302]) | (n[354])
-        | (n[406]);
-    // n[481]: ((aux 2) 5 2)
-    n[481] = (n[18]) | (n[91]) | (n[144]) | (n[197]) | (n[236]) | (n[309]) | (n[362])
-        | (n[413]);
-    // n[482]: ((aux 2) 5 3)
-    n[482] = (n[26]) | (n[92]) | (n[145]) | (n[198]) | (n[244]) | (n[310]) | (n[363])
-        | (n[414]);
-    // n[483]: ((aux 2) 6 2)
-    n[483] = (n[19]) | (n[98]) | (n[152]) | (n[204]) | (n[237]) | (n[316]) | (n[370])
-        | (n[420]);
-    // n[484]: ((aux 2) 6 3)
-    n[484] = (n[27]) | (n[99]) | (n[153]) | (n[205]) | (n[245]) | (n[317]) | (n[371])
-        | (n[421]);
-    // n[485]: ((aux 2) 7 2)
-    n[485] = (n[20]) | (n[105]) | (n[160]) | (n[211]) | (n[238]) | (n[323]) | (n[378])
-        | (n[427]);
-    // n[486]: ((aux 2) 7 3)
-    n[486] = (n[28]) | (n[106]) | (n[161]) | (n[212]) | (n[246]) | (n[324]) | (n[379])
-        | (n[428]);
-    // n[487]: ((aux 2) 8 2)
-    n[487] = (n[21]) | (n[112]) | (n[168]) | (n[218]) | (n[239]);
-    // n[488]: ((aux 2) 8 3)
-    n[488] = (n[29]) | (n[113]) | (n[169]) | (n[219]) | (n[247]);
-    // n[489]: ((aux 2) 2 2)
-    n[489] = (n[15]) | (n[70]) | (n[120]) | (n[176]) | (n[233]) | (n[288]) | (n[338])
-        | (n[392]);
-    // n[490]: ((aux 2) 4 1)
-    n[490] = (n[135]) | (n[189]) | (n[227]) | (n[301]) | (n[353]);
-    // n[491]: ((aux 2) 5 1)
-    n[491] = (n[143]) | (n[196]) | (n[228]) | (n[308]) | (n[361]);
-    // n[492]: ((aux 2) 6 1)
-    n[492] = (n[151]) | (n[203]) | (n[229]) | (n[315]) | (n[369]);
-    // n[493]: ((aux 2) 7 1)
-    n[493] = (n[159]) | (n[210]) | (n[230]) | (n[322]) | (n[377]);
-    // n[494]: ((aux 2) 8 1)
-    n[494] = (n[167]) | (n[217]) | (n[231]);
-    // n[495]: ((aux 2) 2 1)
-    n[495] = (n[119]) | (n[175]) | (n[225]) | (n[287]) | (n[337]);
-    // n[496]: ((aux 2) 3 1)
-    n[496] = (n[127]) | (n[182]) | (n[226]) | (n[294]) | (n[345]);
-    // n[497]: ((aux 2) 1 1)
-    n[497] = (n[224]) | (n[280]) | (n[329]);
-    // n[498]: (legal white (fire 1 5))
-    n[498] = (s.0[4] & 0x2 == 0x2) & (n[434]);
-    // n[499]: (legal white (fire 2 5))
-    n[499] = (s.0[4] & 0x2 == 0x2) & (n[438]);
-    // n[500]: (legal white (fire 2 4))
-    n[500] = (s.0[4] & 0x2 == 0x2) & (n[448]);
-    // n[501]: (legal white (fire 2 3))
-    n[501] = (s.0[4] & 0x2 == 0x2) & (n[473]);
-    // n[502]: (legal white (fire 1 3))
-    n[502] = (s.0[4] & 0x2 == 0x2) & (n[476]);
-    // n[503]: (legal white (fire 1 6))
-    n[503] = (s.0[4] & 0x2 == 0x2) & (n[435]);
-    // n[504]: (legal white (fire 3 6))
-    n[504] = (s.0[4] & 0x2 == 0x2) & (n[442]);
-    // n[505]: (legal white (fire 3 4))
-    n[505] = (s.0[4] & 0x2 == 0x2) & (n[449]);
-    // n[506]: (legal white (fire 3 2))
-    n[506] = (s.0[4] & 0x2 == 0x2) & (n[474]);
-    // n[507]: (legal white (fire 1 2))
-    n[507] = (s.0[4] & 0x2 == 0x2) & (n[478]);
-    // n[508]: (legal white (fire 1 7))
-    n[508] = (s.0[4] & 0x2 == 0x2) & (n[436]);
-    // n[509]: (legal white (fire 4 7))
-    n[509] = (s.0[4] & 0x2 == 0x2) & (n[445]);
-    // n[510]: (legal white (fire 4 4))
-    n[510] = (s.0[4] & 0x2 == 0x2) & (n[451]);
-    // n[511]: (legal white (fire 4 1))
-    n[511] = (s.0[4] & 0x2 == 0x2) & (n[490]);
-    // n[512]: (legal white (fire 1 1))
-    n[512] = (s.0[4] & 0x2 == 0x2) & (n[497]);
-    // n[513]: (legal white (fire 1 8))
-    n[513] = (s.0[4] & 0x2 == 0x2) & (n[437]);
-    // n[514]: (legal white (fire 5 8))
-    n[514] = (s.0[4] & 0x2 == 0x2) & (n[447]);
-    // n[515]: (legal white (fire 5 4))
-    n[515] = (s.0[4] & 0x2 == 0x2) & (n[454]);
-    // n[516]: (legal white (fire 6 4))
-    n[516] = (s.0[4] & 0x2 == 0x2) & (n[458]);
-    // n[517]: (legal white (fire 7 4))
-    n[517] = (s.0[4] & 0x2 == 0x2) & (n[463]);
-    // n[518]: (legal white (fire 8 4))
-    n[518] = (s.0[4] & 0x2 == 0x2) & (n[468]);
-    // n[519]: (legal white (fire 2 6))
-    n[519] = (s.0[4] & 0x2 == 0x2) & (n[439]);
-    // n[520]: (legal white (fire 1 4))
-    n[520] = (s.0[4] & 0x2 == 0x2) & (n[477]);
-    // n[521]: (legal white (fire 3 7))
-    n[521] = (s.0[4] & 0x2 == 0x2) & (n[443]);
-    // n[522]: (legal white (fire 3 5))
-    n[522] = (s.0[4] & 0x2 == 0x2) & (n[450]);
-    // n[523]: (legal white (fire 3 3))
-    n[523] = (s.0[4] & 0x2 == 0x2) & (n[475]);
-    // n[524]: (legal white (fire 4 8))
-    n[524] = (s.0[4] & 0x2 == 0x2) & (n[446]);
-    // n[525]: (legal white (fire 4 5))
-    n[525] = (s.0[4] & 0x2 == 0x2) & (n[452]);
-    // n[526]: (legal white (fire 4 2))
-    n[526] = (s.0[4] & 0x2 == 0x2) & (n[480]);
-    // n[527]: (legal white (fire 5 5))
-    n[527] = (s.0[4] & 0x2 == 0x2) & (n[455]);
-    // n[528]: (legal white (fire 5 1))
-    n[528] = (s.0[4] & 0x2 == 0x2) & (n[491]);
-    // n[529]: (legal white (fire 6 5))
-    n[529] = (s.0[4] & 0x2 == 0x2) & (n[459]);
-    // n[530]: (legal white (fire 7 5))
-    n[530] = (s.0[4] & 0x2 == 0x2) & (n[464]);
-    // n[531]: (legal white (fire 8 5))
-    n[531] = (s.0[4] & 0x2 == 0x2) & (n[469]);
-    // n[532]: (legal white (fire 2 7))
-    n[532] = (s.0[4] & 0x2 == 0x2) & (n[440]);
-    // n[533]: (legal white (fire 3 8))
-    n[533] = (s.0[4] & 0x2 == 0x2) & (n[444]);
-    // n[534]: (legal white (fire 4 6))
-    n[534] = (s.0[4] & 0x2 == 0x2) & (n[453]);
-    // n[535]: (legal white (fire 4 3))
-    n[535] = (s.0[4] & 0x2 == 0x2) & (n[479]);
-    // n[536]: (legal white (fire 5 6))
-    n[536] = (s.0[4] & 0x2 == 0x2) & (n[456]);
-    // n[537]: (legal white (fire 5 2))
-    n[537] = (s.0[4] & 0x2 == 0x2) & (n[481]);
-    // n[538]: (legal white (fire 6 6))
-    n[538] = (s.0[4] & 0x2 == 0x2) & (n[460]);
-    // n[539]: (legal white (fire 6 1))
-    n[539] = (s.0[4] & 0x2 == 0x2) & (n[492]);
-    // n[540]: (legal white (fire 7 6))
-    n[540] = (s.0[4] & 0x2 == 0x2) & (n[465]);
-    // n[541]: (legal white (fire 8 6))
-    n[541] = (s.0[4] & 0x2 == 0x2) & (n[470]);
-    // n[542]: (legal white (fire 2 8))
-    n[542] = (s.0[4] & 0x2 == 0x2) & (n[441]);
-    // n[543]: (legal white (fire 5 7))
-    n[543] = (s.0[4] & 0x2 == 0x2) & (n[457]);
-    // n[544]: (legal white (fire 5 3))
-    n[544] = (s.0[4] & 0x2 == 0x2) & (n[482]);
-    // n[545]: (legal white (fire 6 7))
-    n[545] = (s.0[4] & 0x2 == 0x2) & (n[461]);
-    // n[546]: (legal white (fire 6 2))
-    n[546] = (s.0[4] & 0x2 == 0x2) & (n[483]);
-    // n[547]: (legal white (fire 7 7))
-    n[547] = (s.0[4] & 0x2 == 0x2) & (n[466]);
-    // n[548]: (legal white (fire 7 1))
-    n[548] = (s.0[4] & 0x2 == 0x2) & (n[493]);
-    // n[549]: (legal white (fire 8 7))
-    n[549] = (s.0[4] & 0x2 == 0x2) & (n[471]);
-    // n[550]: (legal white (fire 6 8))
-    n[550] = (s.0[4] & 0x2 == 0x2) & (n[462]);
-    // n[551]: (legal white (fire 6 3))
-    n[551] = (s.0[4] & 0x2 == 0x2) & (n[484]);
-    // n[552]: (legal white (fire 7 8))
-    n[552] = (s.0[4] & 0x2 == 0x2) & (n[467]);
-    // n[553]: (legal white (fire 7 2))
-    n[553] = (s.0[4] & 0x2 == 0x2) & (n[485]);
-    // n[554]: (legal white (fire 8 8))
-    n[554] = (s.0[4] & 0x2 == 0x2) & (n[472]);
-    // n[555]: (legal white (fire 8 1))
-    n[555] = (s.0[4] & 0x2 == 0x2) & (n[494]);
-    // n[556]: (legal white (fire 2 2))
-    n[556] = (s.0[4] & 0x2 == 0x2) & (n[489]);
-    // n[557]: (legal white (fire 2 1))
-    n[557] = (s.0[4] & 0x2 == 0x2) & (n[495]);
-    // n[558]: (legal white (fire 3 1))
-    n[558] = (s.0[4] & 0x2 == 0x2) & (n[496]);
-    // n[559]: (legal white (fire 7 3))
-    n[559] = (s.0[4] & 0x2 == 0x2) & (n[486]);
-    // n[560]: (legal white (fire 8 2))
-    n[560] = (s.0[4] & 0x2 == 0x2) & (n[487]);
-    // n[561]: (legal white (fire 8 3))
-    n[561] = (s.0[4] & 0x2 == 0x2) & (n[488]);
-    // n[562]: (legal black (fire 1 5))
-    n[562] = (s.0[4] & 0x1 == 0x1) & (n[434]);
-    // n[563]: (legal black (fire 2 5))
-    n[563] = (s.0[4] & 0x1 == 0x1) & (n[438]);
-    // n[564]: (legal black (fire 2 4))
-    n[564] = (s.0[4] & 0x1 == 0x1) & (n[448]);
-    // n[565]: (legal black (fire 2 3))
-    n[565] = (s.0[4] & 0x1 == 0x1) & (n[473]);
-    // n[566]: (legal black (fire 1 3))
-    n[566] = (s.0[4] & 0x1 == 0x1) & (n[476]);
-    // n[567]: (legal black (fire 1 6))
-    n[567] = (s.0[4] & 0x1 == 0x1) & (n[435]);
-    // n[568]: (legal black (fire 3 6))
-    n[568] = (s.0[4] & 0x1 == 0x1) & (n[442]);
-    // n[569]: (legal black (fire 3 4))
-    n[569] = (s.0[4] & 0x1 == 0x1) & (n[449]);
-    // n[570]: (legal black (fire 3 2))
-    n[570] = (s.0[4] & 0x1 == 0x1) & (n[474]);
-    // n[571]: (legal black (fire 1 2))
-    n[571] = (s.0[4] & 0x1 == 0x1) & (n[478]);
-    // n[572]: (legal black (fire 1 7))
-    n[572] = (s.0[4] & 0x1 == 0x1) & (n[436]);
-    // n[573]: (legal black (fire 4 7))
-    n[573] = (s.0[4] & 0x1 == 0x1) & (n[445]);
-    // n[574]: (legal black (fire 4 4))
-    n[574] = (s.0[4] & 0x1 == 0x1) & (n[451]);
-    // n[575]: (legal black (fire 4 1))
-    n[575] = (s.0[4] & 0x1 == 0x1) & (n[490]);
-    // n[576]: (legal black (fire 1 1))
-    n[576] = (s.0[4] & 0x1 == 0x1) & (n[497]);
-    // n[577]: (legal black (fire 1 8))
-    n[577] = (s.0[4] & 0x1 == 0x1) & (n[437]);
-    // n[578]: (legal black (fire 5 8))
-    n[578] = (s.0[4] & 0x1 == 0x1) & (n[447]);
-    // n[579]: (legal black (fire 5 4))
-    n[579] = (s.0[4] & 0x1 == 0x1) & (n[454]);
-    // n[580]: (legal black (fire 6 4))
-    n[580] = (s.0[4] & 0x1 == 0x1) & (n[458]);
-    // n[581]: (legal black (fire 7 4))
-    n[581] = (s.0[4] & 0x1 == 0x1) & (n[463]);
-    // n[582]: (legal black (fire 8 4))
-    n[582] = (s.0[4] & 0x1 == 0x1) & (n[468]);
-    // n[583]: (legal black (fire 2 6))
-    n[583] = (s.0[4] & 0x1 == 0x1) & (n[439]);
-    // n[584]: (legal black (fire 1 4))
-    n[584] = (s.0[4] & 0x1 == 0x1) & (n[477]);
-    // n[585]: (legal black (fire 3 7))
-    n[585] = (s.0[4] & 0x1 == 0x1) & (n[443]);
-    // n[586]: (legal black (fire 3 5))
-    n[586] = (s.0[4] & 0x1 == 0x1) & (n[450]);
-    // n[587]: (legal black (fire 3 3))
-    n[587] = (s.0[4] & 0x1 == 0x1) & (n[475]);
-    // n[588]: (legal black (fire 4 8))
-    n[588] = (s.0[4] & 0x1 == 0x1) & (n[446]);
-    // n[589]: (legal black (fire 4 5))
-    n[589] = (s.0[4] & 0x1 == 0x1) & (n[452]);
-    // n[590]: (legal black (fire 4 2))
-    n[590] = (s.0[4] & 0x1 == 0x1) & (n[480]);
-    // n[591]: (legal black (fire 5 5))
-    n[591] = (s.0[4] & 0x1 == 0x1) & (n[455]);
-    // n[592]: (legal black (fire 5 1))
-    n[592] = (s.0[4] & 0x1 == 0x1) & (n[491]);
-    // n[593]: (legal black (fire 6 5))
-    n[593] = (s.0[4] & 0x1 == 0x1) & (n[459]);
-    // n[594]: (legal black (fire 7 5))
-    n[594] = (s.0[4] & 0x1 == 0x1) & (n[464]);
-    // n[595]: (legal black (fire 8 5))
-    n[595] = (s.0[4] & 0x1 == 0x1) & (n[469]);
-    // n[596]: (legal black (fire 2 7))
-    n[596] = (s.0[4] & 0x1 == 0x1) & (n[440]);
-    // n[597]: (legal black (fire 3 8))
-    n[597] = (s.0[4] & 0x1 == 0x1) & (n[444]);
-    // n[598]: (legal black (fire 4 6))
-    n[598] = (s.0[4] & 0x1 == 0x1) & (n[453]);
-    // n[599]: (legal black (fire 4 3))
-    n[599] = (s.0[4] & 0x1 == 0x1) & (n[479]);
-    // n[600]: (legal black (fire 5 6))
-    n[600] = (s.0[4] & 0x1 == 0x1) & (n[456]);
-    // n[601]: (legal black (fire 5 2))
-    n[601] = (s.0[4] & 0x1 == 0x1) & (n[481]);
-    // n[602]: (legal black (fire 6 6))
-    n[602] = (s.0[4] & 0x1 == 0x1) & (n[460]);
-    // n[603]: (legal black (fire 6 1))
-    n[603] = (s.0[4] & 0x1 == 0x1) & (n[492]);
-    // n[604]: (legal black (fire 7 6))
-    n[604] = (s.0[4] & 0x1 == 0x1) & (n[465]);
-    // n[605]: (legal black (fire 8 6))
-    n[605] = (s.0[4] & 0x1 == 0x1) & (n[470]);
-    // n[606]: (legal black (fire 2 8))
-    n[606] = (s.0[4] & 0x1 == 0x1) & (n[441]);
-    // n[607]: (legal black (fire 5 7))
-    n[607] = (s.0[4] & 0x1 == 0x1) & (n[457]);
-    // n[608]: (legal black (fire 5 3))
-    n[608] = (s.0[4] & 0x1 == 0x1) & (n[482]);
-    // n[609]: (legal black (fire 6 7))
-    n[609] = (s.0[4] & 0x1 == 0x1) & (n[461]);
-    // n[610]: (legal black (fire 6 2))
-    n[610] = (s.0[4] & 0x1 == 0x1) & (n[483]);
-    // n[611]: (legal black (fire 7 7))
-    n[611] = (s.0[4] & 0x1 == 0x1) & (n[466]);
-    // n[612]: (legal black (fire 7 1))
-    n[612] = (s.0[4] & 0x1 == 0x1) & (n[493]);
-    // n[613]: (legal black (fire 8 7))
-    n[613] = (s.0[4] & 0x1 == 0x1) & (n[471]);
-    // n[614]: (legal black (fire 6 8))
-    n[614] = (s.0[4] & 0x1 == 0x1) & (n[462]);
-    // n[615]: (legal black (fire 6 3))
-    n[615] = (s.0[4] & 0x1 == 0x1) & (n[484]);
-    // n[616]: (legal black (fire 7 8))
-    n[616] = (s.0[4] & 0x1 == 0x1) & (n[467]);
-    // n[617]: (legal black (fire 7 2))
-    n[617] = (s.0[4] & 0x1 == 0x1) & (n[485]);
-    // n[618]: (legal black (fire 8 8))
-    n[618] = (s.0[4] & 0x1 == 0x1) & (n[472]);
-    // n[619]: (legal black (fire 8 1))
-    n[619] = (s.0[4] & 0x1 == 0x1) & (n[494]);
-    // n[620]: (legal black (fire 2 2))
-    n[620] = (s.0[4] & 0x1 == 0x1) & (n[489]);
-    // n[621]: (legal black (fire 2 1))
-    n[621] = (s.0[4] & 0x1 == 0x1) & (n[495]);
-    // n[622]: (legal black (fire 3 1))
-    n[622] = (s.0[4] & 0x1 == 0x1) & (n[496]);
-    // n[623]: (legal black (fire 7 3))
-    n[623] = (s.0[4] & 0x1 == 0x1) & (n[486]);
-    // n[624]: (legal black (fire 8 2))
-    n[624] = (s.0[4] & 0x1 == 0x1) & (n[487]);
-    // n[625]: (legal black (fire 8 3))
-    n[625] = (s.0[4] & 0x1 == 0x1) & (n[488]);
-    // n[626]: (anylegalmove white), rules at amazons_8x8.kif:114
-    n[626]
-        |= (0x1f1f1f1f1f000000 & (g[76] | g[77]))
-            | (0xf8f8f8f8f8000000 & (g[94] | g[95]))
-            | (0xf8f8f8f8f8f8f8f8 & (g[85] | g[86]))
-            | (0xffffffffff000000 & (g[72] | g[73])) | (0x7f7f7f7f7f7f7f7f & g[45])
-            | (0x3f3f3f3f3f3f3f3f & g[46]) | (0x1f1f1f1f1f1f1f1f & g[47])
-            | (0xf0f0f0f0f0f0f0f & g[48]) | (0x707070707070707 & g[49])
-            | (0x7f7f7f7f7f7f7f & g[50]) | (0x3f3f3f3f3f3f & g[51])
-            | (0x1f1f1f1f1f & g[52]) | (0xf0f0f0f & g[53]) | (0x70707 & g[54])
-            | (0xffffffffffffff & g[55]) | (0xffffffffffff & g[56])
-            | (0xffffffffff & g[57]) | (0xffffffff & g[58]) | (0xffffff & g[59])
-            | (0xffff & g[60]) | (0xff & g[61]) | (0xfefefefefefefe & g[62])
-            | (0xfcfcfcfcfcfc & g[63]) | (0xfefefefefefefefe & g[64])
-            | (0x404040404040404 & g[65]) | (0x303030303030303 & g[66])
-            | (0x101010101010101 & g[67]) | (0xffffffffffffff00 & g[68])
-            | (0xff0000 & g[69]) | (0x7f7f7f7f7f7f7f00 & g[70])
-            | (0x20202020203f0000 & g[71]) | (0xffffffff00000000 & g[74])
-            | (0xffffff0000000000 & g[75]) | (0xf0f0f0f00000000 & g[78])
-            | (0x707070000000000 & g[79]) | (0xfefefefefefefe00 & g[80])
-            | (0x404040404fc0000 & g[81]) | (0xffff000000000000 & g[82])
-            | (0xff00000000000000 & g[83]) | (0xf8f8f8f8f8 & g[84])
-            | (0xf0f0f0f0 & g[87]) | (0xf0f0f0f0f0f0f0f0 & g[88]) | (0xe0e0e0 & g[89])
-            | (0xe0e0e0e0e0e0e0e0 & g[90]) | (0xc0c0 & g[91])
-            | (0xc0c0c0c0c0c0c0c0 & g[92]) | (0x8080808080808080 & g[93])
-            | (0xf0f0f0f000000000 & g[96]) | (0xe0e0e00000000000 & g[97])
-            | (0x303 & g[98]) | (0x303000000000000 & g[99])
-            | (0xc0c0000000000000 & g[100]) != 0;
-    n[626] |= n[0];
-    n[626] |= n[6];
-    n[626] |= n[7];
-    n[626] |= n[8];
-    n[626] |= n[9];
-    n[626] |= n[498];
-    n[626] |= n[499];
-    n[626] |= n[500];
-    n[626] |= n[501];
-    n[626] |= n[502];
-    n[626] |= n[503];
-    n[626] |= n[504];
-    n[626] |= n[505];
-    n[626] |= n[506];
-    n[626] |= n[507];
-    n[626] |= n[508];
-    n[626] |= n[509];
-    n[626] |= n[510];
-    n[626] |= n[511];
-    n[626] |= n[512];
-    n[626] |= n[513];
-    n[626] |= n[514];
-    n[626] |= n[515];
-    n[626] |= n[516];
-    n[626] |= n[517];
-    n[626] |= n[518];
-    n[626] |= n[519];
-    n[626] |= n[520];
-    n[626] |= n[521];
-    n[626] |= n[522];
-    n[626] |= n[523];
-    n[626] |= n[524];
-    n[626] |= n[525];
-    n[626] |= n[526];
-    n[626] |= n[527];
-    n[626] |= n[528];
-    n[626] |= n[529];
-    n[626] |= n[530];
-    n[626] |= n[531];
-    n[626] |= n[532];
-    n[626] |= n[533];
-    n[626] |= n[534];
-    n[626] |= n[535];
-    n[626] |= n[536];
-    n[626] |= n[537];
-    n[626] |= n[538];
-    n[626] |= n[539];
-    n[626] |= n[540];
-    n[626] |= n[541];
-    n[626] |= n[542];
-    n[626] |= n[543];
-    n[626] |= n[544];
-    n[626] |= n[545];
-    n[626] |= n[546];
-    n[626] |= n[547];
-    n[626] |= n[548];
-    n[626] |= n[549];
-    n[626] |= n[550];
-    n[626] |= n[551];
-    n[626] |= n[552];
-    n[626] |= n[553];
-    n[626] |= n[554];
-    n[626] |= n[555];
-    n[626] |= n[556];
-    n[626] |= n[557];
-    n[626] |= n[558];
-    n[626] |= n[559];
-    n[626] |= n[560];
-    n[626] |= n[561];
-    // n[627]: (anylegalmove black), rules at amazons_8x8.kif:114
-    n[627]
-        |= (0x1f1f1f1f1f000000 & (g[147] | g[148]))
-            | (0xf8f8f8f8f8000000 & (g[128] | g[129]))
-            | (0xf8f8f8f8f8f8f8f8 & (g[118] | g[119]))
-            | (0xffffffffff000000 & (g[132] | g[133])) | (0x7f7f7f7f7f7f7f7f & g[101])
-            | (0x3f3f3f3f3f3f3f3f & g[102]) | (0x7f7f7f7f7f7f7f & g[103])
-            | (0x3f3f3f3f3f3f & g[104]) | (0xffffffffffffff & g[105])
-            | (0xffffffffffff & g[106]) | (0xffffffffff & g[107]) | (0xffffffff & g[108])
-            | (0xffffff & g[109]) | (0xffff & g[110]) | (0xff & g[111])
-            | (0xfefefefefefefe & g[112]) | (0xfcfcfcfcfcfc & g[113])
-            | (0xf8f8f8f8f8 & g[114]) | (0xf0f0f0f0 & g[115]) | (0xe0e0e0 & g[116])
-            | (0xfefefefefefefefe & g[117]) | (0xf0f0f0f0f0f0f0f0 & g[120])
-            | (0xe0e0e0e0e0e0e0e0 & g[121]) | (0xc0c0c0c0c0c0c0c0 & g[122])
-            | (0x8080808080808080 & g[123]) | (0xfefefefefefefe00 & g[124])
-            | (0x404040404fc0000 & g[125]) | (0xffffffffffffff00 & g[126])
-            | (0xff0000 & g[127]) | (0xf0f0f0f000000000 & g[130])
-            | (0xe0e0e00000000000 & g[131]) | (0xffffffff00000000 & g[134])
-            | (0xffffff0000000000 & g[135]) | (0xffff000000000000 & g[136])
-            | (0xff00000000000000 & g[137]) | (0x7f7f7f7f7f7f7f00 & g[138])
-            | (0x20202020203f0000 & g[139]) | (0xc0c0 & g[140])
-            | (0x1f1f1f1f1f1f1f1f & g[141]) | (0x1f1f1f1f1f & g[142])
-            | (0xf0f0f0f0f0f0f0f & g[143]) | (0xf0f0f0f & g[144])
-            | (0x707070707070707 & g[145]) | (0x404040404040404 & g[146])
-            | (0x303030303030303 & g[149]) | (0xf0f0f0f00000000 & g[150])
-            | (0x101010101010101 & g[151]) | (0x707070000000000 & g[152])
-            | (0x70707 & g[153]) | (0x303 & g[154]) | (0xc0c0000000000000 & g[155])
-            | (0x303000000000000 & g[156]) != 0;
-    n[627] |= n[1];
-    n[627] |= n[10];
-    n[627] |= n[11];
-    n[627] |= n[12];
-    n[627] |= n[13];
-    n[627] |= n[562];
-    n[627] |= n[563];
-    n[627] |= n[564];
-    n[627] |= n[565];
-    n[627] |= n[566];
-    n[627] |= n[567];
-    n[627] |= n[568];
-    n[627] |= n[569];
-    n[627] |= n[570];
-    n[627] |= n[571];
-    n[627] |= n[572];
-    n[627] |= n[573];
-    n[627] |= n[574];
-    n[627] |= n[575];
-    n[627] |= n[576];
-    n[627] |= n[577];
-    n[627] |= n[578];
-    n[627] |= n[579];
-    n[627] |= n[580];
-    n[627] |= n[581];
-    n[627] |= n[582];
-    n[627] |= n[583];
-    n[627] |= n[584];
-    n[627] |= n[585];
-    n[627] |= n[586];
-    n[627] |= n[587];
-    n[627] |= n[588];
-    n[627] |= n[589];
-    n[627] |= n[590];
-    n[627] |= n[591];
-    n[627] |= n[592];
-    n[627] |= n[593];
-    n[627] |= n[594];
-    n[627] |= n[595];
-    n[627] |= n[596];
-    n[627] |= n[597];
-    n[627] |= n[598];
-    n[627] |= n[599];
-    n[627] |= n[600];
-    n[627] |= n[601];
-    n[627] |= n[602];
-    n[627] |= n[603];
-    n[627] |= n[604];
-    n[627] |= n[605];
-    n[627] |= n[606];
-    n[627] |= n[607];
-    n[627] |= n[608];
-    n[627] |= n[609];
-    n[627] |= n[610];
-    n[627] |= n[611];
-    n[627] |= n[612];
-    n[627] |= n[613];
-    n[627] |= n[614];
-    n[627] |= n[615];
-    n[627] |= n[616];
-    n[627] |= n[617];
-    n[627] |= n[618];
-    n[627] |= n[619];
-    n[627] |= n[620];
-    n[627] |= n[621];
-    n[627] |= n[622];
-    n[627] |= n[623];
-    n[627] |= n[624];
-    n[627] |= n[625];
-    // n[628]: terminal, rules at amazons_8x8.kif:111
-    n[628] = ((n[0]) & (!n[627])) | ((n[1]) & (!n[626]));
-    match &mut ask {
-        Ask::Step(_) => {
-            if n[628] {
+            nodes_part_0(s, &mut n, &mut g);
+            // n[434]: ((aux 2) 1 5)
+            n[434] = (n[38]) | (n[256]) | (n[284]) | (n[333]) | (n[388]);
+            // n[435]: ((aux 2) 1 6)
+            n[435] = (n[46]) | (n[264]) | (n[285]) | (n[334]) | (n[389]);
+            // n[436]: ((aux 2) 1 7)
+            n[436] = (n[54]) | (n[272]) | (n[286]) | (n[335]) | (n[390]);
+            // n[437]: ((aux 2) 1 8)
+            n[437] = (n[62]) | (n[336]) | (n[391]);
+            // n[438]: ((aux 2) 2 5)
+            n[438] = (n[39]) | (n[73]) | (n[123]) | (n[179]) | (n[257]) | (n[291])
+                | (n[341]) | (n[395]);
+            // n[439]: ((aux 2) 2 6)
+            n[439] = (n[47]) | (n[74]) | (n[124]) | (n[180]) | (n[265]) | (n[292])
+                | (n[342]) | (n[396]);
+            // n[440]: ((aux 2) 2 7)
+            n[440] = (n[55]) | (n[75]) | (n[125]) | (n[181]) | (n[273]) | (n[293])
+                | (n[343]) | (n[397]);
+            // n[441]: ((aux 2) 2 8)
+            n[441] = (n[63]) | (n[76]) | (n[126]) | (n[344]) | (n[398]);
+            // n[442]: ((aux 2) 3 6)
+            n[442] = (n[48]) | (n[81]) | (n[132]) | (n[187]) | (n[266]) | (n[299])
+                | (n[350]) | (n[403]);
+            // n[443]: ((aux 2) 3 7)
+            n[443] = (n[56]) | (n[82]) | (n[133]) | (n[188]) | (n[274]) | (n[300])
+                | (n[351]) | (n[404]);
+            // n[444]: ((aux 2) 3 8)
+            n[444] = (n[64]) | (n[83]) | (n[134]) | (n[352]) | (n[405]);
+            // n[445]: ((aux 2) 4 7)
+            n[445] = (n[57]) | (n[89]) | (n[141]) | (n[195]) | (n[275]) | (n[307])
+                | (n[359]) | (n[411]);
+            // n[446]: ((aux 2) 4 8)
+            n[446] = (n[65]) | (n[90]) | (n[142]) | (n[360]) | (n[412]);
+            // n[447]: ((aux 2) 5 8)
+            n[447] = (n[66]) | (n[97]) | (n[150]) | (n[368]) | (n[419]);
+            // n[448]: ((aux 2) 2 4)
+            n[448] = (n[31]) | (n[72]) | (n[122]) | (n[178]) | (n[249]) | (n[290])
+                | (n[340]) | (n[394]);
+            // n[449]: ((aux 2) 3 4)
+            n[449] = (n[32]) | (n[79]) | (n[130]) | (n[185]) | (n[250]) | (n[297])
+                | (n[348]) | (n[401]);
+            // n[450]: ((aux 2) 3 5)
+            n[450] = (n[40]) | (n[80]) | (n[131]) | (n[186]) | (n[258]) | (n[298])
+                | (n[349]) | (n[402]);
+            // n[451]: ((aux 2) 4 4)
+            n[451] = (n[33]) | (n[86]) | (n[138]) | (n[192]) | (n[251]) | (n[304])
+                | (n[356]) | (n[408]);
+            // n[452]: ((aux 2) 4 5)
+            n[452] = (n[41]) | (n[87]) | (n[139]) | (n[193]) | (n[259]) | (n[305])
+                | (n[357]) | (n[409]);
+            // n[453]: ((aux 2) 4 6)
+            n[453] = (n[49]) | (n[88]) | (n[140]) | (n[194]) | (n[267]) | (n[306])
+                | (n[358]) | (n[410]);
+            // n[454]: ((aux 2) 5 4)
+            n[454] = (n[34]) | (n[93]) | (n[146]) | (n[199]) | (n[252]) | (n[311])
+                | (n[364]) | (n[415]);
+            // n[455]: ((aux 2) 5 5)
+            n[455] = (n[42]) | (n[94]) | (n[147]) | (n[200]) | (n[260]) | (n[312])
+                | (n[365]) | (n[416]);
+            // n[456]: ((aux 2) 5 6)
+            n[456] = (n[50]) | (n[95]) | (n[148]) | (n[201]) | (n[268]) | (n[313])
+                | (n[366]) | (n[417]);
+            // n[457]: ((aux 2) 5 7)
+            n[457] = (n[58]) | (n[96]) | (n[149]) | (n[202]) | (n[276]) | (n[314])
+                | (n[367]) | (n[418]);
+            // n[458]: ((aux 2) 6 4)
+            n[458] = (n[35]) | (n[100]) | (n[154]) | (n[206]) | (n[253]) | (n[318])
+                | (n[372]) | (n[422]);
+            // n[459]: ((aux 2) 6 5)
+            n[459] = (n[43]) | (n[101]) | (n[155]) | (n[207]) | (n[261]) | (n[319])
+                | (n[373]) | (n[423]);
+            // n[460]: ((aux 2) 6 6)
+            n[460] = (n[51]) | (n[102]) | (n[156]) | (n[208]) | (n[269]) | (n[320])
+                | (n[374]) | (n[424]);
+            // n[461]: ((aux 2) 6 7)
+            n[461] = (n[59]) | (n[103]) | (n[157]) | (n[209]) | (n[277]) | (n[321])
+                | (n[375]) | (n[425]);
+            // n[462]: ((aux 2) 6 8)
+            n[462] = (n[67]) | (n[104]) | (n[158]) | (n[376]) | (n[426]);
+            // n[463]: ((aux 2) 7 4)
+            n[463] = (n[36]) | (n[107]) | (n[162]) | (n[213]) | (n[254]) | (n[325])
+                | (n[380]) | (n[429]);
+            // n[464]: ((aux 2) 7 5)
+            n[464] = (n[44]) | (n[108]) | (n[163]) | (n[214]) | (n[262]) | (n[326])
+                | (n[381]) | (n[430]);
+            // n[465]: ((aux 2) 7 6)
+            n[465] = (n[52]) | (n[109]) | (n[164]) | (n[215]) | (n[270]) | (n[327])
+                | (n[382]) | (n[431]);
+            // n[466]: ((aux 2) 7 7)
+            n[466] = (n[60]) | (n[110]) | (n[165]) | (n[216]) | (n[278]) | (n[328])
+                | (n[383]) | (n[432]);
+            // n[467]: ((aux 2) 7 8)
+            n[467] = (n[68]) | (n[111]) | (n[166]) | (n[384]) | (n[433]);
+            // n[468]: ((aux 2) 8 4)
+            n[468] = (n[37]) | (n[114]) | (n[170]) | (n[220]) | (n[255]);
+            // n[469]: ((aux 2) 8 5)
+            n[469] = (n[45]) | (n[115]) | (n[171]) | (n[221]) | (n[263]);
+            // n[470]: ((aux 2) 8 6)
+            n[470] = (n[53]) | (n[116]) | (n[172]) | (n[222]) | (n[271]);
+            // n[471]: ((aux 2) 8 7)
+            n[471] = (n[61]) | (n[117]) | (n[173]) | (n[223]) | (n[279]);
+            // n[472]: ((aux 2) 8 8)
+            n[472] = (n[69]) | (n[118]) | (n[174]);
+            // n[473]: ((aux 2) 2 3)
+            n[473] = (n[23]) | (n[71]) | (n[121]) | (n[177]) | (n[241]) | (n[289])
+                | (n[339]) | (n[393]);
+            // n[474]: ((aux 2) 3 2)
+            n[474] = (n[16]) | (n[77]) | (n[128]) | (n[183]) | (n[234]) | (n[295])
+                | (n[346]) | (n[399]);
+            // n[475]: ((aux 2) 3 3)
+            n[475] = (n[24]) | (n[78]) | (n[129]) | (n[184]) | (n[242]) | (n[296])
+                | (n[347]) | (n[400]);
+            // n[476]: ((aux 2) 1 3)
+            n[476] = (n[22]) | (n[240]) | (n[282]) | (n[331]) | (n[386]);
+            // n[477]: ((aux 2) 1 4)
+            n[477] = (n[30]) | (n[248]) | (n[283]) | (n[332]) | (n[387]);
+            // n[478]: ((aux 2) 1 2)
+            n[478] = (n[14]) | (n[232]) | (n[281]) | (n[330]) | (n[385]);
+            // n[479]: ((aux 2) 4 3)
+            n[479] = (n[25]) | (n[85]) | (n[137]) | (n[191]) | (n[243]) | (n[303])
+                | (n[355]) | (n[407]);
+            // n[480]: ((aux 2) 4 2)
+            n[480] = (n[17]) | (n[84]) | (n[136]) | (n[190]) | (n[235]) | (n[302])
+                | (n[354]) | (n[406]);
+            // n[481]: ((aux 2) 5 2)
+            n[481] = (n[18]) | (n[91]) | (n[144]) | (n[197]) | (n[236]) | (n[309])
+                | (n[362]) | (n[413]);
+            // n[482]: ((aux 2) 5 3)
+            n[482] = (n[26]) | (n[92]) | (n[145]) | (n[198]) | (n[244]) | (n[310])
+                | (n[363]) | (n[414]);
+            // n[483]: ((aux 2) 6 2)
+            n[483] = (n[19]) | (n[98]) | (n[152]) | (n[204]) | (n[237]) | (n[316])
+                | (n[370]) | (n[420]);
+            // n[484]: ((aux 2) 6 3)
+            n[484] = (n[27]) | (n[99]) | (n[153]) | (n[205]) | (n[245]) | (n[317])
+                | (n[371]) | (n[421]);
+            // n[485]: ((aux 2) 7 2)
+            n[485] = (n[20]) | (n[105]) | (n[160]) | (n[211]) | (n[238]) | (n[323])
+                | (n[378]) | (n[427]);
+            // n[486]: ((aux 2) 7 3)
+            n[486] = (n[28]) | (n[106]) | (n[161]) | (n[212]) | (n[246]) | (n[324])
+                | (n[379]) | (n[428]);
+            // n[487]: ((aux 2) 8 2)
+            n[487] = (n[21]) | (n[112]) | (n[168]) | (n[218]) | (n[239]);
+            // n[488]: ((aux 2) 8 3)
+            n[488] = (n[29]) | (n[113]) | (n[169]) | (n[219]) | (n[247]);
+            // n[489]: ((aux 2) 2 2)
+            n[489] = (n[15]) | (n[70]) | (n[120]) | (n[176]) | (n[233]) | (n[288])
+                | (n[338]) | (n[392]);
+            // n[490]: ((aux 2) 4 1)
+            n[490] = (n[135]) | (n[189]) | (n[227]) | (n[301]) | (n[353]);
+            // n[491]: ((aux 2) 5 1)
+            n[491] = (n[143]) | (n[196]) | (n[228]) | (n[308]) | (n[361]);
+            // n[492]: ((aux 2) 6 1)
+            n[492] = (n[151]) | (n[203]) | (n[229]) | (n[315]) | (n[369]);
+            // n[493]: ((aux 2) 7 1)
+            n[493] = (n[159]) | (n[210]) | (n[230]) | (n[322]) | (n[377]);
+            // n[494]: ((aux 2) 8 1)
+            n[494] = (n[167]) | (n[217]) | (n[231]);
+            // n[495]: ((aux 2) 2 1)
+            n[495] = (n[119]) | (n[175]) | (n[225]) | (n[287]) | (n[337]);
+            // n[496]: ((aux 2) 3 1)
+            n[496] = (n[127]) | (n[182]) | (n[226]) | (n[294]) | (n[345]);
+            // n[497]: ((aux 2) 1 1)
+            n[497] = (n[224]) | (n[280]) | (n[329]);
+            // n[498]: (legal white (fire 1 5))
+            n[498] = (s.0[4] & 0x2 == 0x2) & (n[434]);
+            // n[499]: (legal white (fire 2 5))
+            n[499] = (s.0[4] & 0x2 == 0x2) & (n[438]);
+            // n[500]: (legal white (fire 2 4))
+            n[500] = (s.0[4] & 0x2 == 0x2) & (n[448]);
+            // n[501]: (legal white (fire 2 3))
+            n[501] = (s.0[4] & 0x2 == 0x2) & (n[473]);
+            // n[502]: (legal white (fire 1 3))
+            n[502] = (s.0[4] & 0x2 == 0x2) & (n[476]);
+            // n[503]: (legal white (fire 1 6))
+            n[503] = (s.0[4] & 0x2 == 0x2) & (n[435]);
+            // n[504]: (legal white (fire 3 6))
+            n[504] = (s.0[4] & 0x2 == 0x2) & (n[442]);
+            // n[505]: (legal white (fire 3 4))
+            n[505] = (s.0[4] & 0x2 == 0x2) & (n[449]);
+            // n[506]: (legal white (fire 3 2))
+            n[506] = (s.0[4] & 0x2 == 0x2) & (n[474]);
+            // n[507]: (legal white (fire 1 2))
+            n[507] = (s.0[4] & 0x2 == 0x2) & (n[478]);
+            // n[508]: (legal white (fire 1 7))
+            n[508] = (s.0[4] & 0x2 == 0x2) & (n[436]);
+            // n[509]: (legal white (fire 4 7))
+            n[509] = (s.0[4] & 0x2 == 0x2) & (n[445]);
+            // n[510]: (legal white (fire 4 4))
+            n[510] = (s.0[4] & 0x2 == 0x2) & (n[451]);
+            // n[511]: (legal white (fire 4 1))
+            n[511] = (s.0[4] & 0x2 == 0x2) & (n[490]);
+            // n[512]: (legal white (fire 1 1))
+            n[512] = (s.0[4] & 0x2 == 0x2) & (n[497]);
+            // n[513]: (legal white (fire 1 8))
+            n[513] = (s.0[4] & 0x2 == 0x2) & (n[437]);
+            // n[514]: (legal white (fire 5 8))
+            n[514] = (s.0[4] & 0x2 == 0x2) & (n[447]);
+            // n[515]: (legal white (fire 5 4))
+            n[515] = (s.0[4] & 0x2 == 0x2) & (n[454]);
+            // n[516]: (legal white (fire 6 4))
+            n[516] = (s.0[4] & 0x2 == 0x2) & (n[458]);
+            // n[517]: (legal white (fire 7 4))
+            n[517] = (s.0[4] & 0x2 == 0x2) & (n[463]);
+            // n[518]: (legal white (fire 8 4))
+            n[518] = (s.0[4] & 0x2 == 0x2) & (n[468]);
+            // n[519]: (legal white (fire 2 6))
+            n[519] = (s.0[4] & 0x2 == 0x2) & (n[439]);
+            // n[520]: (legal white (fire 1 4))
+            n[520] = (s.0[4] & 0x2 == 0x2) & (n[477]);
+            // n[521]: (legal white (fire 3 7))
+            n[521] = (s.0[4] & 0x2 == 0x2) & (n[443]);
+            // n[522]: (legal white (fire 3 5))
+            n[522] = (s.0[4] & 0x2 == 0x2) & (n[450]);
+            // n[523]: (legal white (fire 3 3))
+            n[523] = (s.0[4] & 0x2 == 0x2) & (n[475]);
+            // n[524]: (legal white (fire 4 8))
+            n[524] = (s.0[4] & 0x2 == 0x2) & (n[446]);
+            // n[525]: (legal white (fire 4 5))
+            n[525] = (s.0[4] & 0x2 == 0x2) & (n[452]);
+            // n[526]: (legal white (fire 4 2))
+            n[526] = (s.0[4] & 0x2 == 0x2) & (n[480]);
+            // n[527]: (legal white (fire 5 5))
+            n[527] = (s.0[4] & 0x2 == 0x2) & (n[455]);
+            // n[528]: (legal white (fire 5 1))
+            n[528] = (s.0[4] & 0x2 == 0x2) & (n[491]);
+            // n[529]: (legal white (fire 6 5))
+            n[529] = (s.0[4] & 0x2 == 0x2) & (n[459]);
+            // n[530]: (legal white (fire 7 5))
+            n[530] = (s.0[4] & 0x2 == 0x2) & (n[464]);
+            // n[531]: (legal white (fire 8 5))
+            n[531] = (s.0[4] & 0x2 == 0x2) & (n[469]);
+            // n[532]: (legal white (fire 2 7))
+            n[532] = (s.0[4] & 0x2 == 0x2) & (n[440]);
+            // n[533]: (legal white (fire 3 8))
+            n[533] = (s.0[4] & 0x2 == 0x2) & (n[444]);
+            // n[534]: (legal white (fire 4 6))
+            n[534] = (s.0[4] & 0x2 == 0x2) & (n[453]);
+            // n[535]: (legal white (fire 4 3))
+            n[535] = (s.0[4] & 0x2 == 0x2) & (n[479]);
+            // n[536]: (legal white (fire 5 6))
+            n[536] = (s.0[4] & 0x2 == 0x2) & (n[456]);
+            // n[537]: (legal white (fire 5 2))
+            n[537] = (s.0[4] & 0x2 == 0x2) & (n[481]);
+            // n[538]: (legal white (fire 6 6))
+            n[538] = (s.0[4] & 0x2 == 0x2) & (n[460]);
+            // n[539]: (legal white (fire 6 1))
+            n[539] = (s.0[4] & 0x2 == 0x2) & (n[492]);
+            // n[540]: (legal white (fire 7 6))
+            n[540] = (s.0[4] & 0x2 == 0x2) & (n[465]);
+            // n[541]: (legal white (fire 8 6))
+            n[541] = (s.0[4] & 0x2 == 0x2) & (n[470]);
+            // n[542]: (legal white (fire 2 8))
+            n[542] = (s.0[4] & 0x2 == 0x2) & (n[441]);
+            // n[543]: (legal white (fire 5 7))
+            n[543] = (s.0[4] & 0x2 == 0x2) & (n[457]);
+            // n[544]: (legal white (fire 5 3))
+            n[544] = (s.0[4] & 0x2 == 0x2) & (n[482]);
+            // n[545]: (legal white (fire 6 7))
+            n[545] = (s.0[4] & 0x2 == 0x2) & (n[461]);
+            // n[546]: (legal white (fire 6 2))
+            n[546] = (s.0[4] & 0x2 == 0x2) & (n[483]);
+            // n[547]: (legal white (fire 7 7))
+            n[547] = (s.0[4] & 0x2 == 0x2) & (n[466]);
+            // n[548]: (legal white (fire 7 1))
+            n[548] = (s.0[4] & 0x2 == 0x2) & (n[493]);
+            // n[549]: (legal white (fire 8 7))
+            n[549] = (s.0[4] & 0x2 == 0x2) & (n[471]);
+            // n[550]: (legal white (fire 6 8))
+            n[550] = (s.0[4] & 0x2 == 0x2) & (n[462]);
+            // n[551]: (legal white (fire 6 3))
+            n[551] = (s.0[4] & 0x2 == 0x2) & (n[484]);
+            // n[552]: (legal white (fire 7 8))
+            n[552] = (s.0[4] & 0x2 == 0x2) & (n[467]);
+            // n[553]: (legal white (fire 7 2))
+            n[553] = (s.0[4] & 0x2 == 0x2) & (n[485]);
+            // n[554]: (legal white (fire 8 8))
+            n[554] = (s.0[4] & 0x2 == 0x2) & (n[472]);
+            // n[555]: (legal white (fire 8 1))
+            n[555] = (s.0[4] & 0x2 == 0x2) & (n[494]);
+            // n[556]: (legal white (fire 2 2))
+            n[556] = (s.0[4] & 0x2 == 0x2) & (n[489]);
+            // n[557]: (legal white (fire 2 1))
+            n[557] = (s.0[4] & 0x2 == 0x2) & (n[495]);
+            // n[558]: (legal white (fire 3 1))
+            n[558] = (s.0[4] & 0x2 == 0x2) & (n[496]);
+            // n[559]: (legal white (fire 7 3))
+            n[559] = (s.0[4] & 0x2 == 0x2) & (n[486]);
+            // n[560]: (legal white (fire 8 2))
+            n[560] = (s.0[4] & 0x2 == 0x2) & (n[487]);
+            // n[561]: (legal white (fire 8 3))
+            n[561] = (s.0[4] & 0x2 == 0x2) & (n[488]);
+            // n[562]: (legal black (fire 1 5))
+            n[562] = (s.0[4] & 0x1 == 0x1) & (n[434]);
+            // n[563]: (legal black (fire 2 5))
+            n[563] = (s.0[4] & 0x1 == 0x1) & (n[438]);
+            // n[564]: (legal black (fire 2 4))
+            n[564] = (s.0[4] & 0x1 == 0x1) & (n[448]);
+            // n[565]: (legal black (fire 2 3))
+            n[565] = (s.0[4] & 0x1 == 0x1) & (n[473]);
+            // n[566]: (legal black (fire 1 3))
+            n[566] = (s.0[4] & 0x1 == 0x1) & (n[476]);
+            // n[567]: (legal black (fire 1 6))
+            n[567] = (s.0[4] & 0x1 == 0x1) & (n[435]);
+            // n[568]: (legal black (fire 3 6))
+            n[568] = (s.0[4] & 0x1 == 0x1) & (n[442]);
+            // n[569]: (legal black (fire 3 4))
+            n[569] = (s.0[4] & 0x1 == 0x1) & (n[449]);
+            // n[570]: (legal black (fire 3 2))
+            n[570] = (s.0[4] & 0x1 == 0x1) & (n[474]);
+            // n[571]: (legal black (fire 1 2))
+            n[571] = (s.0[4] & 0x1 == 0x1) & (n[478]);
+            // n[572]: (legal black (fire 1 7))
+            n[572] = (s.0[4] & 0x1 == 0x1) & (n[436]);
+            // n[573]: (legal black (fire 4 7))
+            n[573] = (s.0[4] & 0x1 == 0x1) & (n[445]);
+            // n[574]: (legal black (fire 4 4))
+            n[574] = (s.0[4] & 0x1 == 0x1) & (n[451]);
+            // n[575]: (legal black (fire 4 1))
+            n[575] = (s.0[4] & 0x1 == 0x1) & (n[490]);
+            // n[576]: (legal black (fire 1 1))
+            n[576] = (s.0[4] & 0x1 == 0x1) & (n[497]);
+            // n[577]: (legal black (fire 1 8))
+            n[577] = (s.0[4] & 0x1 == 0x1) & (n[437]);
+            // n[578]: (legal black (fire 5 8))
+            n[578] = (s.0[4] & 0x1 == 0x1) & (n[447]);
+            // n[579]: (legal black (fire 5 4))
+            n[579] = (s.0[4] & 0x1 == 0x1) & (n[454]);
+            // n[580]: (legal black (fire 6 4))
+            n[580] = (s.0[4] & 0x1 == 0x1) & (n[458]);
+            // n[581]: (legal black (fire 7 4))
+            n[581] = (s.0[4] & 0x1 == 0x1) & (n[463]);
+            // n[582]: (legal black (fire 8 4))
+            n[582] = (s.0[4] & 0x1 == 0x1) & (n[468]);
+            // n[583]: (legal black (fire 2 6))
+            n[583] = (s.0[4] & 0x1 == 0x1) & (n[439]);
+            // n[584]: (legal black (fire 1 4))
+            n[584] = (s.0[4] & 0x1 == 0x1) & (n[477]);
+            // n[585]: (legal black (fire 3 7))
+            n[585] = (s.0[4] & 0x1 == 0x1) & (n[443]);
+            // n[586]: (legal black (fire 3 5))
+            n[586] = (s.0[4] & 0x1 == 0x1) & (n[450]);
+            // n[587]: (legal black (fire 3 3))
+            n[587] = (s.0[4] & 0x1 == 0x1) & (n[475]);
+            // n[588]: (legal black (fire 4 8))
+            n[588] = (s.0[4] & 0x1 == 0x1) & (n[446]);
+            // n[589]: (legal black (fire 4 5))
+            n[589] = (s.0[4] & 0x1 == 0x1) & (n[452]);
+            // n[590]: (legal black (fire 4 2))
+            n[590] = (s.0[4] & 0x1 == 0x1) & (n[480]);
+            // n[591]: (legal black (fire 5 5))
+            n[591] = (s.0[4] & 0x1 == 0x1) & (n[455]);
+            // n[592]: (legal black (fire 5 1))
+            n[592] = (s.0[4] & 0x1 == 0x1) & (n[491]);
+            // n[593]: (legal black (fire 6 5))
+            n[593] = (s.0[4] & 0x1 == 0x1) & (n[459]);
+            // n[594]: (legal black (fire 7 5))
+            n[594] = (s.0[4] & 0x1 == 0x1) & (n[464]);
+            // n[595]: (legal black (fire 8 5))
+            n[595] = (s.0[4] & 0x1 == 0x1) & (n[469]);
+            // n[596]: (legal black (fire 2 7))
+            n[596] = (s.0[4] & 0x1 == 0x1) & (n[440]);
+            // n[597]: (legal black (fire 3 8))
+            n[597] = (s.0[4] & 0x1 == 0x1) & (n[444]);
+            // n[598]: (legal black (fire 4 6))
+            n[598] = (s.0[4] & 0x1 == 0x1) & (n[453]);
+            // n[599]: (legal black (fire 4 3))
+            n[599] = (s.0[4] & 0x1 == 0x1) & (n[479]);
+            // n[600]: (legal black (fire 5 6))
+            n[600] = (s.0[4] & 0x1 == 0x1) & (n[456]);
+            // n[601]: (legal black (fire 5 2))
+            n[601] = (s.0[4] & 0x1 == 0x1) & (n[481]);
+            // n[602]: (legal black (fire 6 6))
+            n[602] = (s.0[4] & 0x1 == 0x1) & (n[460]);
+            // n[603]: (legal black (fire 6 1))
+            n[603] = (s.0[4] & 0x1 == 0x1) & (n[492]);
+            // n[604]: (legal black (fire 7 6))
+            n[604] = (s.0[4] & 0x1 == 0x1) & (n[465]);
+            // n[605]: (legal black (fire 8 6))
+            n[605] = (s.0[4] & 0x1 == 0x1) & (n[470]);
+            // n[606]: (legal black (fire 2 8))
+            n[606] = (s.0[4] & 0x1 == 0x1) & (n[441]);
+            // n[607]: (legal black (fire 5 7))
+            n[607] = (s.0[4] & 0x1 == 0x1) & (n[457]);
+            // n[608]: (legal black (fire 5 3))
+            n[608] = (s.0[4] & 0x1 == 0x1) & (n[482]);
+            // n[609]: (legal black (fire 6 7))
+            n[609] = (s.0[4] & 0x1 == 0x1) & (n[461]);
+            // n[610]: (legal black (fire 6 2))
+            n[610] = (s.0[4] & 0x1 == 0x1) & (n[483]);
+            // n[611]: (legal black (fire 7 7))
+            n[611] = (s.0[4] & 0x1 == 0x1) & (n[466]);
+            // n[612]: (legal black (fire 7 1))
+            n[612] = (s.0[4] & 0x1 == 0x1) & (n[493]);
+            // n[613]: (legal black (fire 8 7))
+            n[613] = (s.0[4] & 0x1 == 0x1) & (n[471]);
+            // n[614]: (legal black (fire 6 8))
+            n[614] = (s.0[4] & 0x1 == 0x1) & (n[462]);
+            // n[615]: (legal black (fire 6 3))
+            n[615] = (s.0[4] & 0x1 == 0x1) & (n[484]);
+            // n[616]: (legal black (fire 7 8))
+            n[616] = (s.0[4] & 0x1 == 0x1) & (n[467]);
+            // n[617]: (legal black (fire 7 2))
+            n[617] = (s.0[4] & 0x1 == 0x1) & (n[485]);
+            // n[618]: (legal black (fire 8 8))
+            n[618] = (s.0[4] & 0x1 == 0x1) & (n[472]);
+            // n[619]: (legal black (fire 8 1))
+            n[619] = (s.0[4] & 0x1 == 0x1) & (n[494]);
+            // n[620]: (legal black (fire 2 2))
+            n[620] = (s.0[4] & 0x1 == 0x1) & (n[489]);
+            // n[621]: (legal black (fire 2 1))
+            n[621] = (s.0[4] & 0x1 == 0x1) & (n[495]);
+            // n[622]: (legal black (fire 3 1))
+            n[622] = (s.0[4] & 0x1 == 0x1) & (n[496]);
+            // n[623]: (legal black (fire 7 3))
+            n[623] = (s.0[4] & 0x1 == 0x1) & (n[486]);
+            // n[624]: (legal black (fire 8 2))
+            n[624] = (s.0[4] & 0x1 == 0x1) & (n[487]);
+            // n[625]: (legal black (fire 8 3))
+            n[625] = (s.0[4] & 0x1 == 0x1) & (n[488]);
+            // n[626]: (anylegalmove white), rules at amazons_8x8.kif:114
+            n[626]
+                |= (0x1f1f1f1f1f000000 & (g[76] | g[77]))
+                    | (0xf8f8f8f8f8000000 & (g[94] | g[95]))
+                    | (0xf8f8f8f8f8f8f8f8 & (g[85] | g[86]))
+                    | (0xffffffffff000000 & (g[72] | g[73]))
+                    | (0x7f7f7f7f7f7f7f7f & g[45]) | (0x3f3f3f3f3f3f3f3f & g[46])
+                    | (0x1f1f1f1f1f1f1f1f & g[47]) | (0xf0f0f0f0f0f0f0f & g[48])
+                    | (0x707070707070707 & g[49]) | (0x7f7f7f7f7f7f7f & g[50])
+                    | (0x3f3f3f3f3f3f & g[51]) | (0x1f1f1f1f1f & g[52])
+                    | (0xf0f0f0f & g[53]) | (0x70707 & g[54])
+                    | (0xffffffffffffff & g[55]) | (0xffffffffffff & g[56])
+                    | (0xffffffffff & g[57]) | (0xffffffff & g[58]) | (0xffffff & g[59])
+                    | (0xffff & g[60]) | (0xff & g[61]) | (0xfefefefefefefe & g[62])
+                    | (0xfcfcfcfcfcfc & g[63]) | (0xfefefefefefefefe & g[64])
+                    | (0x404040404040404 & g[65]) | (0x303030303030303 & g[66])
+                    | (0x101010101010101 & g[67]) | (0xffffffffffffff00 & g[68])
+                    | (0xff0000 & g[69]) | (0x7f7f7f7f7f7f7f00 & g[70])
+                    | (0x20202020203f0000 & g[71]) | (0xffffffff00000000 & g[74])
+                    | (0xffffff0000000000 & g[75]) | (0xf0f0f0f00000000 & g[78])
+                    | (0x707070000000000 & g[79]) | (0xfefefefefefefe00 & g[80])
+                    | (0x404040404fc0000 & g[81]) | (0xffff000000000000 & g[82])
+                    | (0xff00000000000000 & g[83]) | (0xf8f8f8f8f8 & g[84])
+                    | (0xf0f0f0f0 & g[87]) | (0xf0f0f0f0f0f0f0f0 & g[88])
+                    | (0xe0e0e0 & g[89]) | (0xe0e0e0e0e0e0e0e0 & g[90])
+                    | (0xc0c0 & g[91]) | (0xc0c0c0c0c0c0c0c0 & g[92])
+                    | (0x8080808080808080 & g[93]) | (0xf0f0f0f000000000 & g[96])
+                    | (0xe0e0e00000000000 & g[97]) | (0x303 & g[98])
+                    | (0x303000000000000 & g[99]) | (0xc0c0000000000000 & g[100]) != 0;
+            n[626] |= n[0];
+            n[626] |= n[6];
+            n[626] |= n[7];
+            n[626] |= n[8];
+            n[626] |= n[9];
+            n[626] |= n[498];
+            n[626] |= n[499];
+            n[626] |= n[500];
+            n[626] |= n[501];
+            n[626] |= n[502];
+            n[626] |= n[503];
+            n[626] |= n[504];
+            n[626] |= n[505];
+            n[626] |= n[506];
+            n[626] |= n[507];
+            n[626] |= n[508];
+            n[626] |= n[509];
+            n[626] |= n[510];
+            n[626] |= n[511];
+            n[626] |= n[512];
+            n[626] |= n[513];
+            n[626] |= n[514];
+            n[626] |= n[515];
+            n[626] |= n[516];
+            n[626] |= n[517];
+            n[626] |= n[518];
+            n[626] |= n[519];
+            n[626] |= n[520];
+            n[626] |= n[521];
+            n[626] |= n[522];
+            n[626] |= n[523];
+            n[626] |= n[524];
+            n[626] |= n[525];
+            n[626] |= n[526];
+            n[626] |= n[527];
+            n[626] |= n[528];
+            n[626] |= n[529];
+            n[626] |= n[530];
+            n[626] |= n[531];
+            n[626] |= n[532];
+            n[626] |= n[533];
+            n[626] |= n[534];
+            n[626] |= n[535];
+            n[626] |= n[536];
+            n[626] |= n[537];
+            n[626] |= n[538];
+            n[626] |= n[539];
+            n[626] |= n[540];
+            n[626] |= n[541];
+            n[626] |= n[542];
+            n[626] |= n[543];
+            n[626] |= n[544];
+            n[626] |= n[545];
+            n[626] |= n[546];
+            n[626] |= n[547];
+            n[626] |= n[548];
+            n[626] |= n[549];
+            n[626] |= n[550];
+            n[626] |= n[551];
+            n[626] |= n[552];
+            n[626] |= n[553];
+            n[626] |= n[554];
+            n[626] |= n[555];
+            n[626] |= n[556];
+            n[626] |= n[557];
+            n[626] |= n[558];
+            n[626] |= n[559];
+            n[626] |= n[560];
+            n[626] |= n[561];
+            // n[627]: (anylegalmove black), rules at amazons_8x8.kif:114
+            n[627]
+                |= (0x1f1f1f1f1f000000 & (g[147] | g[148]))
+                    | (0xf8f8f8f8f8000000 & (g[128] | g[129]))
+                    | (0xf8f8f8f8f8f8f8f8 & (g[118] | g[119]))
+                    | (0xffffffffff000000 & (g[132] | g[133]))
+                    | (0x7f7f7f7f7f7f7f7f & g[101]) | (0x3f3f3f3f3f3f3f3f & g[102])
+                    | (0x7f7f7f7f7f7f7f & g[103]) | (0x3f3f3f3f3f3f & g[104])
+                    | (0xffffffffffffff & g[105]) | (0xffffffffffff & g[106])
+                    | (0xffffffffff & g[107]) | (0xffffffff & g[108])
+                    | (0xffffff & g[109]) | (0xffff & g[110]) | (0xff & g[111])
+                    | (0xfefefefefefefe & g[112]) | (0xfcfcfcfcfcfc & g[113])
+                    | (0xf8f8f8f8f8 & g[114]) | (0xf0f0f0f0 & g[115])
+                    | (0xe0e0e0 & g[116]) | (0xfefefefefefefefe & g[117])
+                    | (0xf0f0f0f0f0f0f0f0 & g[120]) | (0xe0e0e0e0e0e0e0e0 & g[121])
+                    | (0xc0c0c0c0c0c0c0c0 & g[122]) | (0x8080808080808080 & g[123])
+                    | (0xfefefefefefefe00 & g[124]) | (0x404040404fc0000 & g[125])
+                    | (0xffffffffffffff00 & g[126]) | (0xff0000 & g[127])
+                    | (0xf0f0f0f000000000 & g[130]) | (0xe0e0e00000000000 & g[131])
+                    | (0xffffffff00000000 & g[134]) | (0xffffff0000000000 & g[135])
+                    | (0xffff000000000000 & g[136]) | (0xff00000000000000 & g[137])
+                    | (0x7f7f7f7f7f7f7f00 & g[138]) | (0x20202020203f0000 & g[139])
+                    | (0xc0c0 & g[140]) | (0x1f1f1f1f1f1f1f1f & g[141])
+                    | (0x1f1f1f1f1f & g[142]) | (0xf0f0f0f0f0f0f0f & g[143])
+                    | (0xf0f0f0f & g[144]) | (0x707070707070707 & g[145])
+                    | (0x404040404040404 & g[146]) | (0x303030303030303 & g[149])
+                    | (0xf0f0f0f00000000 & g[150]) | (0x101010101010101 & g[151])
+                    | (0x707070000000000 & g[152]) | (0x70707 & g[153])
+                    | (0x303 & g[154]) | (0xc0c0000000000000 & g[155])
+                    | (0x303000000000000 & g[156]) != 0;
+            n[627] |= n[1];
+            n[627] |= n[10];
+            n[627] |= n[11];
+            n[627] |= n[12];
+            n[627] |= n[13];
+            n[627] |= n[562];
+            n[627] |= n[563];
+            n[627] |= n[564];
+            n[627] |= n[565];
+            n[627] |= n[566];
+            n[627] |= n[567];
+            n[627] |= n[568];
+            n[627] |= n[569];
+            n[627] |= n[570];
+            n[627] |= n[571];
+            n[627] |= n[572];
+            n[627] |= n[573];
+            n[627] |= n[574];
+            n[627] |= n[575];
+            n[627] |= n[576];
+            n[627] |= n[577];
+            n[627] |= n[578];
+            n[627] |= n[579];
+            n[627] |= n[580];
+            n[627] |= n[581];
+            n[627] |= n[582];
+            n[627] |= n[583];
+            n[627] |= n[584];
+            n[627] |= n[585];
+            n[627] |= n[586];
+            n[627] |= n[587];
+            n[627] |= n[588];
+            n[627] |= n[589];
+            n[627] |= n[590];
+            n[627] |= n[591];
+            n[627] |= n[592];
+            n[627] |= n[593];
+            n[627] |= n[594];
+            n[627] |= n[595];
+            n[627] |= n[596];
+            n[627] |= n[597];
+            n[627] |= n[598];
+            n[627] |= n[599];
+            n[627] |= n[600];
+            n[627] |= n[601];
+            n[627] |= n[602];
+            n[627] |= n[603];
+            n[627] |= n[604];
+            n[627] |= n[605];
+            n[627] |= n[606];
+            n[627] |= n[607];
+            n[627] |= n[608];
+            n[627] |= n[609];
+            n[627] |= n[610];
+            n[627] |= n[611];
+            n[627] |= n[612];
+            n[627] |= n[613];
+            n[627] |= n[614];
+            n[627] |= n[615];
+            n[627] |= n[616];
+            n[627] |= n[617];
+            n[627] |= n[618];
+            n[627] |= n[619];
+            n[627] |= n[620];
+            n[627] |= n[621];
+            n[627] |= n[622];
+            n[627] |= n[623];
+            n[627] |= n[624];
+            n[627] |= n[625];
+            // n[628]: terminal, rules at amazons_8x8.kif:111
+            n[628] = ((n[0]) & (!n[627])) | ((n[1]) & (!n[626]));
+            match &mut ask {
+                Ask::Step(_) => {
+                    if n[628] {
+                        return None;
+                    }
+                }
+                Ask::Terminal(out) => {
+                    **out = n[628];
+                    return None;
+                }
+                Ask::Legal(..) => {}
+            }
+            let mut joint = [Move(0); 2];
+            let drawn_0 = if s.0[4] & 0x8 != 0 {
+                let parts: [u64; 29] = [
+                    (g[45] & 0x7f7f7f7f7f7f7f7f) | (g[93] & 0x8080808080808080),
+                    (u64::from(n[512]) << 22) | (u64::from(n[507]) << 23)
+                        | (u64::from(n[502]) << 30) | (u64::from(n[520]) << 31)
+                        | (u64::from(n[498]) << 38) | (u64::from(n[503]) << 39)
+                        | (u64::from(n[508]) << 46) | (u64::from(n[513]) << 47)
+                        | (g[46] & 0x3f3f3f3f3f3f3f3f) | (g[91] & 0xc0c0)
+                        | (g[100] & 0xc0c0000000000000),
+                    (u64::from(n[557]) << 29) | (u64::from(n[556]) << 30)
+                        | (u64::from(n[501]) << 31) | (u64::from(n[500]) << 37)
+                        | (u64::from(n[499]) << 38) | (u64::from(n[519]) << 39)
+                        | (g[47] & 0x1f1f1f1f1f1f1f1f) | (g[89] & 0xe0e0e0)
+                        | (g[97] & 0xe0e0e00000000000),
+                    (g[48] & 0xf0f0f0f0f0f0f0f) | (g[87] & 0xf0f0f0f0)
+                        | (g[96] & 0xf0f0f0f000000000),
+                    (u64::from(n[532]) << 43) | (u64::from(n[542]) << 44)
+                        | (u64::from(n[558]) << 45) | (u64::from(n[506]) << 46)
+                        | (u64::from(n[523]) << 47) | (u64::from(n[505]) << 51)
+                        | (u64::from(n[522]) << 52) | (u64::from(n[504]) << 53)
+                        | (u64::from(n[521]) << 54) | (u64::from(n[533]) << 55)
+                        | (u64::from(n[511]) << 59) | (u64::from(n[526]) << 60)
+                        | (u64::from(n[535]) << 61) | (u64::from(n[510]) << 62)
+                        | (u64::from(n[525]) << 63) | (g[49] & 0x707070707070707)
+                        | (g[84] & 0xf8f8f8f8f8),
+                    (u64::from(n[534]) << 7) | (u64::from(n[509]) << 15)
+                        | (u64::from(n[524]) << 23) | (u64::from(n[528]) << 31)
+                        | (u64::from(n[537]) << 39) | (u64::from(n[544]) << 47)
+                        | (u64::from(n[515]) << 55) | (g[50] & 0x7f7f7f7f7f7f7f)
+                        | (g[83] & 0xff00000000000000),
+                    (u64::from(n[527]) << 6) | (u64::from(n[536]) << 7)
+                        | (u64::from(n[543]) << 14) | (u64::from(n[514]) << 15)
+                        | (u64::from(n[539]) << 22) | (u64::from(n[546]) << 23)
+                        | (u64::from(n[551]) << 30) | (u64::from(n[516]) << 31)
+                        | (u64::from(n[529]) << 38) | (u64::from(n[538]) << 39)
+                        | (u64::from(n[545]) << 46) | (u64::from(n[550]) << 47)
+                        | (g[51] & 0x3f3f3f3f3f3f) | (g[82] & 0xffff000000000000),
+                    (u64::from(n[548]) << 5) | (u64::from(n[553]) << 6)
+                        | (u64::from(n[559]) << 7) | (u64::from(n[517]) << 13)
+                        | (u64::from(n[530]) << 14) | (u64::from(n[540]) << 15)
+                        | (u64::from(n[547]) << 21) | (u64::from(n[552]) << 22)
+                        | (u64::from(n[555]) << 23) | (u64::from(n[560]) << 29)
+                        | (u64::from(n[561]) << 30) | (u64::from(n[518]) << 31)
+                        | (u64::from(n[531]) << 37) | (u64::from(n[541]) << 38)
+                        | (u64::from(n[549]) << 39) | (g[52] & 0x1f1f1f1f1f)
+                        | (g[75] & 0xffffff0000000000),
+                    (u64::from(n[554]) << 4) | (u64::from(n[0]) << 13)
+                        | (g[53] & 0xf0f0f0f) | (g[74] & 0xffffffff00000000)
+                        | (u64::from(n[7]) << 5) | (u64::from(n[6]) << 6)
+                        | (u64::from(n[8]) << 7) | (u64::from(n[9]) << 12),
+                    (g[54] & 0x70707) | (g[72] & 0xffffffffff000000),
+                    (g[55] & 0xffffffffffffff),
+                    (g[56] & 0xffffffffffff) | (g[99] & 0x303000000000000),
+                    (g[57] & 0xffffffffff) | (g[79] & 0x707070000000000),
+                    (g[58] & 0xffffffff) | (g[78] & 0xf0f0f0f00000000),
+                    (g[59] & 0xffffff) | (g[73] & 0xffffffffff000000),
+                    (g[60] & 0xffff) | (g[69] & 0xff0000) | (g[76] & 0x1f1f1f1f1f000000),
+                    (g[61] & 0xff) | (g[68] & 0xffffffffffffff00),
+                    (g[62] & 0xfefefefefefefe) | (g[67] & 0x101010101010101),
+                    (g[63] & 0xfcfcfcfcfcfc) | (g[66] & 0x303030303030303),
+                    (g[64] & 0xfefefefefefefefe),
+                    (g[65] & 0x404040404040404) | (g[85] & 0xf8f8f8f8f8f8f8f8)
+                        | (g[98] & 0x303),
+                    (g[70] & 0x7f7f7f7f7f7f7f00),
+                    (g[71] & 0x20202020203f0000) | (g[77] & 0x1f1f1f1f1f000000)
+                        | (g[92] & 0xc0c0c0c0c0c0c0c0),
+                    (g[80] & 0xfefefefefefefe00),
+                    (g[81] & 0x404040404fc0000) | (g[94] & 0xf8f8f8f8f8000000),
+                    (g[86] & 0xf8f8f8f8f8f8f8f8),
+                    (g[88] & 0xf0f0f0f0f0f0f0f0),
+                    (g[90] & 0xe0e0e0e0e0e0e0e0),
+                    (g[95] & 0xf8f8f8f8f8000000),
+                ];
+                match &mut ask {
+                    Ask::Step(rng) => {
+                        match ::gdl_runtime::bits::pick(&parts, rng) {
+                            Some((p, b)) => 64 * p + b as usize,
+                            None => return None,
+                        }
+                    }
+                    Ask::Legal(asked, out) => {
+                        if *asked == 0 {
+                            for (p, &word) in parts.iter().enumerate() {
+                                let mut word = word;
+                                while word != 0 {
+                                    let b = word.trailing_zeros();
+                                    out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
+                                    word &= word - 1;
+                                }
+                            }
+                            return None;
+                        }
+                        0
+                    }
+                    _ => return None,
+                }
+            } else {
+                const AT: [usize; 7] = [1, 2, 4, 5, 6, 7, 8];
+                let parts: [u64; 7] = [
+                    (u64::from(n[512]) << 22) | (u64::from(n[507]) << 23)
+                        | (u64::from(n[502]) << 30) | (u64::from(n[520]) << 31)
+                        | (u64::from(n[498]) << 38) | (u64::from(n[503]) << 39)
+                        | (u64::from(n[508]) << 46) | (u64::from(n[513]) << 47),
+                    (u64::from(n[557]) << 29) | (u64::from(n[556]) << 30)
+                        | (u64::from(n[501]) << 31) | (u64::from(n[500]) << 37)
+                        | (u64::from(n[499]) << 38) | (u64::from(n[519]) << 39),
+                    (u64::from(n[532]) << 43) | (u64::from(n[542]) << 44)
+                        | (u64::from(n[558]) << 45) | (u64::from(n[506]) << 46)
+                        | (u64::from(n[523]) << 47) | (u64::from(n[505]) << 51)
+                        | (u64::from(n[522]) << 52) | (u64::from(n[504]) << 53)
+                        | (u64::from(n[521]) << 54) | (u64::from(n[533]) << 55)
+                        | (u64::from(n[511]) << 59) | (u64::from(n[526]) << 60)
+                        | (u64::from(n[535]) << 61) | (u64::from(n[510]) << 62)
+                        | (u64::from(n[525]) << 63),
+                    (u64::from(n[534]) << 7) | (u64::from(n[509]) << 15)
+                        | (u64::from(n[524]) << 23) | (u64::from(n[528]) << 31)
+                        | (u64::from(n[537]) << 39) | (u64::from(n[544]) << 47)
+                        | (u64::from(n[515]) << 55),
+                    (u64::from(n[527]) << 6) | (u64::from(n[536]) << 7)
+                        | (u64::from(n[543]) << 14) | (u64::from(n[514]) << 15)
+                        | (u64::from(n[539]) << 22) | (u64::from(n[546]) << 23)
+                        | (u64::from(n[551]) << 30) | (u64::from(n[516]) << 31)
+                        | (u64::from(n[529]) << 38) | (u64::from(n[538]) << 39)
+                        | (u64::from(n[545]) << 46) | (u64::from(n[550]) << 47),
+                    (u64::from(n[548]) << 5) | (u64::from(n[553]) << 6)
+                        | (u64::from(n[559]) << 7) | (u64::from(n[517]) << 13)
+                        | (u64::from(n[530]) << 14) | (u64::from(n[540]) << 15)
+                        | (u64::from(n[547]) << 21) | (u64::from(n[552]) << 22)
+                        | (u64::from(n[555]) << 23) | (u64::from(n[560]) << 29)
+                        | (u64::from(n[561]) << 30) | (u64::from(n[518]) << 31)
+                        | (u64::from(n[531]) << 37) | (u64::from(n[541]) << 38)
+                        | (u64::from(n[549]) << 39),
+                    (u64::from(n[554]) << 4) | (u64::from(n[0]) << 13),
+                ];
+                match &mut ask {
+                    Ask::Step(rng) => {
+                        match ::gdl_runtime::bits::pick(&parts, rng) {
+                            Some((p, b)) => 64 * AT[p] + b as usize,
+                            None => return None,
+                        }
+                    }
+                    Ask::Legal(asked, out) => {
+                        if *asked == 0 {
+                            for (p, &word) in parts.iter().enumerate() {
+                                let mut word = word;
+                                while word != 0 {
+                                    let b = word.trailing_zeros();
+                                    out.push(Move(LEGAL_MOVE_OF_0[AT[p]][b as usize]));
+                                    word &= word - 1;
+                                }
+                            }
+                            return None;
+                        }
+                        0
+                    }
+                    _ => return None,
+                }
+            };
+            joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
+            let drawn_1 = if s.0[4] & 0x4 != 0 {
+                let parts: [u64; 27] = [
+                    (g[101] & 0x7f7f7f7f7f7f7f7f) | (g[123] & 0x8080808080808080),
+                    (g[102] & 0x3f3f3f3f3f3f3f3f) | (g[122] & 0xc0c0c0c0c0c0c0c0),
+                    (u64::from(n[576]) << 7) | (u64::from(n[571]) << 15)
+                        | (u64::from(n[566]) << 23) | (u64::from(n[584]) << 31)
+                        | (u64::from(n[562]) << 39) | (u64::from(n[567]) << 47)
+                        | (u64::from(n[572]) << 55) | (g[103] & 0x7f7f7f7f7f7f7f)
+                        | (g[137] & 0xff00000000000000),
+                    (u64::from(n[577]) << 22) | (u64::from(n[621]) << 23)
+                        | (u64::from(n[620]) << 30) | (u64::from(n[565]) << 31)
+                        | (u64::from(n[564]) << 38) | (u64::from(n[563]) << 39)
+                        | (u64::from(n[583]) << 46) | (u64::from(n[596]) << 47)
+                        | (g[104] & 0x3f3f3f3f3f3f) | (g[136] & 0xffff000000000000)
+                        | (g[140] & 0xc0c0),
+                    (u64::from(n[606]) << 56) | (u64::from(n[622]) << 57)
+                        | (u64::from(n[570]) << 58) | (u64::from(n[587]) << 59)
+                        | (u64::from(n[569]) << 60) | (u64::from(n[586]) << 61)
+                        | (u64::from(n[568]) << 62) | (u64::from(n[585]) << 63)
+                        | (g[105] & 0xffffffffffffff),
+                    (u64::from(n[597]) << 50) | (u64::from(n[575]) << 51)
+                        | (u64::from(n[590]) << 52) | (u64::from(n[599]) << 53)
+                        | (u64::from(n[574]) << 58) | (u64::from(n[589]) << 59)
+                        | (u64::from(n[598]) << 60) | (u64::from(n[573]) << 61)
+                        | (g[106] & 0xffffffffffff) | (g[155] & 0xc0c0000000000000)
+                        | (g[156] & 0x303000000000000),
+                    (u64::from(n[588]) << 43) | (u64::from(n[592]) << 44)
+                        | (u64::from(n[601]) << 51) | (u64::from(n[608]) << 52)
+                        | (u64::from(n[579]) << 59) | (u64::from(n[591]) << 60)
+                        | (g[107] & 0xffffffffff) | (g[131] & 0xe0e0e00000000000)
+                        | (g[152] & 0x707070000000000),
+                    (g[108] & 0xffffffff) | (g[130] & 0xf0f0f0f000000000)
+                        | (g[150] & 0xf0f0f0f00000000),
+                    (u64::from(n[600]) << 24) | (u64::from(n[607]) << 25)
+                        | (u64::from(n[578]) << 26) | (u64::from(n[603]) << 32)
+                        | (u64::from(n[610]) << 33) | (u64::from(n[615]) << 34)
+                        | (u64::from(n[580]) << 40) | (u64::from(n[593]) << 41)
+                        | (u64::from(n[602]) << 42) | (u64::from(n[609]) << 48)
+                        | (u64::from(n[614]) << 49) | (u64::from(n[612]) << 50)
+                        | (u64::from(n[617]) << 56) | (u64::from(n[623]) << 57)
+                        | (u64::from(n[581]) << 58) | (g[109] & 0xffffff)
+                        | (g[128] & 0xf8f8f8f8f8000000),
+                    (u64::from(n[594]) << 16) | (u64::from(n[604]) << 17)
+                        | (u64::from(n[611]) << 24) | (u64::from(n[616]) << 25)
+                        | (u64::from(n[619]) << 32) | (u64::from(n[624]) << 33)
+                        | (u64::from(n[625]) << 40) | (u64::from(n[582]) << 41)
+                        | (u64::from(n[595]) << 48) | (u64::from(n[605]) << 49)
+                        | (u64::from(n[613]) << 56) | (u64::from(n[618]) << 57)
+                        | (g[110] & 0xffff) | (g[125] & 0x404040404fc0000)
+                        | (g[129] & 0xf8f8f8f8f8000000),
+                    (u64::from(n[1]) << 40) | (g[111] & 0xff)
+                        | (g[124] & 0xfefefefefefefe00) | (u64::from(n[11]) << 8)
+                        | (u64::from(n[10]) << 16) | (u64::from(n[13]) << 24)
+                        | (u64::from(n[12]) << 32),
+                    (g[112] & 0xfefefefefefefe) | (g[151] & 0x101010101010101),
+                    (g[113] & 0xfcfcfcfcfcfc) | (g[149] & 0x303030303030303),
+                    (g[114] & 0xf8f8f8f8f8) | (g[135] & 0xffffff0000000000)
+                        | (g[153] & 0x70707),
+                    (g[115] & 0xf0f0f0f0) | (g[134] & 0xffffffff00000000)
+                        | (g[144] & 0xf0f0f0f),
+                    (g[116] & 0xe0e0e0) | (g[132] & 0xffffffffff000000)
+                        | (g[154] & 0x303),
+                    (g[117] & 0xfefefefefefefefe),
+                    (g[118] & 0xf8f8f8f8f8f8f8f8) | (g[145] & 0x707070707070707),
+                    (g[119] & 0xf8f8f8f8f8f8f8f8) | (g[146] & 0x404040404040404),
+                    (g[120] & 0xf0f0f0f0f0f0f0f0) | (g[143] & 0xf0f0f0f0f0f0f0f),
+                    (g[121] & 0xe0e0e0e0e0e0e0e0) | (g[141] & 0x1f1f1f1f1f1f1f1f),
+                    (g[126] & 0xffffffffffffff00),
+                    (g[127] & 0xff0000) | (g[133] & 0xffffffffff000000),
+                    (g[138] & 0x7f7f7f7f7f7f7f00),
+                    (g[139] & 0x20202020203f0000) | (g[147] & 0x1f1f1f1f1f000000),
+                    (g[142] & 0x1f1f1f1f1f),
+                    (g[148] & 0x1f1f1f1f1f000000),
+                ];
+                match &mut ask {
+                    Ask::Step(rng) => {
+                        match ::gdl_runtime::bits::pick(&parts, rng) {
+                            Some((p, b)) => 64 * p + b as usize,
+                            None => return None,
+                        }
+                    }
+                    Ask::Legal(asked, out) => {
+                        if *asked == 1 {
+                            for (p, &word) in parts.iter().enumerate() {
+                                let mut word = word;
+                                while word != 0 {
+                                    let b = word.trailing_zeros();
+                                    out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
+                                    word &= word - 1;
+                                }
+                            }
+                            return None;
+                        }
+                        0
+                    }
+                    _ => return None,
+                }
+            } else {
+                const AT: [usize; 8] = [2, 3, 4, 5, 6, 8, 9, 10];
+                let parts: [u64; 8] = [
+                    (u64::from(n[576]) << 7) | (u64::from(n[571]) << 15)
+                        | (u64::from(n[566]) << 23) | (u64::from(n[584]) << 31)
+                        | (u64::from(n[562]) << 39) | (u64::from(n[567]) << 47)
+                        | (u64::from(n[572]) << 55),
+                    (u64::from(n[577]) << 22) | (u64::from(n[621]) << 23)
+                        | (u64::from(n[620]) << 30) | (u64::from(n[565]) << 31)
+                        | (u64::from(n[564]) << 38) | (u64::from(n[563]) << 39)
+                        | (u64::from(n[583]) << 46) | (u64::from(n[596]) << 47),
+                    (u64::from(n[606]) << 56) | (u64::from(n[622]) << 57)
+                        | (u64::from(n[570]) << 58) | (u64::from(n[587]) << 59)
+                        | (u64::from(n[569]) << 60) | (u64::from(n[586]) << 61)
+                        | (u64::from(n[568]) << 62) | (u64::from(n[585]) << 63),
+                    (u64::from(n[597]) << 50) | (u64::from(n[575]) << 51)
+                        | (u64::from(n[590]) << 52) | (u64::from(n[599]) << 53)
+                        | (u64::from(n[574]) << 58) | (u64::from(n[589]) << 59)
+                        | (u64::from(n[598]) << 60) | (u64::from(n[573]) << 61),
+                    (u64::from(n[588]) << 43) | (u64::from(n[592]) << 44)
+                        | (u64::from(n[601]) << 51) | (u64::from(n[608]) << 52)
+                        | (u64::from(n[579]) << 59) | (u64::from(n[591]) << 60),
+                    (u64::from(n[600]) << 24) | (u64::from(n[607]) << 25)
+                        | (u64::from(n[578]) << 26) | (u64::from(n[603]) << 32)
+                        | (u64::from(n[610]) << 33) | (u64::from(n[615]) << 34)
+                        | (u64::from(n[580]) << 40) | (u64::from(n[593]) << 41)
+                        | (u64::from(n[602]) << 42) | (u64::from(n[609]) << 48)
+                        | (u64::from(n[614]) << 49) | (u64::from(n[612]) << 50)
+                        | (u64::from(n[617]) << 56) | (u64::from(n[623]) << 57)
+                        | (u64::from(n[581]) << 58),
+                    (u64::from(n[594]) << 16) | (u64::from(n[604]) << 17)
+                        | (u64::from(n[611]) << 24) | (u64::from(n[616]) << 25)
+                        | (u64::from(n[619]) << 32) | (u64::from(n[624]) << 33)
+                        | (u64::from(n[625]) << 40) | (u64::from(n[582]) << 41)
+                        | (u64::from(n[595]) << 48) | (u64::from(n[605]) << 49)
+                        | (u64::from(n[613]) << 56) | (u64::from(n[618]) << 57),
+                    (u64::from(n[1]) << 40),
+                ];
+                match &mut ask {
+                    Ask::Step(rng) => {
+                        match ::gdl_runtime::bits::pick(&parts, rng) {
+                            Some((p, b)) => 64 * AT[p] + b as usize,
+                            None => return None,
+                        }
+                    }
+                    Ask::Legal(asked, out) => {
+                        if *asked == 1 {
+                            for (p, &word) in parts.iter().enumerate() {
+                                let mut word = word;
+                                while word != 0 {
+                                    let b = word.trailing_zeros();
+                                    out.push(Move(LEGAL_MOVE_OF_1[AT[p]][b as usize]));
+                                    word &= word - 1;
+                                }
+                            }
+                            return None;
+                        }
+                        0
+                    }
+                    _ => return None,
+                }
+            };
+            joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
+            if !matches!(ask, Ask::Step(_)) {
                 return None;
             }
-        }
-        Ask::Terminal(out) => {
-            **out = n[628];
-            return None;
-        }
-        Ask::Legal(..) => {}
-    }
-    let mut joint = [Move(0); 2];
-    let drawn_0 = if s.0[4] & 0x8 != 0 {
-        let parts: [u64; 29] = [
-            (g[45] & 0x7f7f7f7f7f7f7f7f) | (g[93] & 0x8080808080808080),
-            (u64::from(n[512]) << 22) | (u64::from(n[507]) << 23)
-                | (u64::from(n[502]) << 30) | (u64::from(n[520]) << 31)
-                | (u64::from(n[498]) << 38) | (u64::from(n[503]) << 39)
-                | (u64::from(n[508]) << 46) | (u64::from(n[513]) << 47)
-                | (g[46] & 0x3f3f3f3f3f3f3f3f) | (g[91] & 0xc0c0)
-                | (g[100] & 0xc0c0000000000000),
-            (u64::from(n[557]) << 29) | (u64::from(n[556]) << 30)
-                | (u64::from(n[501]) << 31) | (u64::from(n[500]) << 37)
-                | (u64::from(n[499]) << 38) | (u64::from(n[519]) << 39)
-                | (g[47] & 0x1f1f1f1f1f1f1f1f) | (g[89] & 0xe0e0e0)
-                | (g[97] & 0xe0e0e00000000000),
-            (g[48] & 0xf0f0f0f0f0f0f0f) | (g[87] & 0xf0f0f0f0)
-                | (g[96] & 0xf0f0f0f000000000),
-            (u64::from(n[532]) << 43) | (u64::from(n[542]) << 44)
-                | (u64::from(n[558]) << 45) | (u64::from(n[506]) << 46)
-                | (u64::from(n[523]) << 47) | (u64::from(n[505]) << 51)
-                | (u64::from(n[522]) << 52) | (u64::from(n[504]) << 53)
-                | (u64::from(n[521]) << 54) | (u64::from(n[533]) << 55)
-                | (u64::from(n[511]) << 59) | (u64::from(n[526]) << 60)
-                | (u64::from(n[535]) << 61) | (u64::from(n[510]) << 62)
-                | (u64::from(n[525]) << 63) | (g[49] & 0x707070707070707)
-                | (g[84] & 0xf8f8f8f8f8),
-            (u64::from(n[534]) << 7) | (u64::from(n[509]) << 15)
-                | (u64::from(n[524]) << 23) | (u64::from(n[528]) << 31)
-                | (u64::from(n[537]) << 39) | (u64::from(n[544]) << 47)
-                | (u64::from(n[515]) << 55) | (g[50] & 0x7f7f7f7f7f7f7f)
-                | (g[83] & 0xff00000000000000),
-            (u64::from(n[527]) << 6) | (u64::from(n[536]) << 7)
-                | (u64::from(n[543]) << 14) | (u64::from(n[514]) << 15)
-                | (u64::from(n[539]) << 22) | (u64::from(n[546]) << 23)
-                | (u64::from(n[551]) << 30) | (u64::from(n[516]) << 31)
-                | (u64::from(n[529]) << 38) | (u64::from(n[538]) << 39)
-                | (u64::from(n[545]) << 46) | (u64::from(n[550]) << 47)
-                | (g[51] & 0x3f3f3f3f3f3f) | (g[82] & 0xffff000000000000),
-            (u64::from(n[548]) << 5) | (u64::from(n[553]) << 6)
-                | (u64::from(n[559]) << 7) | (u64::from(n[517]) << 13)
-                | (u64::from(n[530]) << 14) | (u64::from(n[540]) << 15)
-                | (u64::from(n[547]) << 21) | (u64::from(n[552]) << 22)
-                | (u64::from(n[555]) << 23) | (u64::from(n[560]) << 29)
-                | (u64::from(n[561]) << 30) | (u64::from(n[518]) << 31)
-                | (u64::from(n[531]) << 37) | (u64::from(n[541]) << 38)
-                | (u64::from(n[549]) << 39) | (g[52] & 0x1f1f1f1f1f)
-                | (g[75] & 0xffffff0000000000),
-            (u64::from(n[554]) << 4) | (u64::from(n[0]) << 13) | (g[53] & 0xf0f0f0f)
-                | (g[74] & 0xffffffff00000000) | (u64::from(n[7]) << 5)
-                | (u64::from(n[6]) << 6) | (u64::from(n[8]) << 7)
-                | (u64::from(n[9]) << 12),
-            (g[54] & 0x70707) | (g[72] & 0xffffffffff000000),
-            (g[55] & 0xffffffffffffff),
-            (g[56] & 0xffffffffffff) | (g[99] & 0x303000000000000),
-            (g[57] & 0xffffffffff) | (g[79] & 0x707070000000000),
-            (g[58] & 0xffffffff) | (g[78] & 0xf0f0f0f00000000),
-            (g[59] & 0xffffff) | (g[73] & 0xffffffffff000000),
-            (g[60] & 0xffff) | (g[69] & 0xff0000) | (g[76] & 0x1f1f1f1f1f000000),
-            (g[61] & 0xff) | (g[68] & 0xffffffffffffff00),
-            (g[62] & 0xfefefefefefefe) | (g[67] & 0x101010101010101),
-            (g[63] & 0xfcfcfcfcfcfc) | (g[66] & 0x303030303030303),
-            (g[64] & 0xfefefefefefefefe),
-            (g[65] & 0x404040404040404) | (g[85] & 0xf8f8f8f8f8f8f8f8) | (g[98] & 0x303),
-            (g[70] & 0x7f7f7f7f7f7f7f00),
-            (g[71] & 0x20202020203f0000) | (g[77] & 0x1f1f1f1f1f000000)
-                | (g[92] & 0xc0c0c0c0c0c0c0c0),
-            (g[80] & 0xfefefefefefefe00),
-            (g[81] & 0x404040404fc0000) | (g[94] & 0xf8f8f8f8f8000000),
-            (g[86] & 0xf8f8f8f8f8f8f8f8),
-            (g[88] & 0xf0f0f0f0f0f0f0f0),
-            (g[90] & 0xe0e0e0e0e0e0e0e0),
-            (g[95] & 0xf8f8f8f8f8000000),
-        ];
-        match &mut ask {
-            Ask::Step(rng) => {
-                match ::gdl_runtime::bits::pick(&parts, rng) {
-                    Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
+            let joint = &joint;
+            let mut mt = [0u64; 1];
+            for (r, m) in joint.iter().enumerate() {
+                for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
+                    *t |= *x;
                 }
             }
-            Ask::Legal(asked, out) => {
-                if *asked == 0 {
-                    for (p, &word) in parts.iter().enumerate() {
-                        let mut word = word;
-                        while word != 0 {
-                            let b = word.trailing_zeros();
-                            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
-                            word &= word - 1;
-                        }
-                    }
-                    return None;
-                }
-                0
-            }
-            _ => return None,
-        }
-    } else {
-        const AT: [usize; 7] = [1, 2, 4, 5, 6, 7, 8];
-        let parts: [u64; 7] = [
-            (u64::from(n[512]) << 22) | (u64::from(n[507]) << 23)
-                | (u64::from(n[502]) << 30) | (u64::from(n[520]) << 31)
-                | (u64::from(n[498]) << 38) | (u64::from(n[503]) << 39)
-                | (u64::from(n[508]) << 46) | (u64::from(n[513]) << 47),
-            (u64::from(n[557]) << 29) | (u64::from(n[556]) << 30)
-                | (u64::from(n[501]) << 31) | (u64::from(n[500]) << 37)
-                | (u64::from(n[499]) << 38) | (u64::from(n[519]) << 39),
-            (u64::from(n[532]) << 43) | (u64::from(n[542]) << 44)
-                | (u64::from(n[558]) << 45) | (u64::from(n[506]) << 46)
-                | (u64::from(n[523]) << 47) | (u64::from(n[505]) << 51)
-                | (u64::from(n[522]) << 52) | (u64::from(n[504]) << 53)
-                | (u64::from(n[521]) << 54) | (u64::from(n[533]) << 55)
-                | (u64::from(n[511]) << 59) | (u64::from(n[526]) << 60)
-                | (u64::from(n[535]) << 61) | (u64::from(n[510]) << 62)
-                | (u64::from(n[525]) << 63),
-            (u64::from(n[534]) << 7) | (u64::from(n[509]) << 15)
-                | (u64::from(n[524]) << 23) | (u64::from(n[528]) << 31)
-                | (u64::from(n[537]) << 39) | (u64::from(n[544]) << 47)
-                | (u64::from(n[515]) << 55),
-            (u64::from(n[527]) << 6) | (u64::from(n[536]) << 7)
-                | (u64::from(n[543]) << 14) | (u64::from(n[514]) << 15)
-                | (u64::from(n[539]) << 22) | (u64::from(n[546]) << 23)
-                | (u64::from(n[551]) << 30) | (u64::from(n[516]) << 31)
-                | (u64::from(n[529]) << 38) | (u64::from(n[538]) << 39)
-                | (u64::from(n[545]) << 46) | (u64::from(n[550]) << 47),
-            (u64::from(n[548]) << 5) | (u64::from(n[553]) << 6)
-                | (u64::from(n[559]) << 7) | (u64::from(n[517]) << 13)
-                | (u64::from(n[530]) << 14) | (u64::from(n[540]) << 15)
-                | (u64::from(n[547]) << 21) | (u64::from(n[552]) << 22)
-                | (u64::from(n[555]) << 23) | (u64::from(n[560]) << 29)
-                | (u64::from(n[561]) << 30) | (u64::from(n[518]) << 31)
-                | (u64::from(n[531]) << 37) | (u64::from(n[541]) << 38)
-                | (u64::from(n[549]) << 39),
-            (u64::from(n[554]) << 4) | (u64::from(n[0]) << 13),
-        ];
-        match &mut ask {
-            Ask::Step(rng) => {
-                match ::gdl_runtime::bits::pick(&parts, rng) {
-                    Some((p, b)) => 64 * AT[p] + b as usize,
-                    None => return None,
+            // g[157]: 64 node words, bit 3 (next (cell 1 4 white)), bit 4 (next (cell 1 5 white)), bit 5 (next (cell 1 6 white)), bit 6 (next (cell 1 7 white)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
+            g[157] = (s.0[2] & !mt[0])
+                | ({
+                    let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+                    let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                        .wrapping_sub(1)
+                        .min(54)];
+                    ((1u64 << (entry & 63)) & mask).rotate_right(turn)
+                });
+            // g[158]: 64 node words, bit 6 (next (cell 1 7 black)), bit 7 (next (cell 1 8 black)), bit 14 (next (cell 2 7 black)), bit 23 (next (cell 3 8 black)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
+            g[158] = (s.0[1] & !mt[0])
+                | ({
+                    let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                    let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                        .wrapping_sub(56)
+                        .min(54)];
+                    ((1u64 << (entry & 63)) & mask).rotate_right(turn)
+                });
+            // g[159]: 64 node words, bit 4 (next (cell 1 5 arrow)), bit 12 (next (cell 2 5 arrow)), bit 11 (next (cell 2 4 arrow)), bit 10 (next (cell 2 3 arrow)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
+            g[159] = kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+                | kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 55)
+                | (s.0[0] & !mt[0]);
+            let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
+            let mut keep: [u64; 1] = [0x0];
+            let mut set: [u64; 1] = [0x0];
+            for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
+                for i in 0..1 {
+                    keep[i] |= k[i];
+                    set[i] |= x[i];
                 }
             }
-            Ask::Legal(asked, out) => {
-                if *asked == 0 {
-                    for (p, &word) in parts.iter().enumerate() {
-                        let mut word = word;
-                        while word != 0 {
-                            let b = word.trailing_zeros();
-                            out.push(Move(LEGAL_MOVE_OF_0[AT[p]][b as usize]));
-                            word &= word - 1;
-                        }
-                    }
-                    return None;
-                }
-                0
-            }
-            _ => return None,
-        }
-    };
-    joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let drawn_1 = if s.0[4] & 0x4 != 0 {
-        let parts: [u64; 27] = [
-            (g[101] & 0x7f7f7f7f7f7f7f7f) | (g[123] & 0x8080808080808080),
-            (g[102] & 0x3f3f3f3f3f3f3f3f) | (g[122] & 0xc0c0c0c0c0c0c0c0),
-            (u64::from(n[576]) << 7) | (u64::from(n[571]) << 15)
-                | (u64::from(n[566]) << 23) | (u64::from(n[584]) << 31)
-                | (u64::from(n[562]) << 39) | (u64::from(n[567]) << 47)
-                | (u64::from(n[572]) << 55) | (g[103] & 0x7f7f7f7f7f7f7f)
-                | (g[137] & 0xff00000000000000),
-            (u64::from(n[577]) << 22) | (u64::from(n[621]) << 23)
-                | (u64::from(n[620]) << 30) | (u64::from(n[565]) << 31)
-                | (u64::from(n[564]) << 38) | (u64::from(n[563]) << 39)
-                | (u64::from(n[583]) << 46) | (u64::from(n[596]) << 47)
-                | (g[104] & 0x3f3f3f3f3f3f) | (g[136] & 0xffff000000000000)
-                | (g[140] & 0xc0c0),
-            (u64::from(n[606]) << 56) | (u64::from(n[622]) << 57)
-                | (u64::from(n[570]) << 58) | (u64::from(n[587]) << 59)
-                | (u64::from(n[569]) << 60) | (u64::from(n[586]) << 61)
-                | (u64::from(n[568]) << 62) | (u64::from(n[585]) << 63)
-                | (g[105] & 0xffffffffffffff),
-            (u64::from(n[597]) << 50) | (u64::from(n[575]) << 51)
-                | (u64::from(n[590]) << 52) | (u64::from(n[599]) << 53)
-                | (u64::from(n[574]) << 58) | (u64::from(n[589]) << 59)
-                | (u64::from(n[598]) << 60) | (u64::from(n[573]) << 61)
-                | (g[106] & 0xffffffffffff) | (g[155] & 0xc0c0000000000000)
-                | (g[156] & 0x303000000000000),
-            (u64::from(n[588]) << 43) | (u64::from(n[592]) << 44)
-                | (u64::from(n[601]) << 51) | (u64::from(n[608]) << 52)
-                | (u64::from(n[579]) << 59) | (u64::from(n[591]) << 60)
-                | (g[107] & 0xffffffffff) | (g[131] & 0xe0e0e00000000000)
-                | (g[152] & 0x707070000000000),
-            (g[108] & 0xffffffff) | (g[130] & 0xf0f0f0f000000000)
-                | (g[150] & 0xf0f0f0f00000000),
-            (u64::from(n[600]) << 24) | (u64::from(n[607]) << 25)
-                | (u64::from(n[578]) << 26) | (u64::from(n[603]) << 32)
-                | (u64::from(n[610]) << 33) | (u64::from(n[615]) << 34)
-                | (u64::from(n[580]) << 40) | (u64::from(n[593]) << 41)
-                | (u64::from(n[602]) << 42) | (u64::from(n[609]) << 48)
-                | (u64::from(n[614]) << 49) | (u64::from(n[612]) << 50)
-                | (u64::from(n[617]) << 56) | (u64::from(n[623]) << 57)
-                | (u64::from(n[581]) << 58) | (g[109] & 0xffffff)
-                | (g[128] & 0xf8f8f8f8f8000000),
-            (u64::from(n[594]) << 16) | (u64::from(n[604]) << 17)
-                | (u64::from(n[611]) << 24) | (u64::from(n[616]) << 25)
-                | (u64::from(n[619]) << 32) | (u64::from(n[624]) << 33)
-                | (u64::from(n[625]) << 40) | (u64::from(n[582]) << 41)
-                | (u64::from(n[595]) << 48) | (u64::from(n[605]) << 49)
-                | (u64::from(n[613]) << 56) | (u64::from(n[618]) << 57)
-                | (g[110] & 0xffff) | (g[125] & 0x404040404fc0000)
-                | (g[129] & 0xf8f8f8f8f8000000),
-            (u64::from(n[1]) << 40) | (g[111] & 0xff) | (g[124] & 0xfefefefefefefe00)
-                | (u64::from(n[11]) << 8) | (u64::from(n[10]) << 16)
-                | (u64::from(n[13]) << 24) | (u64::from(n[12]) << 32),
-            (g[112] & 0xfefefefefefefe) | (g[151] & 0x101010101010101),
-            (g[113] & 0xfcfcfcfcfcfc) | (g[149] & 0x303030303030303),
-            (g[114] & 0xf8f8f8f8f8) | (g[135] & 0xffffff0000000000) | (g[153] & 0x70707),
-            (g[115] & 0xf0f0f0f0) | (g[134] & 0xffffffff00000000) | (g[144] & 0xf0f0f0f),
-            (g[116] & 0xe0e0e0) | (g[132] & 0xffffffffff000000) | (g[154] & 0x303),
-            (g[117] & 0xfefefefefefefefe),
-            (g[118] & 0xf8f8f8f8f8f8f8f8) | (g[145] & 0x707070707070707),
-            (g[119] & 0xf8f8f8f8f8f8f8f8) | (g[146] & 0x404040404040404),
-            (g[120] & 0xf0f0f0f0f0f0f0f0) | (g[143] & 0xf0f0f0f0f0f0f0f),
-            (g[121] & 0xe0e0e0e0e0e0e0e0) | (g[141] & 0x1f1f1f1f1f1f1f1f),
-            (g[126] & 0xffffffffffffff00),
-            (g[127] & 0xff0000) | (g[133] & 0xffffffffff000000),
-            (g[138] & 0x7f7f7f7f7f7f7f00),
-            (g[139] & 0x20202020203f0000) | (g[147] & 0x1f1f1f1f1f000000),
-            (g[142] & 0x1f1f1f1f1f),
-            (g[148] & 0x1f1f1f1f1f000000),
-        ];
-        match &mut ask {
-            Ask::Step(rng) => {
-                match ::gdl_runtime::bits::pick(&parts, rng) {
-                    Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
-                }
-            }
-            Ask::Legal(asked, out) => {
-                if *asked == 1 {
-                    for (p, &word) in parts.iter().enumerate() {
-                        let mut word = word;
-                        while word != 0 {
-                            let b = word.trailing_zeros();
-                            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
-                            word &= word - 1;
-                        }
-                    }
-                    return None;
-                }
-                0
-            }
-            _ => return None,
-        }
-    } else {
-        const AT: [usize; 8] = [2, 3, 4, 5, 6, 8, 9, 10];
-        let parts: [u64; 8] = [
-            (u64::from(n[576]) << 7) | (u64::from(n[571]) << 15)
-                | (u64::from(n[566]) << 23) | (u64::from(n[584]) << 31)
-                | (u64::from(n[562]) << 39) | (u64::from(n[567]) << 47)
-                | (u64::from(n[572]) << 55),
-            (u64::from(n[577]) << 22) | (u64::from(n[621]) << 23)
-                | (u64::from(n[620]) << 30) | (u64::from(n[565]) << 31)
-                | (u64::from(n[564]) << 38) | (u64::from(n[563]) << 39)
-                | (u64::from(n[583]) << 46) | (u64::from(n[596]) << 47),
-            (u64::from(n[606]) << 56) | (u64::from(n[622]) << 57)
-                | (u64::from(n[570]) << 58) | (u64::from(n[587]) << 59)
-                | (u64::from(n[569]) << 60) | (u64::from(n[586]) << 61)
-                | (u64::from(n[568]) << 62) | (u64::from(n[585]) << 63),
-            (u64::from(n[597]) << 50) | (u64::from(n[575]) << 51)
-                | (u64::from(n[590]) << 52) | (u64::from(n[599]) << 53)
-                | (u64::from(n[574]) << 58) | (u64::from(n[589]) << 59)
-                | (u64::from(n[598]) << 60) | (u64::from(n[573]) << 61),
-            (u64::from(n[588]) << 43) | (u64::from(n[592]) << 44)
-                | (u64::from(n[601]) << 51) | (u64::from(n[608]) << 52)
-                | (u64::from(n[579]) << 59) | (u64::from(n[591]) << 60),
-            (u64::from(n[600]) << 24) | (u64::from(n[607]) << 25)
-                | (u64::from(n[578]) << 26) | (u64::from(n[603]) << 32)
-                | (u64::from(n[610]) << 33) | (u64::from(n[615]) << 34)
-                | (u64::from(n[580]) << 40) | (u64::from(n[593]) << 41)
-                | (u64::from(n[602]) << 42) | (u64::from(n[609]) << 48)
-                | (u64::from(n[614]) << 49) | (u64::from(n[612]) << 50)
-                | (u64::from(n[617]) << 56) | (u64::from(n[623]) << 57)
-                | (u64::from(n[581]) << 58),
-            (u64::from(n[594]) << 16) | (u64::from(n[604]) << 17)
-                | (u64::from(n[611]) << 24) | (u64::from(n[616]) << 25)
-                | (u64::from(n[619]) << 32) | (u64::from(n[624]) << 33)
-                | (u64::from(n[625]) << 40) | (u64::from(n[582]) << 41)
-                | (u64::from(n[595]) << 48) | (u64::from(n[605]) << 49)
-                | (u64::from(n[613]) << 56) | (u64::from(n[618]) << 57),
-            (u64::from(n[1]) << 40),
-        ];
-        match &mut ask {
-            Ask::Step(rng) => {
-                match ::gdl_runtime::bits::pick(&parts, rng) {
-                    Some((p, b)) => 64 * AT[p] + b as usize,
-                    None => return None,
-                }
-            }
-            Ask::Legal(asked, out) => {
-                if *asked == 1 {
-                    for (p, &word) in parts.iter().enumerate() {
-                        let mut word = word;
-                        while word != 0 {
-                            let b = word.trailing_zeros();
-                            out.push(Move(LEGAL_MOVE_OF_1[AT[p]][b as usize]));
-                            word &= word - 1;
-                        }
-                    }
-                    return None;
-                }
-                0
-            }
-            _ => return None,
-        }
-    };
-    joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-    if !matches!(ask, Ask::Step(_)) {
-        return None;
-    }
-    let joint = &joint;
-    let mut mt = [0u64; 1];
-    for (r, m) in joint.iter().enumerate() {
-        for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
-            *t |= *x;
-        }
-    }
-    // g[157]: 64 node words, bit 3 (next (cell 1 4 white)), bit 4 (next (cell 1 5 white)), bit 5 (next (cell 1 6 white)), bit 6 (next (cell 1 7 white)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[157] = (s.0[2] & !mt[0])
-        | ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(1)
-                .min(54)];
-            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
-        });
-    // g[158]: 64 node words, bit 6 (next (cell 1 7 black)), bit 7 (next (cell 1 8 black)), bit 14 (next (cell 2 7 black)), bit 23 (next (cell 3 8 black)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[158] = (s.0[1] & !mt[0])
-        | ({
-            let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(56)
-                .min(54)];
-            ((1u64 << (entry & 63)) & mask).rotate_right(turn)
-        });
-    // g[159]: 64 node words, bit 4 (next (cell 1 5 arrow)), bit 12 (next (cell 2 5 arrow)), bit 11 (next (cell 2 4 arrow)), bit 10 (next (cell 2 3 arrow)), and 60 more; rules at amazons_8x8.kif:97, 99, 107
-    g[159] = kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
-        | kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 55) | (s.0[0] & !mt[0]);
-    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut keep: [u64; 1] = [0x0];
-    let mut set: [u64; 1] = [0x0];
-    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
-        for i in 0..1 {
-            keep[i] |= k[i];
-            set[i] |= x[i];
-        }
-    }
-    w[3] |= (s.0[3] & keep[0]) | set[0];
-    // BASE[256]: (next (turn black fire)), rules at amazons_8x8.kif:91, 93
-    w[4] |= u64::from(s.0[4] & 0x4 != 0) << 0;
-    // BASE[257]: (next (turn white fire)), rules at amazons_8x8.kif:91, 93
-    w[4] |= u64::from(s.0[4] & 0x8 != 0) << 1;
-    // BASE[258]: (next (turn black move)), rules at amazons_8x8.kif:91, 93
-    w[4] |= u64::from(s.0[4] & 0x2 != 0) << 2;
-    // BASE[259]: (next (turn white move)), rules at amazons_8x8.kif:91, 93
-    w[4] |= u64::from(s.0[4] & 0x1 != 0) << 3;
-    w[0] |= g[159] & 0xffffffffffffffff;
-    w[1] |= g[158] & 0xffffffffffffffff;
-    w[2] |= g[157] & 0xffffffffffffffff;
-    Some(State(w))
+            w[3] |= (s.0[3] & keep[0]) | set[0];
+            // BASE[256]: (next (turn black fire)), rules at amazons_8x8.kif:91, 93
+            w[4] |= u64::from(s.0[4] & 0x4 != 0) << 0;
+            // BASE[257]: (next (turn white fire)), rules at amazons_8x8.kif:91, 93
+            w[4] |= u64::from(s.0[4] & 0x8 != 0) << 1;
+            // BASE[258]: (next (turn black move)), rules at amazons_8x8.kif:91, 93
+            w[4] |= u64::from(s.0[4] & 0x2 != 0) << 2;
+            // BASE[259]: (next (turn white move)), rules at amazons_8x8.kif:91, 93
+            w[4] |= u64::from(s.0[4] & 0x1 != 0) << 3;
+            w[0] |= g[159] & 0xffffffffffffffff;
+            w[1] |= g[158] & 0xffffffffffffffff;
+            w[2] |= g[157] & 0xffffffffffffffff;
+            Some(State(w))
+        })
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;

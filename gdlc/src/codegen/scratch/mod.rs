@@ -14,9 +14,13 @@ mod reads;
 /// them costs about what reaching the thread-local does.
 const MIN_BYTES: usize = 1024;
 
-/// The most entries a call clears one by one; a function that would clear more clears its
+/// The most statements a call clears its entries with (a store, or a `fill` of a run of them);
+/// a function that would need more, or would clear over half of its arrays' bytes, zeroes its
 /// arrays whole, as before.
-const MAX_CLEARED: usize = 64;
+const MAX_CLEARS: usize = 64;
+
+/// The fewest consecutive entries cleared by one `fill` rather than one store each.
+const MIN_RUN: u32 = 4;
 
 /// An entry of a function's arrays: `g[index]` when `words`, else `n[index]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -108,21 +112,48 @@ fn kept_arrays(body: &TokenStream) -> Option<TokenStream> {
         return None;
     }
     let cleared = read_first(&rest, lengths)?;
-    if cleared.len() > MAX_CLEARED {
+    let bytes: usize = cleared.iter().map(|entry| if entry.words { 8 } else { 1 }).sum();
+    let clears = clears(&cleared);
+    if clears.len() > MAX_CLEARS || 2 * bytes > lengths.bytes() {
         return None;
     }
     let notes: TokenStream = notes.into_iter().flatten().collect();
-    Some(thread_local_arrays(lengths, &cleared, notes, rest))
+    Some(thread_local_arrays(lengths, &clears, notes, rest))
 }
 
-/// The body that takes its arrays of lengths `lengths` from a thread-local, clears the entries
-/// `cleared`, and goes on with `notes` and `rest`.
-fn thread_local_arrays(
-    lengths: Lengths,
-    cleared: &BTreeSet<Entry>,
-    notes: TokenStream,
-    rest: TokenStream,
-) -> TokenStream {
+/// The statements that clear the entries `cleared`: a `fill` of each run of at least
+/// [`MIN_RUN`] consecutive ones, a store of each other.
+fn clears(cleared: &BTreeSet<Entry>) -> Vec<TokenStream> {
+    let mut runs: Vec<(Entry, u32)> = Vec::new();
+    for &entry in cleared {
+        match runs.last_mut() {
+            Some((first, len)) if first.words == entry.words && first.index + *len == entry.index => *len += 1,
+            _ => runs.push((entry, 1)),
+        }
+    }
+    let array = |words: bool| match words {
+        true => (quote!(g), quote!(0)),
+        false => (quote!(n), quote!(false)),
+    };
+    let mut statements = Vec::new();
+    for (first, len) in runs {
+        let (name, zero) = array(first.words);
+        if len >= MIN_RUN {
+            let (from, to) = (Literal::u32_unsuffixed(first.index), Literal::u32_unsuffixed(first.index + len));
+            statements.push(quote!(#name[#from..#to].fill(#zero);));
+        } else {
+            statements.extend((first.index..first.index + len).map(|index| {
+                let index = Literal::u32_unsuffixed(index);
+                quote!(#name[#index] = #zero;)
+            }));
+        }
+    }
+    statements
+}
+
+/// The body that takes its arrays of lengths `lengths` from a thread-local, clears entries
+/// with `clears`, and goes on with `notes` and `rest`.
+fn thread_local_arrays(lengths: Lengths, clears: &[TokenStream], notes: TokenStream, rest: TokenStream) -> TokenStream {
     let length = |len: Option<usize>| len.map(Literal::usize_unsuffixed);
     // A part takes the arrays as `&mut n`, a reference to the binding: the binding is mutable
     // when one is called here.
@@ -149,13 +180,6 @@ fn thread_local_arrays(
         }
         (None, None) => return rest,
     };
-    let clear = cleared.iter().map(|entry| {
-        let index = Literal::u32_unsuffixed(entry.index);
-        match entry.words {
-            true => quote!(g[#index] = 0;),
-            false => quote!(n[#index] = false;),
-        }
-    });
     quote! {
         ::std::thread_local! {
             static ARRAYS: ::core::cell::RefCell<#ty> = const { ::core::cell::RefCell::new(#init) };
@@ -163,7 +187,7 @@ fn thread_local_arrays(
         #notes
         ARRAYS.with_borrow_mut(|arrays| {
             #bind
-            #(#clear)*
+            #(#clears)*
             #rest
         })
     }

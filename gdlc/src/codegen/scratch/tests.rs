@@ -162,8 +162,8 @@ fn a_long_function_in_parts_takes_its_arrays_from_a_thread_local_and_clears_what
 
 #[test]
 fn a_function_that_would_clear_many_entries_clears_its_arrays_whole() {
-    let accumulated = (0..=MAX_CLEARED as u32).map(|i| {
-        let i = Literal::u32_unsuffixed(i);
+    let accumulated = (0..=MAX_CLEARS as u32).map(|i| {
+        let i = Literal::u32_unsuffixed(2 * i);
         quote!(g[#i] |= s.0[0];)
     });
     let functions = quote! {
@@ -175,5 +175,36 @@ fn a_function_that_would_clear_many_entries_clears_its_arrays_whole() {
         }
     };
     let kept = keep_arrays(functions).to_string();
+    assert!(!kept.contains("thread_local"), "{kept}");
+}
+
+#[test]
+fn runs_of_entries_are_cleared_by_a_fill_and_the_others_one_by_one() {
+    let entries =
+        [(false, 1), (false, 2), (false, 3), (false, 4), (false, 5), (false, 6), (false, 9), (true, 3), (true, 4)];
+    let cleared: BTreeSet<Entry> = entries.iter().map(|&(words, index)| Entry { words, index }).collect();
+    let clears: Vec<String> = clears(&cleared).iter().map(ToString::to_string).collect();
+    assert_eq!(clears, ["n [1 .. 7] . fill (false) ;", "n [9] = false ;", "g [3] = 0 ;", "g [4] = 0 ;"]);
+}
+
+#[test]
+fn a_function_that_would_clear_over_half_of_its_bytes_zeroes_its_arrays_whole() {
+    let function = |accumulated: u32| {
+        let accumulated = (0..accumulated).map(|i| {
+            let i = Literal::u32_unsuffixed(i);
+            quote!(g[#i] |= s.0[0];)
+        });
+        quote! {
+            fn evaluate(s: &State) {
+                let mut g = [0u64; 300];
+                #(#accumulated)*
+                fn nodes_part_0(s: &State, g: &mut [u64; 300]) {}
+                nodes_part_0(s, &mut g);
+            }
+        }
+    };
+    let kept = keep_arrays(function(150)).to_string();
+    assert!(kept.contains("g [0 .. 150] . fill (0) ;"), "{kept}");
+    let kept = keep_arrays(function(151)).to_string();
     assert!(!kept.contains("thread_local"), "{kept}");
 }
