@@ -108,7 +108,8 @@ fn kept_arrays(body: &TokenStream) -> Option<TokenStream> {
     // Arrays that no part takes stay local: LLVM keeps their entries in registers and drops
     // the stores no one reads, which a thread-local's entries do not allow (skirmishNew, whose
     // step is not in parts, played 0.86x with its arrays kept).
-    if !borrows(&rest, "n") && !borrows(&rest, "g") {
+    let lent = Lent { nodes: borrows(&rest, "n"), words: borrows(&rest, "g") };
+    if !lent.nodes && !lent.words {
         return None;
     }
     let cleared = read_first(&rest, lengths)?;
@@ -118,7 +119,14 @@ fn kept_arrays(body: &TokenStream) -> Option<TokenStream> {
         return None;
     }
     let notes: TokenStream = notes.into_iter().flatten().collect();
-    Some(thread_local_arrays(lengths, &clears, notes, rest))
+    Some(thread_local_arrays(lengths, lent, &clears, notes, rest))
+}
+
+/// Which of the arrays `n` and `g` a function lends to its parts (as `&mut n`).
+#[derive(Clone, Copy)]
+struct Lent {
+    nodes: bool,
+    words: bool,
 }
 
 /// The statements that clear the entries `cleared`: a `fill` of each run of at least
@@ -152,30 +160,36 @@ fn clears(cleared: &BTreeSet<Entry>) -> Vec<TokenStream> {
 }
 
 /// The body that takes its arrays of lengths `lengths` from a thread-local, clears entries
-/// with `clears`, and goes on with `notes` and `rest`.
-fn thread_local_arrays(lengths: Lengths, clears: &[TokenStream], notes: TokenStream, rest: TokenStream) -> TokenStream {
+/// with `clears`, and goes on with `notes` and `rest`, which lends the arrays `lent`.
+fn thread_local_arrays(
+    lengths: Lengths,
+    lent: Lent,
+    clears: &[TokenStream],
+    notes: TokenStream,
+    rest: TokenStream,
+) -> TokenStream {
     let length = |len: Option<usize>| len.map(Literal::usize_unsuffixed);
     // A part takes the arrays as `&mut n`, a reference to the binding: the binding is mutable
     // when one is called here.
-    let binding = |name: &str| {
+    let binding = |name: &str, lent: bool| {
         let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
-        match borrows(&rest, name) {
+        match lent {
             true => quote!(mut #ident),
             false => quote!(#ident),
         }
     };
     let (ty, init, bind) = match (length(lengths.nodes), length(lengths.words)) {
         (Some(a), Some(b)) => {
-            let (n, g) = (binding("n"), binding("g"));
+            let (n, g) = (binding("n", lent.nodes), binding("g", lent.words));
             let bind = quote!(let (#n, #g) = (&mut arrays.0, &mut arrays.1););
             (quote!(([bool; #a], [u64; #b])), quote!(([false; #a], [0u64; #b])), bind)
         }
         (Some(a), None) => {
-            let n = binding("n");
+            let n = binding("n", lent.nodes);
             (quote!([bool; #a]), quote!([false; #a]), quote!(let #n = arrays;))
         }
         (None, Some(b)) => {
-            let g = binding("g");
+            let g = binding("g", lent.words);
             (quote!([u64; #b]), quote!([0u64; #b]), quote!(let #g = arrays;))
         }
         (None, None) => return rest,

@@ -5,7 +5,7 @@
 //! forgotten after it.
 
 use super::{function_body, statements, without_attributes, Entry, Lengths};
-use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How deep calls of parts may nest before the reading gives up.
@@ -135,13 +135,11 @@ impl Reader {
     /// An `if` statement: what its first block writes is written where its condition holds,
     /// when that is a fact of the state; what the rest writes is forgotten.
     fn branches(&mut self, statement: &[TokenTree], written: &mut Written, holding: &[String]) {
-        let Some(then) = statement.iter().position(is_block) else {
+        let Some((condition, block, after)) = if_parts(statement) else {
             self.unknown = true;
             return;
         };
-        let condition = &statement[1..then];
         self.expression(condition, written, holding);
-        let TokenTree::Group(block) = &statement[then] else { return };
         match fact(condition) {
             Some(fact) => {
                 let mut facts = holding.to_vec();
@@ -150,7 +148,7 @@ impl Reader {
             }
             None => self.nested(&block.stream(), written, holding),
         }
-        match &statement[then + 1..] {
+        match after {
             [] => {}
             [TokenTree::Ident(e), rest @ ..] if e == "else" => match rest {
                 [TokenTree::Group(block)] => self.nested(&block.stream(), written, holding),
@@ -201,18 +199,17 @@ impl Reader {
                     None => self.unknown = true,
                 },
                 TokenTree::Ident(i) if i == "if" => {
-                    let Some(then) = trees[at..].iter().position(is_block).map(|k| at + k) else {
+                    let Some((condition, block, after)) = if_parts(&trees[at..]) else {
                         self.unknown = true;
                         return;
                     };
-                    let condition = &trees[at + 1..then];
                     self.expression(condition, written, holding);
                     let mut facts = holding.to_vec();
                     facts.extend(fact(condition));
-                    if let TokenTree::Group(block) = &trees[then] {
-                        self.nested(&block.stream(), written, &facts);
-                    }
-                    at = then;
+                    self.nested(&block.stream(), written, &facts);
+                    // Past the block: an `else` goes on as any block of the expression.
+                    at = trees.len() - after.len();
+                    continue;
                 }
                 TokenTree::Ident(i) if i == "fn" => {
                     self.unknown = true;
@@ -330,6 +327,10 @@ fn fact(condition: &[TokenTree]) -> Option<String> {
         .then(|| condition.iter().cloned().collect::<TokenStream>().to_string())
 }
 
-fn is_block(tree: &TokenTree) -> bool {
-    matches!(tree, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace)
+/// The condition, the first block and what follows it, of the `if` that `trees` begin with.
+fn if_parts(trees: &[TokenTree]) -> Option<(&[TokenTree], &Group, &[TokenTree])> {
+    let then =
+        trees.iter().position(|tree| matches!(tree, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))?;
+    let TokenTree::Group(block) = &trees[then] else { return None };
+    Some((&trees[1..then], block, &trees[then + 1..]))
 }
