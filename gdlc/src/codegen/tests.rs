@@ -210,3 +210,26 @@ fn off_its_turn_a_role_draws_among_the_words_of_its_unguarded_moves_alone() {
     assert_eq!(step.matches("let parts: [u64; 1] = [").count(), 2, "{step}");
     assert!(!step.contains("let mut parts"), "{step}");
 }
+
+#[test]
+fn behind_a_roles_guard_its_nodes_do_not_test_the_guard_again() {
+    let module = module_of(include_str!("../../../games/checkers.kif"));
+    let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
+    // White's legal moves are computed inside one test of `(control white)`, bit 36 of word 3:
+    // none of its 640 rules tests it again, and one node outside the block still does.
+    let white = &step[step.find("if s.0[3] & 0x1000000000 != 0 {").expect("white's block")..];
+    let block = &white[..white.find("\n    }\n").expect("its end")];
+    assert!(block.contains("n[1446] = s.0[4] & 0x800004000000 == 0x800004000000;"), "{block}");
+    assert!(!block.contains("s.0[3] & 0x1000000000 == 0x1000000000"), "{block}");
+    assert_eq!(step.matches("s.0[3] & 0x1000000000 == 0x1000000000").count(), 1);
+}
+
+#[test]
+fn a_counter_that_only_captures_change_is_copied_when_none_happens() {
+    // 4pffa's `(capture ?role ?n)` counts the pieces each role lost: its next word shifts by
+    // one where `(captured ?role)` holds. When no role is captured, the word is the state's.
+    let module = module_of(include_str!("../../../games/4pffa.kif"));
+    let next = function(&module, "next");
+    assert!(next.contains("g[2] = if (n[1]) | (n[2]) | (n[3]) | (n[4]) {"), "{next}");
+    assert!(next.contains("} else {\n        (0x7ffffe0000000000 & s.0[0]) | (0x3fffff & s.0[3])\n    };"), "{next}");
+}

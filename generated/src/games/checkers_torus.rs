@@ -3126,16 +3126,27 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         | (0x3737373700000000 & s.0[3] & (mt[0] << 32u32))
         | (0xc8c8c8c8 & s.0[3] & (mt[0] >> 32u32));
     // g[18]: 26 node words, bit 36 (next (capturecount black 0)), bit 49 (next (capturecount red 0)), bit 50 (next (capturecount red 1)), bit 37 (next (capturecount black 1)), and 22 more; rules at checkersTorus.kif:114, 117, 120
-    g[18] = ((s.0[1]
-        & ((0x1ffe000000000000 & 0u64.wrapping_sub((mt[1] & 0x4 != 0) as u64))
-            | (0xfff000000000 & 0u64.wrapping_sub((mt[1] & 0x8 != 0) as u64)))) << 1u32)
-        | (s.0[1]
+    g[18] = if (mt[1] & 0x1 != 0) | (mt[1] & 0x2 != 0) | (mt[1] & 0x4 != 0)
+        | (mt[1] & 0x8 != 0)
+    {
+        ((s.0[1]
+            & ((0x1ffe000000000000 & 0u64.wrapping_sub((mt[1] & 0x4 != 0) as u64))
+                | (0xfff000000000 & 0u64.wrapping_sub((mt[1] & 0x8 != 0) as u64))))
+            << 1u32)
+            | (s.0[1]
+                & ((0x1fff000000000
+                    & (0u64.wrapping_sub((s.0[1] & 0x4000000000000000 == 0) as u64)
+                        | 0u64.wrapping_sub((mt[1] & 0x1 != 0) as u64)))
+                    | (0x3ffe000000000000
+                        & (0u64.wrapping_sub((s.0[1] & 0x8000000000000000 == 0) as u64)
+                            | 0u64.wrapping_sub((mt[1] & 0x2 != 0) as u64)))))
+    } else {
+        s.0[1]
             & ((0x1fff000000000
-                & (0u64.wrapping_sub((s.0[1] & 0x4000000000000000 == 0) as u64)
-                    | 0u64.wrapping_sub((mt[1] & 0x1 != 0) as u64)))
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 == 0) as u64))
                 | (0x3ffe000000000000
-                    & (0u64.wrapping_sub((s.0[1] & 0x8000000000000000 == 0) as u64)
-                        | 0u64.wrapping_sub((mt[1] & 0x2 != 0) as u64)))));
+                    & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 == 0) as u64)))
+    };
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0];
     // BASE[1]: (next (step 2)), rules at checkersTorus.kif:130
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
@@ -5732,16 +5743,27 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         | (0x3737373700000000 & s.0[3] & (mt[0] << 32u32))
         | (0xc8c8c8c8 & s.0[3] & (mt[0] >> 32u32));
     // g[59]: 26 node words, bit 36 (next (capturecount black 0)), bit 49 (next (capturecount red 0)), bit 50 (next (capturecount red 1)), bit 37 (next (capturecount black 1)), and 22 more; rules at checkersTorus.kif:114, 117, 120
-    g[59] = ((s.0[1]
-        & ((0x1ffe000000000000 & 0u64.wrapping_sub((mt[1] & 0x4 != 0) as u64))
-            | (0xfff000000000 & 0u64.wrapping_sub((mt[1] & 0x8 != 0) as u64)))) << 1u32)
-        | (s.0[1]
+    g[59] = if (mt[1] & 0x1 != 0) | (mt[1] & 0x2 != 0) | (mt[1] & 0x4 != 0)
+        | (mt[1] & 0x8 != 0)
+    {
+        ((s.0[1]
+            & ((0x1ffe000000000000 & 0u64.wrapping_sub((mt[1] & 0x4 != 0) as u64))
+                | (0xfff000000000 & 0u64.wrapping_sub((mt[1] & 0x8 != 0) as u64))))
+            << 1u32)
+            | (s.0[1]
+                & ((0x1fff000000000
+                    & (0u64.wrapping_sub((s.0[1] & 0x4000000000000000 == 0) as u64)
+                        | 0u64.wrapping_sub((mt[1] & 0x1 != 0) as u64)))
+                    | (0x3ffe000000000000
+                        & (0u64.wrapping_sub((s.0[1] & 0x8000000000000000 == 0) as u64)
+                            | 0u64.wrapping_sub((mt[1] & 0x2 != 0) as u64)))))
+    } else {
+        s.0[1]
             & ((0x1fff000000000
-                & (0u64.wrapping_sub((s.0[1] & 0x4000000000000000 == 0) as u64)
-                    | 0u64.wrapping_sub((mt[1] & 0x1 != 0) as u64)))
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000000000 == 0) as u64))
                 | (0x3ffe000000000000
-                    & (0u64.wrapping_sub((s.0[1] & 0x8000000000000000 == 0) as u64)
-                        | 0u64.wrapping_sub((mt[1] & 0x2 != 0) as u64)))));
+                    & 0u64.wrapping_sub((s.0[1] & 0x8000000000000000 == 0) as u64)))
+    };
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0];
     // BASE[1]: (next (step 2)), rules at checkersTorus.kif:130
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;

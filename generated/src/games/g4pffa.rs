@@ -3205,18 +3205,22 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // n[4]: (captured green), rules at 4pffa.kif:128
     n[4] = (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[0]);
     // g[2]: 44 node words, bit 0 (next (capture red 0)), bit 11 (next (capture yellow 0)), bit 41 (next (capture blue 0)), bit 52 (next (capture green 0)), and 40 more; rules at 4pffa.kif:48, 51
-    g[2] = (((s.0[0]
-        & ((0x7fe0000000000 & 0u64.wrapping_sub((n[3]) as u64))
-            | (0x3ff0000000000000 & 0u64.wrapping_sub((n[4]) as u64))))
-        | (s.0[3]
-            & ((0x3ff & 0u64.wrapping_sub((n[1]) as u64))
-                | (0x1ff800 & 0u64.wrapping_sub((n[2]) as u64))))) << 1u32)
-        | (s.0[0]
-            & ((0xffe0000000000 & 0u64.wrapping_sub((!n[3]) as u64))
-                | (0x7ff0000000000000 & 0u64.wrapping_sub((!n[4]) as u64))))
-        | (s.0[3]
-            & ((0x7ff & 0u64.wrapping_sub((!n[1]) as u64))
-                | (0x3ff800 & 0u64.wrapping_sub((!n[2]) as u64))));
+    g[2] = if (n[1]) | (n[2]) | (n[3]) | (n[4]) {
+        (((s.0[0]
+            & ((0x7fe0000000000 & 0u64.wrapping_sub((n[3]) as u64))
+                | (0x3ff0000000000000 & 0u64.wrapping_sub((n[4]) as u64))))
+            | (s.0[3]
+                & ((0x3ff & 0u64.wrapping_sub((n[1]) as u64))
+                    | (0x1ff800 & 0u64.wrapping_sub((n[2]) as u64))))) << 1u32)
+            | (s.0[0]
+                & ((0xffe0000000000 & 0u64.wrapping_sub((!n[3]) as u64))
+                    | (0x7ff0000000000000 & 0u64.wrapping_sub((!n[4]) as u64))))
+            | (s.0[3]
+                & ((0x7ff & 0u64.wrapping_sub((!n[1]) as u64))
+                    | (0x3ff800 & 0u64.wrapping_sub((!n[2]) as u64))))
+    } else {
+        (0x7ffffe0000000000 & s.0[0]) | (0x3fffff & s.0[3])
+    };
     let mut w: [u64; WORDS] = [0x0, 0x400010000000, 0x10000000001, 0x0];
     // BASE[1]: (next (step 2)), rules at 4pffa.kif:55
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
@@ -4258,18 +4262,22 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[6]: (captured green), rules at 4pffa.kif:128
     n[6] = (s.0[1] & 0x800000000000000 == 0x800000000000000) & (n[2]);
     // g[70]: 44 node words, bit 0 (next (capture red 0)), bit 11 (next (capture yellow 0)), bit 41 (next (capture blue 0)), bit 52 (next (capture green 0)), and 40 more; rules at 4pffa.kif:48, 51
-    g[70] = (((s.0[0]
-        & ((0x7fe0000000000 & 0u64.wrapping_sub((n[5]) as u64))
-            | (0x3ff0000000000000 & 0u64.wrapping_sub((n[6]) as u64))))
-        | (s.0[3]
-            & ((0x3ff & 0u64.wrapping_sub((n[3]) as u64))
-                | (0x1ff800 & 0u64.wrapping_sub((n[4]) as u64))))) << 1u32)
-        | (s.0[0]
-            & ((0xffe0000000000 & 0u64.wrapping_sub((!n[5]) as u64))
-                | (0x7ff0000000000000 & 0u64.wrapping_sub((!n[6]) as u64))))
-        | (s.0[3]
-            & ((0x7ff & 0u64.wrapping_sub((!n[3]) as u64))
-                | (0x3ff800 & 0u64.wrapping_sub((!n[4]) as u64))));
+    g[70] = if (n[3]) | (n[4]) | (n[5]) | (n[6]) {
+        (((s.0[0]
+            & ((0x7fe0000000000 & 0u64.wrapping_sub((n[5]) as u64))
+                | (0x3ff0000000000000 & 0u64.wrapping_sub((n[6]) as u64))))
+            | (s.0[3]
+                & ((0x3ff & 0u64.wrapping_sub((n[3]) as u64))
+                    | (0x1ff800 & 0u64.wrapping_sub((n[4]) as u64))))) << 1u32)
+            | (s.0[0]
+                & ((0xffe0000000000 & 0u64.wrapping_sub((!n[5]) as u64))
+                    | (0x7ff0000000000000 & 0u64.wrapping_sub((!n[6]) as u64))))
+            | (s.0[3]
+                & ((0x7ff & 0u64.wrapping_sub((!n[3]) as u64))
+                    | (0x3ff800 & 0u64.wrapping_sub((!n[4]) as u64))))
+    } else {
+        (0x7ffffe0000000000 & s.0[0]) | (0x3fffff & s.0[3])
+    };
     let mut w: [u64; WORDS] = [0x0, 0x400010000000, 0x10000000001, 0x0];
     // BASE[1]: (next (step 2)), rules at 4pffa.kif:55
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;

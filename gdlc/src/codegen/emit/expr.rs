@@ -102,11 +102,16 @@ impl Body<'_> {
     /// The literals of a rule as tests to join with `&` (no short-circuit, so no branches):
     /// the base literals of one state word become one mask comparison, the
     /// others one test each.
+    /// The literal the body knows to hold, and the one it knows not to, are left out as
+    /// `true` and written as `false`.
     pub(crate) fn conjuncts(&self, rule: &[Lit]) -> Vec<TokenStream> {
+        if self.holds.is_some_and(|holds| rule.contains(&holds.negated())) {
+            return vec![quote!(false)];
+        }
         // (word, mask of the literals' bits, bits that must be set), in order of first use.
         let mut words: Vec<(u32, u64, u64)> = Vec::new();
         let mut others = Vec::new();
-        for &lit in rule {
+        for &lit in rule.iter().filter(|&&lit| self.holds != Some(lit)) {
             match lit.prop {
                 Prop::Base(i) => {
                     let (w, bit) = (i / 64, 1u64 << (i % 64));
@@ -158,6 +163,9 @@ impl Body<'_> {
 
     /// A literal as an expression that needs no parentheses inside `&&` and `||`.
     pub(crate) fn lit(&self, lit: Lit) -> TokenStream {
+        if let Some(holds) = self.holds.filter(|holds| holds.prop == lit.prop) {
+            return if holds == lit { quote!(true) } else { quote!(false) };
+        }
         let positive = lit.positive;
         match lit.prop {
             Prop::Base(i) => {

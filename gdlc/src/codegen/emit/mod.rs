@@ -232,6 +232,9 @@ pub(crate) struct Emitter<'g> {
     pub(crate) keys: keyed::Keys,
     /// The state words and facts that are empty or false most of the time.
     pub(crate) sparse: SparseAtoms,
+    /// For every node, whether it reads the joint move, itself or through other nodes (found
+    /// for the straight-line form alone; empty for tables).
+    pub(crate) reads_moves: Vec<bool>,
     /// Whether long sequences of node statements are split into functions of their own (see
     /// `nodes.rs`), as they are while a function longer than `split_over` tokens is written
     /// again.
@@ -267,6 +270,7 @@ impl<'g> Emitter<'g> {
             turn_tables: NumberedTables::default(),
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
+            reads_moves: Vec::new(),
             split: Cell::new(false),
             split_over: SPLIT_FUNCTION_TOKENS,
             parts: Cell::new(0),
@@ -279,6 +283,7 @@ impl<'g> Emitter<'g> {
     fn straight_line(ground: &'g Ground, families: Vec<Families>) -> Self {
         let mut emitter = Emitter::new(ground);
         emitter.families = families;
+        emitter.reads_moves = super::cones::reads_moves(ground);
         emitter.tables = MoveTables::new(ground);
         if let Some(tables) = &emitter.tables {
             let mut arm_families: Vec<RoleArms> =
@@ -299,8 +304,7 @@ impl<'g> Emitter<'g> {
     /// among them are in no group (a loop of words computes a recursive group whole).
     fn plan_node_words(&self) -> NodeWords {
         let in_cycle = self.ground.in_cycle();
-        let dependent = super::cones::reads_moves(self.ground);
-        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| dependent[n as usize]).collect();
+        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| self.reads_moves[n as usize]).collect();
         let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
         let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
         let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
@@ -426,7 +430,7 @@ pub(crate) struct Body<'a> {
     phase: Phase,
     /// A literal known to hold where the body's statements run (inside a test of it), which
     /// they need not test again.
-    holds: Option<Lit>,
+    pub(crate) holds: Option<Lit>,
 }
 
 impl<'a> Body<'a> {

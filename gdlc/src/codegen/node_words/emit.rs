@@ -407,6 +407,10 @@ impl Body<'_> {
                 }
             }
         } else {
+            let word = match self.quiet_word(&group.templates) {
+                Some((moved, quiet)) => quote!(if #moved { #word } else { #quiet }),
+                None => word,
+            };
             match self.zero_guard(&group.templates) {
                 Some(guard) => quote!(g[#k] = if #guard { #word } else { 0 };),
                 None => quote!(g[#k] = #word;),
@@ -557,8 +561,14 @@ impl Body<'_> {
                 (shifted(quote!(mt[#w]), shift), positive)
             }
             WordLit::Fixed(lit) => {
-                let lit = self.lit(lit);
-                return quote!(0u64.wrapping_sub((#lit) as u64));
+                return match self.holds.filter(|holds| holds.prop == lit.prop) {
+                    Some(holds) if holds == lit => quote!(u64::MAX),
+                    Some(_) => quote!(0u64),
+                    None => {
+                        let lit = self.lit(lit);
+                        quote!(0u64.wrapping_sub((#lit) as u64))
+                    }
+                };
             }
         };
         if positive {

@@ -35,6 +35,7 @@ mod factor;
 mod move_tests;
 mod move_words;
 mod places;
+mod quiet;
 mod switch;
 #[cfg(test)]
 mod tests;

@@ -79,6 +79,9 @@ impl Body<'_> {
     /// [`MOVE_SWITCH_MIN`] or more read one role's move, they are one `match` on the kind
     /// played, whose arm computes only the templates of that kind.
     pub(crate) fn templates_or(&self, templates: &[&Template]) -> TokenStream {
+        if let Some(known) = self.where_known(templates) {
+            return self.templates_or(&known.iter().collect::<Vec<_>>());
+        }
         let role_of = |kind: u32| self.emitter.words.move_kinds[kind as usize].role;
         let by_role = switches(templates, &self.emitter.words.move_kinds);
         let outside: Vec<&Template> = (templates.iter().copied())
@@ -90,6 +93,25 @@ impl Body<'_> {
         }
         terms.extend(by_role.iter().map(|(&role, kinds)| self.move_switch(role, kinds)));
         or_of(&terms)
+    }
+
+    /// `templates` inside a test of the literal the body knows to hold, when one of them reads
+    /// it: without that literal, and without those that read its negation.
+    fn where_known(&self, templates: &[&Template]) -> Option<Vec<Template>> {
+        let holds = self.holds?;
+        let reads =
+            |t: &Template| t.literals.iter().any(|l| matches!(l, WordLit::Fixed(lit) if lit.prop == holds.prop));
+        if !templates.iter().any(|t| reads(t)) {
+            return None;
+        }
+        let known = (templates.iter())
+            .filter(|t| !t.literals.contains(&WordLit::Fixed(holds.negated())))
+            .map(|t| Template {
+                literals: t.literals.iter().copied().filter(|&l| l != WordLit::Fixed(holds)).collect(),
+                mask: t.mask,
+            })
+            .collect();
+        Some(known)
     }
 
     /// The code of `expr`, where a move of kind `known` (when given) is known to be played, its
