@@ -101,9 +101,8 @@ impl Body<'_> {
 
     /// The literals of a rule as tests to join with `&` (no short-circuit, so no branches):
     /// the base literals of one state word become one mask comparison, the
-    /// others one test each.
-    /// The literal the body knows to hold, and the one it knows not to, are left out as
-    /// `true` and written as `false`.
+    /// others one test each. Inside a test of a literal (`Body::where_holds`), that literal is
+    /// left out, and a rule that needs it false is `false`.
     pub(crate) fn conjuncts(&self, rule: &[Lit]) -> Vec<TokenStream> {
         if self.holds.is_some_and(|holds| rule.contains(&holds.negated())) {
             return vec![quote!(false)];
