@@ -104,13 +104,13 @@ impl Body<'_> {
     /// others one test each. Inside a test of a literal (`Body::where_holds`), that literal is
     /// left out, and a rule that needs it false is `false`.
     pub(crate) fn conjuncts(&self, rule: &[Lit]) -> Vec<TokenStream> {
-        if self.holds.is_some_and(|holds| rule.contains(&holds.negated())) {
+        if rule.iter().any(|&lit| self.known(lit) == Some(false)) {
             return vec![quote!(false)];
         }
         // (word, mask of the literals' bits, bits that must be set), in order of first use.
         let mut words: Vec<(u32, u64, u64)> = Vec::new();
         let mut others = Vec::new();
-        for &lit in rule.iter().filter(|&&lit| self.holds != Some(lit)) {
+        for &lit in rule.iter().filter(|&&lit| self.known(lit).is_none()) {
             match lit.prop {
                 Prop::Base(i) => {
                     let (w, bit) = (i / 64, 1u64 << (i % 64));
@@ -162,8 +162,8 @@ impl Body<'_> {
 
     /// A literal as an expression that needs no parentheses inside `&&` and `||`.
     pub(crate) fn lit(&self, lit: Lit) -> TokenStream {
-        if let Some(holds) = self.holds.filter(|holds| holds.prop == lit.prop) {
-            return if holds == lit { quote!(true) } else { quote!(false) };
+        if let Some(value) = self.known(lit) {
+            return quote!(#value);
         }
         let positive = lit.positive;
         match lit.prop {

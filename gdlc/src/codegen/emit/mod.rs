@@ -34,7 +34,7 @@ use super::notes::Notes;
 use crate::ground::{Ground, Lit, Prop, Value};
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use step::FusedStep;
 
@@ -232,9 +232,9 @@ pub(crate) struct Emitter<'g> {
     pub(crate) keys: keyed::Keys,
     /// The state words and facts that are empty or false most of the time.
     pub(crate) sparse: SparseAtoms,
-    /// For every node, whether it reads the joint move, itself or through other nodes (found
-    /// for the straight-line form alone; empty for tables).
-    pub(crate) reads_moves: Vec<bool>,
+    /// For every node, whether it reads the joint move (see [`Emitter::reads_moves`]), found
+    /// when first asked.
+    reads_moves: OnceCell<Vec<bool>>,
     /// Whether long sequences of node statements are split into functions of their own (see
     /// `nodes.rs`), as they are while a function longer than `split_over` tokens is written
     /// again.
@@ -270,7 +270,7 @@ impl<'g> Emitter<'g> {
             turn_tables: NumberedTables::default(),
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
-            reads_moves: Vec::new(),
+            reads_moves: OnceCell::new(),
             split: Cell::new(false),
             split_over: SPLIT_FUNCTION_TOKENS,
             parts: Cell::new(0),
@@ -283,7 +283,6 @@ impl<'g> Emitter<'g> {
     fn straight_line(ground: &'g Ground, families: Vec<Families>) -> Self {
         let mut emitter = Emitter::new(ground);
         emitter.families = families;
-        emitter.reads_moves = super::cones::reads_moves(ground);
         emitter.tables = MoveTables::new(ground);
         if let Some(tables) = &emitter.tables {
             let mut arm_families: Vec<RoleArms> =
@@ -304,7 +303,7 @@ impl<'g> Emitter<'g> {
     /// among them are in no group (a loop of words computes a recursive group whole).
     fn plan_node_words(&self) -> NodeWords {
         let in_cycle = self.ground.in_cycle();
-        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| self.reads_moves[n as usize]).collect();
+        let after: Vec<u32> = (0..self.ground.nodes.len() as u32).filter(|&n| self.reads_moves()[n as usize]).collect();
         let plain: Vec<bool> = (0..self.ground.nodes.len() as u32).map(|n| self.rule_by_rule(n)).collect();
         let guards = super::move_guards::find(self.ground, &after, &plain, &in_cycle);
         let gathered_only: Vec<bool> = guards.iter().map(Option::is_some).collect();
@@ -342,9 +341,15 @@ impl<'g> Emitter<'g> {
     /// that a group of node words is computed at once, after the moves are known when any of
     /// its members reads them, and so is every node that reads a member of such a group.
     pub(crate) fn move_dependent(&self) -> Vec<bool> {
-        let mut dependent = super::cones::reads_moves(self.ground);
+        let mut dependent = self.reads_moves().to_vec();
         self.mark_readers_and_groups(&mut dependent);
         dependent
+    }
+
+    /// For every node, whether it reads the joint move, itself or through other nodes
+    /// ([`super::cones::reads_moves`]).
+    pub(crate) fn reads_moves(&self) -> &[bool] {
+        self.reads_moves.get_or_init(|| super::cones::reads_moves(self.ground))
     }
 
     /// Marks every node that reads a marked node, and every member of a group of node words
@@ -430,7 +435,7 @@ pub(crate) struct Body<'a> {
     phase: Phase,
     /// A literal known to hold where the body's statements run (inside a test of it), which
     /// they need not test again.
-    pub(crate) holds: Option<Lit>,
+    holds: Option<Lit>,
 }
 
 impl<'a> Body<'a> {
@@ -442,6 +447,13 @@ impl<'a> Body<'a> {
     /// The same body, inside a test of `lit`.
     pub(crate) fn where_holds(self, lit: Lit) -> Self {
         Body { holds: Some(lit), ..self }
+    }
+
+    /// The value of `lit` where the body's statements run: `Some` when it is the literal
+    /// known to hold there, or its negation.
+    pub(crate) fn known(&self, lit: Lit) -> Option<bool> {
+        let holds = self.holds?;
+        (holds.prop == lit.prop).then_some(holds.positive == lit.positive)
     }
 
     /// The same body in another phase.

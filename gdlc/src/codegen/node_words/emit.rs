@@ -561,9 +561,9 @@ impl Body<'_> {
                 (shifted(quote!(mt[#w]), shift), positive)
             }
             WordLit::Fixed(lit) => {
-                return match self.holds.filter(|holds| holds.prop == lit.prop) {
-                    Some(holds) if holds == lit => quote!(u64::MAX),
-                    Some(_) => quote!(0u64),
+                return match self.known(lit) {
+                    Some(true) => quote!(u64::MAX),
+                    Some(false) => quote!(0u64),
                     None => {
                         let lit = self.lit(lit);
                         quote!(0u64.wrapping_sub((#lit) as u64))

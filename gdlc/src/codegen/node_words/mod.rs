@@ -117,6 +117,18 @@ pub(super) struct Template {
     pub mask: u64,
 }
 
+impl Template {
+    /// The template where `value` gives the values of some of its literals: none when one of
+    /// them is false, else the template without those that are true.
+    pub(super) fn assuming(&self, value: impl Fn(WordLit) -> Option<bool>) -> Option<Template> {
+        if self.literals.iter().any(|&lit| value(lit) == Some(false)) {
+            return None;
+        }
+        let literals = self.literals.iter().copied().filter(|&lit| value(lit).is_none()).collect();
+        Some(Template { literals, mask: self.mask })
+    }
+}
+
 /// Nodes evaluated as one word.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct WordGroup {

@@ -33,7 +33,15 @@ impl Body<'_> {
             return None;
         }
         let nodes = self.move_nodes(templates)?;
-        let quiet: Vec<Template> = templates.iter().filter_map(|t| without(t, &nodes)).collect();
+        // With those nodes false, a positive read of one is false, a negative one true.
+        let quiet: Vec<Template> = (templates.iter())
+            .filter_map(|t| {
+                t.assuming(|lit| match lit {
+                    WordLit::Fixed(Lit { prop: Prop::Node(m), positive }) if nodes.contains(&m) => Some(!positive),
+                    _ => None,
+                })
+            })
+            .collect();
         if QUIET_SHARE * cost(&quiet) > cost(templates) {
             return None;
         }
@@ -45,11 +53,11 @@ impl Body<'_> {
     /// The nodes reading the joint move that `templates` read, when they are between one and
     /// [`QUIET_NODES`] and the templates read the move through nothing else.
     fn move_nodes(&self, templates: &[Template]) -> Option<BTreeSet<u32>> {
-        let reads_moves = &self.emitter.reads_moves;
+        let reads_moves = self.emitter.reads_moves();
         let mut nodes = BTreeSet::new();
         for lit in templates.iter().flat_map(|t| &t.literals) {
             match *lit {
-                WordLit::Fixed(Lit { prop: Prop::Node(m), .. }) if reads_moves.get(m as usize) == Some(&true) => {
+                WordLit::Fixed(Lit { prop: Prop::Node(m), .. }) if reads_moves[m as usize] => {
                     nodes.insert(m);
                 }
                 WordLit::Does { .. } | WordLit::Table { .. } => return None,
@@ -58,20 +66,6 @@ impl Body<'_> {
         }
         (1..=QUIET_NODES).contains(&nodes.len()).then_some(nodes)
     }
-}
-
-/// Template `t` where `nodes` are false: none when it needs one of them, else `t` without its
-/// negated reads of them.
-fn without(t: &Template, nodes: &BTreeSet<u32>) -> Option<Template> {
-    let of_nodes = |lit: &WordLit| match *lit {
-        WordLit::Fixed(Lit { prop: Prop::Node(m), positive }) if nodes.contains(&m) => Some(positive),
-        _ => None,
-    };
-    if t.literals.iter().any(|lit| of_nodes(lit) == Some(true)) {
-        return None;
-    }
-    let literals = t.literals.iter().copied().filter(|lit| of_nodes(lit).is_none()).collect();
-    Some(Template { literals, mask: t.mask })
 }
 
 /// What computing `templates` costs: a literal each, and a mask each.

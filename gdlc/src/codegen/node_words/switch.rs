@@ -95,23 +95,17 @@ impl Body<'_> {
         or_of(&terms)
     }
 
-    /// `templates` inside a test of the literal the body knows to hold, when one of them reads
-    /// it: without that literal, and without those that read its negation.
+    /// `templates` inside a test of the literal the body knows to hold (see [`Body::known`]),
+    /// when one of them reads it: without that literal, and without those that need it false.
     fn where_known(&self, templates: &[&Template]) -> Option<Vec<Template>> {
-        let holds = self.holds?;
-        let reads =
-            |t: &Template| t.literals.iter().any(|l| matches!(l, WordLit::Fixed(lit) if lit.prop == holds.prop));
-        if !templates.iter().any(|t| reads(t)) {
+        let known = |lit: WordLit| match lit {
+            WordLit::Fixed(lit) => self.known(lit),
+            _ => None,
+        };
+        if !templates.iter().flat_map(|t| &t.literals).any(|&lit| known(lit).is_some()) {
             return None;
         }
-        let known = (templates.iter())
-            .filter(|t| !t.literals.contains(&WordLit::Fixed(holds.negated())))
-            .map(|t| Template {
-                literals: t.literals.iter().copied().filter(|&l| l != WordLit::Fixed(holds)).collect(),
-                mask: t.mask,
-            })
-            .collect();
-        Some(known)
+        Some(templates.iter().filter_map(|t| t.assuming(known)).collect())
     }
 
     /// The code of `expr`, where a move of kind `known` (when given) is known to be played, its
