@@ -58,8 +58,9 @@ snapshot!(copy_groups, "copy_groups", Form::Straight, ["static ARM_COPIES_"]);
 // `node_words/`: the rays of a row, 64 at a time.
 snapshot!(node_words, "node_words", Form::Straight, ["let mut g = [0u64;", " node words, bit "]);
 // `node_words/`: a recursive relation's flood fill from a cell, a loop of words from empty ones;
-// "a marked cell not linked to this one" tested for every other cell at once.
-snapshot!(flood_fill, "flood_fill", Form::Straight, ["changed |= word != g[", " & !g[2] != 0)"]);
+// "a marked cell not linked to this one" tested for every other cell at once, the fill made
+// inside the test of the cell it starts from (`lazy.rs`).
+snapshot!(flood_fill, "flood_fill", Form::Straight, ["changed |= word != g[", " & !g[2] != 0;", "n[0] = false;"]);
 // `move_guards/`: each cell's arrival evaluated in the arm of the move to it.
 snapshot!(move_guards, "move_guards", Form::Straight, ["which guards:"]);
 // `pick_tables.rs`: random_step draws a legal move by table.

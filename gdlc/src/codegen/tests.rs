@@ -233,3 +233,19 @@ fn a_counter_that_only_captures_change_is_copied_when_none_happens() {
     assert!(next.contains("g[2] = if (n[1]) | (n[2]) | (n[3]) | (n[4]) {"), "{next}");
     assert!(next.contains("} else {\n        (0x7ffffe0000000000 & s.0[0]) | (0x3fffff & s.0[3])\n    };"), "{next}");
 }
+
+#[test]
+fn a_flood_fill_that_one_test_reads_is_made_only_when_the_test_needs_it() {
+    // connectedStones' `(connected black ?x1 ?y1 ?x2 ?y2)` is a flood fill from each of the 25
+    // cells, read only by `(notallconnected black)`: the fill of a start is made inside the
+    // test of a black stone on it, and, past the first start, of the node not holding yet.
+    let module = module_of(include_str!("../../../games/connectedStones.kif"));
+    let cleared = "n[0] = false;";
+    let start = module.find(cleared).unwrap_or_else(|| panic!("the node is not cleared: {module}"));
+    let first = "if s.0[0] & 0x1 != 0 {";
+    let after = module[start + cleared.len()..].trim_start();
+    assert!(after.starts_with(first), "the first start's test follows: {after}");
+    assert!(after[first.len()..].trim_start().starts_with("g["), "its fill is inside: {after}");
+    let later = (1..25).filter(|cell| after.contains(&format!("if !n[0] && (s.0[0] & {:#x} != 0) {{", 1u64 << cell)));
+    assert_eq!(later.count(), 24, "{after}");
+}

@@ -173,6 +173,17 @@ impl Ground {
         }
     }
 
+    /// Every output value: legal moves, next state, terminal, goals and percepts.
+    pub fn outputs(&self) -> impl Iterator<Item = &Value> {
+        self.legal
+            .iter()
+            .flat_map(|l| l.iter().map(|(_, v)| v))
+            .chain(self.next.iter())
+            .chain(std::iter::once(&self.terminal))
+            .chain(self.goals.iter().flat_map(|g| g.iter().map(|(_, v)| v)))
+            .chain(self.sees.iter().flat_map(|s| s.iter().map(|(_, v)| v)))
+    }
+
     /// Every output value, for passes that rewrite or follow them all.
     pub fn outputs_mut(&mut self) -> impl Iterator<Item = &mut Value> {
         self.legal

@@ -1230,1787 +1230,2008 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[3]: (legal white noop), rules at gather.kif:25, 28
     n[3] = (s.0[0] & 0x4000000000000000 == 0)
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (!n[2]));
-    // g[2]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[3]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
-    g[2] = 0;
-    g[3] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[3]) | (0x4000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x2000 & (s.0[0] << 6u32) & s.0[0]) | (0x1000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x100 & (s.0[0] << 1u32) & s.0[0]) | (0x40 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x4 & s.0[0] & (s.0[0] >> 5u32)) | (0x2 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x1 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[2];
-        g[2] = word;
-        let word = ((0x1f7df7df & g[2]) << 7u32) | ((0x3fffffff & g[2]) << 6u32)
-            | ((0x3efbefbe & g[2]) << 5u32) | ((0x7df7df7df & g[2]) << 1u32)
-            | ((0xfbefbefbe & g[2]) >> 1u32) | ((0x7df7df7c0 & g[2]) >> 5u32)
-            | ((0xfffffffc0 & g[2]) >> 6u32) | ((0xfbefbef80 & g[2]) >> 7u32);
-        changed |= word != g[3];
-        g[3] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[4]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[5]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
-    g[4] = 0;
-    g[5] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[5]) | (0x100000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x80000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x40000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x4000 & (s.0[0] << 1u32) & s.0[0]) | (0x1000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x100 & s.0[0] & (s.0[0] >> 5u32)) | (0x80 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x40 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[4];
-        g[4] = word;
-        let word = ((0x1f7df7df & g[4]) << 7u32) | ((0x3fffffff & g[4]) << 6u32)
-            | ((0x3efbefbe & g[4]) << 5u32) | ((0x7df7df7df & g[4]) << 1u32)
-            | ((0xfbefbefbe & g[4]) >> 1u32) | ((0x7df7df7c0 & g[4]) >> 5u32)
-            | ((0xfffffffc0 & g[4]) >> 6u32) | ((0xfbefbef80 & g[4]) >> 7u32);
-        changed |= word != g[5];
-        g[5] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[6]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[7]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
-    g[6] = 0;
-    g[7] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[7])
-            | (0x100000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x80000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x40000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x4000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x1000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x100000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x80000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x40000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[6];
-        g[6] = word;
-        let word = ((0x1f7df7df & g[6]) << 7u32) | ((0x3fffffff & g[6]) << 6u32)
-            | ((0x3efbefbe & g[6]) << 5u32) | ((0x7df7df7df & g[6]) << 1u32)
-            | ((0xfbefbefbe & g[6]) >> 1u32) | ((0x7df7df7c0 & g[6]) >> 5u32)
-            | ((0xfffffffc0 & g[6]) >> 6u32) | ((0xfbefbef80 & g[6]) >> 7u32);
-        changed |= word != g[7];
-        g[7] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[8]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[9]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
-    g[8] = 0;
-    g[9] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[9])
-            | (0x100000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x40000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x4000000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x2000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x1000000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[8];
-        g[8] = word;
-        let word = ((0x1f7df7df & g[8]) << 7u32) | ((0x3fffffff & g[8]) << 6u32)
-            | ((0x3efbefbe & g[8]) << 5u32) | ((0x7df7df7df & g[8]) << 1u32)
-            | ((0xfbefbefbe & g[8]) >> 1u32) | ((0x7df7df7c0 & g[8]) >> 5u32)
-            | ((0xfffffffc0 & g[8]) >> 6u32) | ((0xfbefbef80 & g[8]) >> 7u32);
-        changed |= word != g[9];
-        g[9] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[10]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[11]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
-    g[10] = 0;
-    g[11] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[11]) | (0x20000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x10000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x8000 & (s.0[1] << 5u32) & s.0[1]) | (0x800 & (s.0[1] << 1u32) & s.0[1])
-            | (0x200 & s.0[1] & (s.0[1] >> 1u32)) | (0x20 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x10 & s.0[1] & (s.0[1] >> 6u32)) | (0x8 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[10];
-        g[10] = word;
-        let word = ((0x1f7df7df & g[10]) << 7u32) | ((0x3fffffff & g[10]) << 6u32)
-            | ((0x3efbefbe & g[10]) << 5u32) | ((0x7df7df7df & g[10]) << 1u32)
-            | ((0xfbefbefbe & g[10]) >> 1u32) | ((0x7df7df7c0 & g[10]) >> 5u32)
-            | ((0xfffffffc0 & g[10]) >> 6u32) | ((0xfbefbef80 & g[10]) >> 7u32);
-        changed |= word != g[11];
-        g[11] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[12]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[13]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
-    g[12] = 0;
-    g[13] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[13])
-            | (0x800000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x400000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x200000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x20000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x8000 & s.0[1] & (s.0[1] >> 1u32)) | (0x800 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x400 & s.0[1] & (s.0[1] >> 6u32)) | (0x200 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[12];
-        g[12] = word;
-        let word = ((0x1f7df7df & g[12]) << 7u32) | ((0x3fffffff & g[12]) << 6u32)
-            | ((0x3efbefbe & g[12]) << 5u32) | ((0x7df7df7df & g[12]) << 1u32)
-            | ((0xfbefbefbe & g[12]) >> 1u32) | ((0x7df7df7c0 & g[12]) >> 5u32)
-            | ((0xfffffffc0 & g[12]) >> 6u32) | ((0xfbefbef80 & g[12]) >> 7u32);
-        changed |= word != g[13];
-        g[13] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[14]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[15]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
-    g[14] = 0;
-    g[15] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[15])
-            | (0x800000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x400000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x200000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x20000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x8000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x800000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x400000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x200000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[14];
-        g[14] = word;
-        let word = ((0x1f7df7df & g[14]) << 7u32) | ((0x3fffffff & g[14]) << 6u32)
-            | ((0x3efbefbe & g[14]) << 5u32) | ((0x7df7df7df & g[14]) << 1u32)
-            | ((0xfbefbefbe & g[14]) >> 1u32) | ((0x7df7df7c0 & g[14]) >> 5u32)
-            | ((0xfffffffc0 & g[14]) >> 6u32) | ((0xfbefbef80 & g[14]) >> 7u32);
-        changed |= word != g[15];
-        g[15] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[16]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[17]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
-    g[16] = 0;
-    g[17] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[17])
-            | (0x800000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x200000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x20000000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x10000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x8000000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[16];
-        g[16] = word;
-        let word = ((0x1f7df7df & g[16]) << 7u32) | ((0x3fffffff & g[16]) << 6u32)
-            | ((0x3efbefbe & g[16]) << 5u32) | ((0x7df7df7df & g[16]) << 1u32)
-            | ((0xfbefbefbe & g[16]) >> 1u32) | ((0x7df7df7c0 & g[16]) >> 5u32)
-            | ((0xfffffffc0 & g[16]) >> 6u32) | ((0xfbefbef80 & g[16]) >> 7u32);
-        changed |= word != g[17];
-        g[17] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[18]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[19]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
-    g[18] = 0;
-    g[19] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[19]) | (0x8000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x4000 & (s.0[0] << 6u32) & s.0[0]) | (0x2000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x200 & (s.0[0] << 1u32) & s.0[0]) | (0x80 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x8 & s.0[0] & (s.0[0] >> 5u32)) | (0x4 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x2 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[18];
-        g[18] = word;
-        let word = ((0x1f7df7df & g[18]) << 7u32) | ((0x3fffffff & g[18]) << 6u32)
-            | ((0x3efbefbe & g[18]) << 5u32) | ((0x7df7df7df & g[18]) << 1u32)
-            | ((0xfbefbefbe & g[18]) >> 1u32) | ((0x7df7df7c0 & g[18]) >> 5u32)
-            | ((0xfffffffc0 & g[18]) >> 6u32) | ((0xfbefbef80 & g[18]) >> 7u32);
-        changed |= word != g[19];
-        g[19] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[20]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[21]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
-    g[20] = 0;
-    g[21] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[21]) | (0x2000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x1000 & (s.0[0] << 6u32) & s.0[0]) | (0x80 & (s.0[0] << 1u32) & s.0[0])
-            | (0x2 & s.0[0] & (s.0[0] >> 5u32)) | (0x1 & s.0[0] & (s.0[0] >> 6u32));
-        changed |= word != g[20];
-        g[20] = word;
-        let word = ((0x1f7df7df & g[20]) << 7u32) | ((0x3fffffff & g[20]) << 6u32)
-            | ((0x3efbefbe & g[20]) << 5u32) | ((0x7df7df7df & g[20]) << 1u32)
-            | ((0xfbefbefbe & g[20]) >> 1u32) | ((0x7df7df7c0 & g[20]) >> 5u32)
-            | ((0xfffffffc0 & g[20]) >> 6u32) | ((0xfbefbef80 & g[20]) >> 7u32);
-        changed |= word != g[21];
-        g[21] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[22]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[23]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
-    g[22] = 0;
-    g[23] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[23]) | (0x100 & (s.0[0] << 7u32) & s.0[0])
-            | (0x80 & (s.0[0] << 6u32) & s.0[0]) | (0x40 & (s.0[0] << 5u32) & s.0[0])
-            | (0x4 & (s.0[0] << 1u32) & s.0[0]) | (0x1 & s.0[0] & (s.0[0] >> 1u32));
-        changed |= word != g[22];
-        g[22] = word;
-        let word = ((0x1f7df7df & g[22]) << 7u32) | ((0x3fffffff & g[22]) << 6u32)
-            | ((0x3efbefbe & g[22]) << 5u32) | ((0x7df7df7df & g[22]) << 1u32)
-            | ((0xfbefbefbe & g[22]) >> 1u32) | ((0x7df7df7c0 & g[22]) >> 5u32)
-            | ((0xfffffffc0 & g[22]) >> 6u32) | ((0xfbefbef80 & g[22]) >> 7u32);
-        changed |= word != g[23];
-        g[23] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[24]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[25]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
-    g[24] = 0;
-    g[25] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[25])
-            | (0x200000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x100000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x80000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x8000 & (s.0[0] << 1u32) & s.0[0]) | (0x2000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x200 & s.0[0] & (s.0[0] >> 5u32)) | (0x100 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x80 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[24];
-        g[24] = word;
-        let word = ((0x1f7df7df & g[24]) << 7u32) | ((0x3fffffff & g[24]) << 6u32)
-            | ((0x3efbefbe & g[24]) << 5u32) | ((0x7df7df7df & g[24]) << 1u32)
-            | ((0xfbefbefbe & g[24]) >> 1u32) | ((0x7df7df7c0 & g[24]) >> 5u32)
-            | ((0xfffffffc0 & g[24]) >> 6u32) | ((0xfbefbef80 & g[24]) >> 7u32);
-        changed |= word != g[25];
-        g[25] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[26]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[27]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
-    g[26] = 0;
-    g[27] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[27]) | (0x80000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x40000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x2000 & (s.0[0] << 1u32) & s.0[0]) | (0x80 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x40 & s.0[0] & (s.0[0] >> 6u32));
-        changed |= word != g[26];
-        g[26] = word;
-        let word = ((0x1f7df7df & g[26]) << 7u32) | ((0x3fffffff & g[26]) << 6u32)
-            | ((0x3efbefbe & g[26]) << 5u32) | ((0x7df7df7df & g[26]) << 1u32)
-            | ((0xfbefbefbe & g[26]) >> 1u32) | ((0x7df7df7c0 & g[26]) >> 5u32)
-            | ((0xfffffffc0 & g[26]) >> 6u32) | ((0xfbefbef80 & g[26]) >> 7u32);
-        changed |= word != g[27];
-        g[27] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[28]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[29]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
-    g[28] = 0;
-    g[29] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[29]) | (0x200 & (s.0[0] << 7u32) & s.0[0])
-            | (0x100 & (s.0[0] << 6u32) & s.0[0]) | (0x80 & (s.0[0] << 5u32) & s.0[0])
-            | (0x8 & (s.0[0] << 1u32) & s.0[0]) | (0x2 & s.0[0] & (s.0[0] >> 1u32));
-        changed |= word != g[28];
-        g[28] = word;
-        let word = ((0x1f7df7df & g[28]) << 7u32) | ((0x3fffffff & g[28]) << 6u32)
-            | ((0x3efbefbe & g[28]) << 5u32) | ((0x7df7df7df & g[28]) << 1u32)
-            | ((0xfbefbefbe & g[28]) >> 1u32) | ((0x7df7df7c0 & g[28]) >> 5u32)
-            | ((0xfffffffc0 & g[28]) >> 6u32) | ((0xfbefbef80 & g[28]) >> 7u32);
-        changed |= word != g[29];
-        g[29] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[30]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[31]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
-    g[30] = 0;
-    g[31] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[31]) | (0x80 & (s.0[0] << 7u32) & s.0[0])
-            | (0x40 & (s.0[0] << 6u32) & s.0[0]) | (0x2 & (s.0[0] << 1u32) & s.0[0]);
-        changed |= word != g[30];
-        g[30] = word;
-        let word = ((0x1f7df7df & g[30]) << 7u32) | ((0x3fffffff & g[30]) << 6u32)
-            | ((0x3efbefbe & g[30]) << 5u32) | ((0x7df7df7df & g[30]) << 1u32)
-            | ((0xfbefbefbe & g[30]) >> 1u32) | ((0x7df7df7c0 & g[30]) >> 5u32)
-            | ((0xfffffffc0 & g[30]) >> 6u32) | ((0xfbefbef80 & g[30]) >> 7u32);
-        changed |= word != g[31];
-        g[31] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[32]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[33]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
-    g[32] = 0;
-    g[33] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[33])
-            | (0x4000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x2000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x1000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x100000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x40000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x4000 & s.0[0] & (s.0[0] >> 5u32)) | (0x2000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x1000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[32];
-        g[32] = word;
-        let word = ((0x1f7df7df & g[32]) << 7u32) | ((0x3fffffff & g[32]) << 6u32)
-            | ((0x3efbefbe & g[32]) << 5u32) | ((0x7df7df7df & g[32]) << 1u32)
-            | ((0xfbefbefbe & g[32]) >> 1u32) | ((0x7df7df7c0 & g[32]) >> 5u32)
-            | ((0xfffffffc0 & g[32]) >> 6u32) | ((0xfbefbef80 & g[32]) >> 7u32);
-        changed |= word != g[33];
-        g[33] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[34]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[35]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
-    g[34] = 0;
-    g[35] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[35])
-            | (0x8000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x4000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x2000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x200000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x80000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x8000 & s.0[0] & (s.0[0] >> 5u32)) | (0x4000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x2000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[34];
-        g[34] = word;
-        let word = ((0x1f7df7df & g[34]) << 7u32) | ((0x3fffffff & g[34]) << 6u32)
-            | ((0x3efbefbe & g[34]) << 5u32) | ((0x7df7df7df & g[34]) << 1u32)
-            | ((0xfbefbefbe & g[34]) >> 1u32) | ((0x7df7df7c0 & g[34]) >> 5u32)
-            | ((0xfffffffc0 & g[34]) >> 6u32) | ((0xfbefbef80 & g[34]) >> 7u32);
-        changed |= word != g[35];
-        g[35] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[36]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[37]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
-    g[36] = 0;
-    g[37] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[37])
-            | (0x2000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x1000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x80000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x2000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x1000 & s.0[0] & (s.0[0] >> 6u32));
-        changed |= word != g[36];
-        g[36] = word;
-        let word = ((0x1f7df7df & g[36]) << 7u32) | ((0x3fffffff & g[36]) << 6u32)
-            | ((0x3efbefbe & g[36]) << 5u32) | ((0x7df7df7df & g[36]) << 1u32)
-            | ((0xfbefbefbe & g[36]) >> 1u32) | ((0x7df7df7c0 & g[36]) >> 5u32)
-            | ((0xfffffffc0 & g[36]) >> 6u32) | ((0xfbefbef80 & g[36]) >> 7u32);
-        changed |= word != g[37];
-        g[37] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[38]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[39]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
-    g[38] = 0;
-    g[39] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[39])
-            | (0x200000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x100000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x80000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x8000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x2000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x200000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x100000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x80000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[38];
-        g[38] = word;
-        let word = ((0x1f7df7df & g[38]) << 7u32) | ((0x3fffffff & g[38]) << 6u32)
-            | ((0x3efbefbe & g[38]) << 5u32) | ((0x7df7df7df & g[38]) << 1u32)
-            | ((0xfbefbefbe & g[38]) >> 1u32) | ((0x7df7df7c0 & g[38]) >> 5u32)
-            | ((0xfffffffc0 & g[38]) >> 6u32) | ((0xfbefbef80 & g[38]) >> 7u32);
-        changed |= word != g[39];
-        g[39] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[40]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[41]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
-    g[40] = 0;
-    g[41] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[41])
-            | (0x80000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x40000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x2000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x80000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x40000 & s.0[0] & (s.0[0] >> 6u32));
-        changed |= word != g[40];
-        g[40] = word;
-        let word = ((0x1f7df7df & g[40]) << 7u32) | ((0x3fffffff & g[40]) << 6u32)
-            | ((0x3efbefbe & g[40]) << 5u32) | ((0x7df7df7df & g[40]) << 1u32)
-            | ((0xfbefbefbe & g[40]) >> 1u32) | ((0x7df7df7c0 & g[40]) >> 5u32)
-            | ((0xfffffffc0 & g[40]) >> 6u32) | ((0xfbefbef80 & g[40]) >> 7u32);
-        changed |= word != g[41];
-        g[41] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[42]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[43]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
-    g[42] = 0;
-    g[43] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[43])
-            | (0x200000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x80000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x8000000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x4000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x2000000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[42];
-        g[42] = word;
-        let word = ((0x1f7df7df & g[42]) << 7u32) | ((0x3fffffff & g[42]) << 6u32)
-            | ((0x3efbefbe & g[42]) << 5u32) | ((0x7df7df7df & g[42]) << 1u32)
-            | ((0xfbefbefbe & g[42]) >> 1u32) | ((0x7df7df7c0 & g[42]) >> 5u32)
-            | ((0xfffffffc0 & g[42]) >> 6u32) | ((0xfbefbef80 & g[42]) >> 7u32);
-        changed |= word != g[43];
-        g[43] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[44]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[45]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
-    g[44] = 0;
-    g[45] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[45])
-            | (0x80000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x2000000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x1000000 & s.0[0] & (s.0[0] >> 6u32));
-        changed |= word != g[44];
-        g[44] = word;
-        let word = ((0x1f7df7df & g[44]) << 7u32) | ((0x3fffffff & g[44]) << 6u32)
-            | ((0x3efbefbe & g[44]) << 5u32) | ((0x7df7df7df & g[44]) << 1u32)
-            | ((0xfbefbefbe & g[44]) >> 1u32) | ((0x7df7df7c0 & g[44]) >> 5u32)
-            | ((0xfffffffc0 & g[44]) >> 6u32) | ((0xfbefbef80 & g[44]) >> 7u32);
-        changed |= word != g[45];
-        g[45] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[46]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[47]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
-    g[46] = 0;
-    g[47] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[47]) | (0x20000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x10000 & (s.0[1] << 5u32) & s.0[1]) | (0x400 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x20 & s.0[1] & (s.0[1] >> 6u32)) | (0x10 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[46];
-        g[46] = word;
-        let word = ((0x1f7df7df & g[46]) << 7u32) | ((0x3fffffff & g[46]) << 6u32)
-            | ((0x3efbefbe & g[46]) << 5u32) | ((0x7df7df7df & g[46]) << 1u32)
-            | ((0xfbefbefbe & g[46]) >> 1u32) | ((0x7df7df7c0 & g[46]) >> 5u32)
-            | ((0xfffffffc0 & g[46]) >> 6u32) | ((0xfbefbef80 & g[46]) >> 7u32);
-        changed |= word != g[47];
-        g[47] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[48]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[49]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
-    g[48] = 0;
-    g[49] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[49]) | (0x10000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x8000 & (s.0[1] << 6u32) & s.0[1]) | (0x4000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x400 & (s.0[1] << 1u32) & s.0[1]) | (0x100 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x10 & s.0[1] & (s.0[1] >> 5u32)) | (0x8 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x4 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[48];
-        g[48] = word;
-        let word = ((0x1f7df7df & g[48]) << 7u32) | ((0x3fffffff & g[48]) << 6u32)
-            | ((0x3efbefbe & g[48]) << 5u32) | ((0x7df7df7df & g[48]) << 1u32)
-            | ((0xfbefbefbe & g[48]) >> 1u32) | ((0x7df7df7c0 & g[48]) >> 5u32)
-            | ((0xfffffffc0 & g[48]) >> 6u32) | ((0xfbefbef80 & g[48]) >> 7u32);
-        changed |= word != g[49];
-        g[49] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[50]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[51]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
-    g[50] = 0;
-    g[51] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[51]) | (0x800 & (s.0[1] << 7u32) & s.0[1])
-            | (0x400 & (s.0[1] << 6u32) & s.0[1]) | (0x200 & (s.0[1] << 5u32) & s.0[1])
-            | (0x20 & (s.0[1] << 1u32) & s.0[1]) | (0x8 & s.0[1] & (s.0[1] >> 1u32));
-        changed |= word != g[50];
-        g[50] = word;
-        let word = ((0x1f7df7df & g[50]) << 7u32) | ((0x3fffffff & g[50]) << 6u32)
-            | ((0x3efbefbe & g[50]) << 5u32) | ((0x7df7df7df & g[50]) << 1u32)
-            | ((0xfbefbefbe & g[50]) >> 1u32) | ((0x7df7df7c0 & g[50]) >> 5u32)
-            | ((0xfffffffc0 & g[50]) >> 6u32) | ((0xfbefbef80 & g[50]) >> 7u32);
-        changed |= word != g[51];
-        g[51] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[52]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[53]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
-    g[52] = 0;
-    g[53] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[53])
-            | (0x800000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x400000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x10000 & s.0[1] & (s.0[1] >> 1u32)) | (0x800 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x400 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[52];
-        g[52] = word;
-        let word = ((0x1f7df7df & g[52]) << 7u32) | ((0x3fffffff & g[52]) << 6u32)
-            | ((0x3efbefbe & g[52]) << 5u32) | ((0x7df7df7df & g[52]) << 1u32)
-            | ((0xfbefbefbe & g[52]) >> 1u32) | ((0x7df7df7c0 & g[52]) >> 5u32)
-            | ((0xfffffffc0 & g[52]) >> 6u32) | ((0xfbefbef80 & g[52]) >> 7u32);
-        changed |= word != g[53];
-        g[53] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[54]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[55]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
-    g[54] = 0;
-    g[55] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[55])
-            | (0x400000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x200000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x100000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x10000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x4000 & s.0[1] & (s.0[1] >> 1u32)) | (0x400 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x200 & s.0[1] & (s.0[1] >> 6u32)) | (0x100 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[54];
-        g[54] = word;
-        let word = ((0x1f7df7df & g[54]) << 7u32) | ((0x3fffffff & g[54]) << 6u32)
-            | ((0x3efbefbe & g[54]) << 5u32) | ((0x7df7df7df & g[54]) << 1u32)
-            | ((0xfbefbefbe & g[54]) >> 1u32) | ((0x7df7df7c0 & g[54]) >> 5u32)
-            | ((0xfffffffc0 & g[54]) >> 6u32) | ((0xfbefbef80 & g[54]) >> 7u32);
-        changed |= word != g[55];
-        g[55] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[56]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[57]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
-    g[56] = 0;
-    g[57] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[57]) | (0x800 & (s.0[1] << 6u32) & s.0[1])
-            | (0x400 & (s.0[1] << 5u32) & s.0[1]) | (0x10 & s.0[1] & (s.0[1] >> 1u32));
-        changed |= word != g[56];
-        g[56] = word;
-        let word = ((0x1f7df7df & g[56]) << 7u32) | ((0x3fffffff & g[56]) << 6u32)
-            | ((0x3efbefbe & g[56]) << 5u32) | ((0x7df7df7df & g[56]) << 1u32)
-            | ((0xfbefbefbe & g[56]) >> 1u32) | ((0x7df7df7c0 & g[56]) >> 5u32)
-            | ((0xfffffffc0 & g[56]) >> 6u32) | ((0xfbefbef80 & g[56]) >> 7u32);
-        changed |= word != g[57];
-        g[57] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[58]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[59]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
-    g[58] = 0;
-    g[59] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[59]) | (0x400 & (s.0[1] << 7u32) & s.0[1])
-            | (0x200 & (s.0[1] << 6u32) & s.0[1]) | (0x100 & (s.0[1] << 5u32) & s.0[1])
-            | (0x10 & (s.0[1] << 1u32) & s.0[1]) | (0x4 & s.0[1] & (s.0[1] >> 1u32));
-        changed |= word != g[58];
-        g[58] = word;
-        let word = ((0x1f7df7df & g[58]) << 7u32) | ((0x3fffffff & g[58]) << 6u32)
-            | ((0x3efbefbe & g[58]) << 5u32) | ((0x7df7df7df & g[58]) << 1u32)
-            | ((0xfbefbefbe & g[58]) >> 1u32) | ((0x7df7df7c0 & g[58]) >> 5u32)
-            | ((0xfffffffc0 & g[58]) >> 6u32) | ((0xfbefbef80 & g[58]) >> 7u32);
-        changed |= word != g[59];
-        g[59] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[60]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[61]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
-    g[60] = 0;
-    g[61] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[61])
-            | (0x20000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x10000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x8000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x800000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x200000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x20000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x10000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x8000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[60];
-        g[60] = word;
-        let word = ((0x1f7df7df & g[60]) << 7u32) | ((0x3fffffff & g[60]) << 6u32)
-            | ((0x3efbefbe & g[60]) << 5u32) | ((0x7df7df7df & g[60]) << 1u32)
-            | ((0xfbefbefbe & g[60]) >> 1u32) | ((0x7df7df7c0 & g[60]) >> 5u32)
-            | ((0xfffffffc0 & g[60]) >> 6u32) | ((0xfbefbef80 & g[60]) >> 7u32);
-        changed |= word != g[61];
-        g[61] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[62]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[63]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
-    g[62] = 0;
-    g[63] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[63])
-            | (0x20000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x10000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x400000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x20000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x10000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[62];
-        g[62] = word;
-        let word = ((0x1f7df7df & g[62]) << 7u32) | ((0x3fffffff & g[62]) << 6u32)
-            | ((0x3efbefbe & g[62]) << 5u32) | ((0x7df7df7df & g[62]) << 1u32)
-            | ((0xfbefbefbe & g[62]) >> 1u32) | ((0x7df7df7c0 & g[62]) >> 5u32)
-            | ((0xfffffffc0 & g[62]) >> 6u32) | ((0xfbefbef80 & g[62]) >> 7u32);
-        changed |= word != g[63];
-        g[63] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[64]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[65]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
-    g[64] = 0;
-    g[65] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[65])
-            | (0x10000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x8000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x4000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x400000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x100000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x10000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x8000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x4000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[64];
-        g[64] = word;
-        let word = ((0x1f7df7df & g[64]) << 7u32) | ((0x3fffffff & g[64]) << 6u32)
-            | ((0x3efbefbe & g[64]) << 5u32) | ((0x7df7df7df & g[64]) << 1u32)
-            | ((0xfbefbefbe & g[64]) >> 1u32) | ((0x7df7df7c0 & g[64]) >> 5u32)
-            | ((0xfffffffc0 & g[64]) >> 6u32) | ((0xfbefbef80 & g[64]) >> 7u32);
-        changed |= word != g[65];
-        g[65] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[66]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[67]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
-    g[66] = 0;
-    g[67] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[67])
-            | (0x800000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x400000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x10000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x800000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x400000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[66];
-        g[66] = word;
-        let word = ((0x1f7df7df & g[66]) << 7u32) | ((0x3fffffff & g[66]) << 6u32)
-            | ((0x3efbefbe & g[66]) << 5u32) | ((0x7df7df7df & g[66]) << 1u32)
-            | ((0xfbefbefbe & g[66]) >> 1u32) | ((0x7df7df7c0 & g[66]) >> 5u32)
-            | ((0xfffffffc0 & g[66]) >> 6u32) | ((0xfbefbef80 & g[66]) >> 7u32);
-        changed |= word != g[67];
-        g[67] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[68]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[69]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
-    g[68] = 0;
-    g[69] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[69])
-            | (0x400000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x200000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x100000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x10000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x4000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x400000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x200000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x100000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[68];
-        g[68] = word;
-        let word = ((0x1f7df7df & g[68]) << 7u32) | ((0x3fffffff & g[68]) << 6u32)
-            | ((0x3efbefbe & g[68]) << 5u32) | ((0x7df7df7df & g[68]) << 1u32)
-            | ((0xfbefbefbe & g[68]) >> 1u32) | ((0x7df7df7c0 & g[68]) >> 5u32)
-            | ((0xfffffffc0 & g[68]) >> 6u32) | ((0xfbefbef80 & g[68]) >> 7u32);
-        changed |= word != g[69];
-        g[69] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[70]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[71]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
-    g[70] = 0;
-    g[71] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[71])
-            | (0x400000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x20000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x10000000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[70];
-        g[70] = word;
-        let word = ((0x1f7df7df & g[70]) << 7u32) | ((0x3fffffff & g[70]) << 6u32)
-            | ((0x3efbefbe & g[70]) << 5u32) | ((0x7df7df7df & g[70]) << 1u32)
-            | ((0xfbefbefbe & g[70]) >> 1u32) | ((0x7df7df7c0 & g[70]) >> 5u32)
-            | ((0xfffffffc0 & g[70]) >> 6u32) | ((0xfbefbef80 & g[70]) >> 7u32);
-        changed |= word != g[71];
-        g[71] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[72]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[73]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
-    g[72] = 0;
-    g[73] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[73])
-            | (0x400000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x100000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x10000000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x8000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x4000000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[72];
-        g[72] = word;
-        let word = ((0x1f7df7df & g[72]) << 7u32) | ((0x3fffffff & g[72]) << 6u32)
-            | ((0x3efbefbe & g[72]) << 5u32) | ((0x7df7df7df & g[72]) << 1u32)
-            | ((0xfbefbefbe & g[72]) >> 1u32) | ((0x7df7df7c0 & g[72]) >> 5u32)
-            | ((0xfffffffc0 & g[72]) >> 6u32) | ((0xfbefbef80 & g[72]) >> 7u32);
-        changed |= word != g[73];
-        g[73] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[74]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
-    // g[75]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
-    g[74] = 0;
-    g[75] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[75]) | (0x10000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x8000 & (s.0[0] << 6u32) & s.0[0]) | (0x4000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x400 & (s.0[0] << 1u32) & s.0[0]) | (0x100 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x10 & s.0[0] & (s.0[0] >> 5u32)) | (0x8 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x4 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[74];
-        g[74] = word;
-        let word = ((0x1f7df7df & g[74]) << 7u32) | ((0x3fffffff & g[74]) << 6u32)
-            | ((0x3efbefbe & g[74]) << 5u32) | ((0x7df7df7df & g[74]) << 1u32)
-            | ((0xfbefbefbe & g[74]) >> 1u32) | ((0x7df7df7c0 & g[74]) >> 5u32)
-            | ((0xfffffffc0 & g[74]) >> 6u32) | ((0xfbefbef80 & g[74]) >> 7u32);
-        changed |= word != g[75];
-        g[75] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[76]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[77]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
-    g[76] = 0;
-    g[77] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[77])
-            | (0x400000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x200000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x100000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x10000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x4000 & s.0[0] & (s.0[0] >> 1u32)) | (0x400 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x200 & s.0[0] & (s.0[0] >> 6u32)) | (0x100 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[76];
-        g[76] = word;
-        let word = ((0x1f7df7df & g[76]) << 7u32) | ((0x3fffffff & g[76]) << 6u32)
-            | ((0x3efbefbe & g[76]) << 5u32) | ((0x7df7df7df & g[76]) << 1u32)
-            | ((0xfbefbefbe & g[76]) >> 1u32) | ((0x7df7df7c0 & g[76]) >> 5u32)
-            | ((0xfffffffc0 & g[76]) >> 6u32) | ((0xfbefbef80 & g[76]) >> 7u32);
-        changed |= word != g[77];
-        g[77] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[78]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[79]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
-    g[78] = 0;
-    g[79] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[79]) | (0x400 & (s.0[0] << 7u32) & s.0[0])
-            | (0x200 & (s.0[0] << 6u32) & s.0[0]) | (0x100 & (s.0[0] << 5u32) & s.0[0])
-            | (0x10 & (s.0[0] << 1u32) & s.0[0]) | (0x4 & s.0[0] & (s.0[0] >> 1u32));
-        changed |= word != g[78];
-        g[78] = word;
-        let word = ((0x1f7df7df & g[78]) << 7u32) | ((0x3fffffff & g[78]) << 6u32)
-            | ((0x3efbefbe & g[78]) << 5u32) | ((0x7df7df7df & g[78]) << 1u32)
-            | ((0xfbefbefbe & g[78]) >> 1u32) | ((0x7df7df7c0 & g[78]) >> 5u32)
-            | ((0xfffffffc0 & g[78]) >> 6u32) | ((0xfbefbef80 & g[78]) >> 7u32);
-        changed |= word != g[79];
-        g[79] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[80]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
-    // g[81]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
-    g[80] = 0;
-    g[81] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[81])
-            | (0x10000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x8000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x4000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x400000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x100000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x10000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x8000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x4000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[80];
-        g[80] = word;
-        let word = ((0x1f7df7df & g[80]) << 7u32) | ((0x3fffffff & g[80]) << 6u32)
-            | ((0x3efbefbe & g[80]) << 5u32) | ((0x7df7df7df & g[80]) << 1u32)
-            | ((0xfbefbefbe & g[80]) >> 1u32) | ((0x7df7df7c0 & g[80]) >> 5u32)
-            | ((0xfffffffc0 & g[80]) >> 6u32) | ((0xfbefbef80 & g[80]) >> 7u32);
-        changed |= word != g[81];
-        g[81] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[82]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
-    // g[83]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
-    g[82] = 0;
-    g[83] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[83])
-            | (0x400000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x200000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x100000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x10000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x4000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x400000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x200000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x100000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[82];
-        g[82] = word;
-        let word = ((0x1f7df7df & g[82]) << 7u32) | ((0x3fffffff & g[82]) << 6u32)
-            | ((0x3efbefbe & g[82]) << 5u32) | ((0x7df7df7df & g[82]) << 1u32)
-            | ((0xfbefbefbe & g[82]) >> 1u32) | ((0x7df7df7c0 & g[82]) >> 5u32)
-            | ((0xfffffffc0 & g[82]) >> 6u32) | ((0xfbefbef80 & g[82]) >> 7u32);
-        changed |= word != g[83];
-        g[83] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[84]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[85]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
-    g[84] = 0;
-    g[85] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[85])
-            | (0x400000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x100000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x10000000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x8000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x4000000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[84];
-        g[84] = word;
-        let word = ((0x1f7df7df & g[84]) << 7u32) | ((0x3fffffff & g[84]) << 6u32)
-            | ((0x3efbefbe & g[84]) << 5u32) | ((0x7df7df7df & g[84]) << 1u32)
-            | ((0xfbefbefbe & g[84]) >> 1u32) | ((0x7df7df7c0 & g[84]) >> 5u32)
-            | ((0xfffffffc0 & g[84]) >> 6u32) | ((0xfbefbef80 & g[84]) >> 7u32);
-        changed |= word != g[85];
-        g[85] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[86]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
-    // g[87]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
-    g[86] = 0;
-    g[87] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[87]) | (0x8000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x4000 & (s.0[1] << 6u32) & s.0[1]) | (0x2000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x200 & (s.0[1] << 1u32) & s.0[1]) | (0x80 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x8 & s.0[1] & (s.0[1] >> 5u32)) | (0x4 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x2 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[86];
-        g[86] = word;
-        let word = ((0x1f7df7df & g[86]) << 7u32) | ((0x3fffffff & g[86]) << 6u32)
-            | ((0x3efbefbe & g[86]) << 5u32) | ((0x7df7df7df & g[86]) << 1u32)
-            | ((0xfbefbefbe & g[86]) >> 1u32) | ((0x7df7df7c0 & g[86]) >> 5u32)
-            | ((0xfffffffc0 & g[86]) >> 6u32) | ((0xfbefbef80 & g[86]) >> 7u32);
-        changed |= word != g[87];
-        g[87] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[88]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[89]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
-    g[88] = 0;
-    g[89] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[89])
-            | (0x200000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x100000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x80000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x8000 & (s.0[1] << 1u32) & s.0[1]) | (0x2000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x200 & s.0[1] & (s.0[1] >> 5u32)) | (0x100 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x80 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[88];
-        g[88] = word;
-        let word = ((0x1f7df7df & g[88]) << 7u32) | ((0x3fffffff & g[88]) << 6u32)
-            | ((0x3efbefbe & g[88]) << 5u32) | ((0x7df7df7df & g[88]) << 1u32)
-            | ((0xfbefbefbe & g[88]) >> 1u32) | ((0x7df7df7c0 & g[88]) >> 5u32)
-            | ((0xfffffffc0 & g[88]) >> 6u32) | ((0xfbefbef80 & g[88]) >> 7u32);
-        changed |= word != g[89];
-        g[89] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[90]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
-    // g[91]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
-    g[90] = 0;
-    g[91] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[91]) | (0x200 & (s.0[1] << 7u32) & s.0[1])
-            | (0x100 & (s.0[1] << 6u32) & s.0[1]) | (0x80 & (s.0[1] << 5u32) & s.0[1])
-            | (0x8 & (s.0[1] << 1u32) & s.0[1]) | (0x2 & s.0[1] & (s.0[1] >> 1u32));
-        changed |= word != g[90];
-        g[90] = word;
-        let word = ((0x1f7df7df & g[90]) << 7u32) | ((0x3fffffff & g[90]) << 6u32)
-            | ((0x3efbefbe & g[90]) << 5u32) | ((0x7df7df7df & g[90]) << 1u32)
-            | ((0xfbefbefbe & g[90]) >> 1u32) | ((0x7df7df7c0 & g[90]) >> 5u32)
-            | ((0xfffffffc0 & g[90]) >> 6u32) | ((0xfbefbef80 & g[90]) >> 7u32);
-        changed |= word != g[91];
-        g[91] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[92]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
-    // g[93]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
-    g[92] = 0;
-    g[93] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[93])
-            | (0x8000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x4000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x2000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x200000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x80000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x8000 & s.0[1] & (s.0[1] >> 5u32)) | (0x4000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x2000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[92];
-        g[92] = word;
-        let word = ((0x1f7df7df & g[92]) << 7u32) | ((0x3fffffff & g[92]) << 6u32)
-            | ((0x3efbefbe & g[92]) << 5u32) | ((0x7df7df7df & g[92]) << 1u32)
-            | ((0xfbefbefbe & g[92]) >> 1u32) | ((0x7df7df7c0 & g[92]) >> 5u32)
-            | ((0xfffffffc0 & g[92]) >> 6u32) | ((0xfbefbef80 & g[92]) >> 7u32);
-        changed |= word != g[93];
-        g[93] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[94]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
-    // g[95]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
-    g[94] = 0;
-    g[95] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[95])
-            | (0x200000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x100000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x80000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x8000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x2000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x200000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x100000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x80000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[94];
-        g[94] = word;
-        let word = ((0x1f7df7df & g[94]) << 7u32) | ((0x3fffffff & g[94]) << 6u32)
-            | ((0x3efbefbe & g[94]) << 5u32) | ((0x7df7df7df & g[94]) << 1u32)
-            | ((0xfbefbefbe & g[94]) >> 1u32) | ((0x7df7df7c0 & g[94]) >> 5u32)
-            | ((0xfffffffc0 & g[94]) >> 6u32) | ((0xfbefbef80 & g[94]) >> 7u32);
-        changed |= word != g[95];
-        g[95] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[96]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
-    // g[97]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
-    g[96] = 0;
-    g[97] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[97])
-            | (0x200000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x80000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x8000000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x4000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x2000000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[96];
-        g[96] = word;
-        let word = ((0x1f7df7df & g[96]) << 7u32) | ((0x3fffffff & g[96]) << 6u32)
-            | ((0x3efbefbe & g[96]) << 5u32) | ((0x7df7df7df & g[96]) << 1u32)
-            | ((0xfbefbefbe & g[96]) >> 1u32) | ((0x7df7df7c0 & g[96]) >> 5u32)
-            | ((0xfffffffc0 & g[96]) >> 6u32) | ((0xfbefbef80 & g[96]) >> 7u32);
-        changed |= word != g[97];
-        g[97] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[98]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
-    // g[99]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
-    g[98] = 0;
-    g[99] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[99]) | (0x20000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x10000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x8000 & (s.0[0] << 5u32) & s.0[0]) | (0x800 & (s.0[0] << 1u32) & s.0[0])
-            | (0x200 & s.0[0] & (s.0[0] >> 1u32)) | (0x20 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x10 & s.0[0] & (s.0[0] >> 6u32)) | (0x8 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[98];
-        g[98] = word;
-        let word = ((0x1f7df7df & g[98]) << 7u32) | ((0x3fffffff & g[98]) << 6u32)
-            | ((0x3efbefbe & g[98]) << 5u32) | ((0x7df7df7df & g[98]) << 1u32)
-            | ((0xfbefbefbe & g[98]) >> 1u32) | ((0x7df7df7c0 & g[98]) >> 5u32)
-            | ((0xfffffffc0 & g[98]) >> 6u32) | ((0xfbefbef80 & g[98]) >> 7u32);
-        changed |= word != g[99];
-        g[99] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[100]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
-    // g[101]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
-    g[100] = 0;
-    g[101] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[101])
-            | (0x800000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x400000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x200000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x20000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x8000 & s.0[0] & (s.0[0] >> 1u32)) | (0x800 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x400 & s.0[0] & (s.0[0] >> 6u32)) | (0x200 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[100];
-        g[100] = word;
-        let word = ((0x1f7df7df & g[100]) << 7u32) | ((0x3fffffff & g[100]) << 6u32)
-            | ((0x3efbefbe & g[100]) << 5u32) | ((0x7df7df7df & g[100]) << 1u32)
-            | ((0xfbefbefbe & g[100]) >> 1u32) | ((0x7df7df7c0 & g[100]) >> 5u32)
-            | ((0xfffffffc0 & g[100]) >> 6u32) | ((0xfbefbef80 & g[100]) >> 7u32);
-        changed |= word != g[101];
-        g[101] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[102]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
-    // g[103]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
-    g[102] = 0;
-    g[103] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[103]) | (0x800 & (s.0[0] << 7u32) & s.0[0])
-            | (0x400 & (s.0[0] << 6u32) & s.0[0]) | (0x200 & (s.0[0] << 5u32) & s.0[0])
-            | (0x20 & (s.0[0] << 1u32) & s.0[0]) | (0x8 & s.0[0] & (s.0[0] >> 1u32));
-        changed |= word != g[102];
-        g[102] = word;
-        let word = ((0x1f7df7df & g[102]) << 7u32) | ((0x3fffffff & g[102]) << 6u32)
-            | ((0x3efbefbe & g[102]) << 5u32) | ((0x7df7df7df & g[102]) << 1u32)
-            | ((0xfbefbefbe & g[102]) >> 1u32) | ((0x7df7df7c0 & g[102]) >> 5u32)
-            | ((0xfffffffc0 & g[102]) >> 6u32) | ((0xfbefbef80 & g[102]) >> 7u32);
-        changed |= word != g[103];
-        g[103] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[104]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[105]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
-    g[104] = 0;
-    g[105] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[105])
-            | (0x20000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x10000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x8000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x800000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x200000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x20000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x10000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x8000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[104];
-        g[104] = word;
-        let word = ((0x1f7df7df & g[104]) << 7u32) | ((0x3fffffff & g[104]) << 6u32)
-            | ((0x3efbefbe & g[104]) << 5u32) | ((0x7df7df7df & g[104]) << 1u32)
-            | ((0xfbefbefbe & g[104]) >> 1u32) | ((0x7df7df7c0 & g[104]) >> 5u32)
-            | ((0xfffffffc0 & g[104]) >> 6u32) | ((0xfbefbef80 & g[104]) >> 7u32);
-        changed |= word != g[105];
-        g[105] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[106]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[107]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
-    g[106] = 0;
-    g[107] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[107])
-            | (0x800000000 & (s.0[0] << 7u32) & s.0[0])
-            | (0x400000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x200000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x20000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x8000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x800000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x400000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x200000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[106];
-        g[106] = word;
-        let word = ((0x1f7df7df & g[106]) << 7u32) | ((0x3fffffff & g[106]) << 6u32)
-            | ((0x3efbefbe & g[106]) << 5u32) | ((0x7df7df7df & g[106]) << 1u32)
-            | ((0xfbefbefbe & g[106]) >> 1u32) | ((0x7df7df7c0 & g[106]) >> 5u32)
-            | ((0xfffffffc0 & g[106]) >> 6u32) | ((0xfbefbef80 & g[106]) >> 7u32);
-        changed |= word != g[107];
-        g[107] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[108]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
-    // g[109]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
-    g[108] = 0;
-    g[109] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[109])
-            | (0x800000000 & (s.0[0] << 1u32) & s.0[0])
-            | (0x200000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x20000000 & s.0[0] & (s.0[0] >> 5u32))
-            | (0x10000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x8000000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[108];
-        g[108] = word;
-        let word = ((0x1f7df7df & g[108]) << 7u32) | ((0x3fffffff & g[108]) << 6u32)
-            | ((0x3efbefbe & g[108]) << 5u32) | ((0x7df7df7df & g[108]) << 1u32)
-            | ((0xfbefbefbe & g[108]) >> 1u32) | ((0x7df7df7c0 & g[108]) >> 5u32)
-            | ((0xfffffffc0 & g[108]) >> 6u32) | ((0xfbefbef80 & g[108]) >> 7u32);
-        changed |= word != g[109];
-        g[109] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[110]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
-    // g[111]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
-    g[110] = 0;
-    g[111] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[111]) | (0x4000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x2000 & (s.0[1] << 6u32) & s.0[1]) | (0x1000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x100 & (s.0[1] << 1u32) & s.0[1]) | (0x40 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x4 & s.0[1] & (s.0[1] >> 5u32)) | (0x2 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x1 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[110];
-        g[110] = word;
-        let word = ((0x1f7df7df & g[110]) << 7u32) | ((0x3fffffff & g[110]) << 6u32)
-            | ((0x3efbefbe & g[110]) << 5u32) | ((0x7df7df7df & g[110]) << 1u32)
-            | ((0xfbefbefbe & g[110]) >> 1u32) | ((0x7df7df7c0 & g[110]) >> 5u32)
-            | ((0xfffffffc0 & g[110]) >> 6u32) | ((0xfbefbef80 & g[110]) >> 7u32);
-        changed |= word != g[111];
-        g[111] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[112]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
-    // g[113]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
-    g[112] = 0;
-    g[113] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[113])
-            | (0x100000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x80000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x40000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x4000 & (s.0[1] << 1u32) & s.0[1]) | (0x1000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x100 & s.0[1] & (s.0[1] >> 5u32)) | (0x80 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x40 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[112];
-        g[112] = word;
-        let word = ((0x1f7df7df & g[112]) << 7u32) | ((0x3fffffff & g[112]) << 6u32)
-            | ((0x3efbefbe & g[112]) << 5u32) | ((0x7df7df7df & g[112]) << 1u32)
-            | ((0xfbefbefbe & g[112]) >> 1u32) | ((0x7df7df7c0 & g[112]) >> 5u32)
-            | ((0xfffffffc0 & g[112]) >> 6u32) | ((0xfbefbef80 & g[112]) >> 7u32);
-        changed |= word != g[113];
-        g[113] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[114]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
-    // g[115]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
-    g[114] = 0;
-    g[115] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[115]) | (0x100 & (s.0[1] << 7u32) & s.0[1])
-            | (0x80 & (s.0[1] << 6u32) & s.0[1]) | (0x40 & (s.0[1] << 5u32) & s.0[1])
-            | (0x4 & (s.0[1] << 1u32) & s.0[1]) | (0x1 & s.0[1] & (s.0[1] >> 1u32));
-        changed |= word != g[114];
-        g[114] = word;
-        let word = ((0x1f7df7df & g[114]) << 7u32) | ((0x3fffffff & g[114]) << 6u32)
-            | ((0x3efbefbe & g[114]) << 5u32) | ((0x7df7df7df & g[114]) << 1u32)
-            | ((0xfbefbefbe & g[114]) >> 1u32) | ((0x7df7df7c0 & g[114]) >> 5u32)
-            | ((0xfffffffc0 & g[114]) >> 6u32) | ((0xfbefbef80 & g[114]) >> 7u32);
-        changed |= word != g[115];
-        g[115] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[116]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[117]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
-    g[116] = 0;
-    g[117] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[117])
-            | (0x4000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x2000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x1000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x100000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x40000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x4000 & s.0[1] & (s.0[1] >> 5u32)) | (0x2000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x1000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[116];
-        g[116] = word;
-        let word = ((0x1f7df7df & g[116]) << 7u32) | ((0x3fffffff & g[116]) << 6u32)
-            | ((0x3efbefbe & g[116]) << 5u32) | ((0x7df7df7df & g[116]) << 1u32)
-            | ((0xfbefbefbe & g[116]) >> 1u32) | ((0x7df7df7c0 & g[116]) >> 5u32)
-            | ((0xfffffffc0 & g[116]) >> 6u32) | ((0xfbefbef80 & g[116]) >> 7u32);
-        changed |= word != g[117];
-        g[117] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[118]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[119]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
-    g[118] = 0;
-    g[119] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[119])
-            | (0x100000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x80000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x40000000 & (s.0[1] << 5u32) & s.0[1])
-            | (0x4000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x1000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x100000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x80000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x40000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[118];
-        g[118] = word;
-        let word = ((0x1f7df7df & g[118]) << 7u32) | ((0x3fffffff & g[118]) << 6u32)
-            | ((0x3efbefbe & g[118]) << 5u32) | ((0x7df7df7df & g[118]) << 1u32)
-            | ((0xfbefbefbe & g[118]) >> 1u32) | ((0x7df7df7c0 & g[118]) >> 5u32)
-            | ((0xfffffffc0 & g[118]) >> 6u32) | ((0xfbefbef80 & g[118]) >> 7u32);
-        changed |= word != g[119];
-        g[119] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[120]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
-    // g[121]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
-    g[120] = 0;
-    g[121] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[121])
-            | (0x100000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x40000000 & s.0[1] & (s.0[1] >> 1u32))
-            | (0x4000000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x2000000 & s.0[1] & (s.0[1] >> 6u32))
-            | (0x1000000 & s.0[1] & (s.0[1] >> 7u32));
-        changed |= word != g[120];
-        g[120] = word;
-        let word = ((0x1f7df7df & g[120]) << 7u32) | ((0x3fffffff & g[120]) << 6u32)
-            | ((0x3efbefbe & g[120]) << 5u32) | ((0x7df7df7df & g[120]) << 1u32)
-            | ((0xfbefbefbe & g[120]) >> 1u32) | ((0x7df7df7c0 & g[120]) >> 5u32)
-            | ((0xfffffffc0 & g[120]) >> 6u32) | ((0xfbefbef80 & g[120]) >> 7u32);
-        changed |= word != g[121];
-        g[121] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[122]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
-    // g[123]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
-    g[122] = 0;
-    g[123] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[123])
-            | (0x20000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x10000 & (s.0[0] << 5u32) & s.0[0]) | (0x400 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x20 & s.0[0] & (s.0[0] >> 6u32)) | (0x10 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[122];
-        g[122] = word;
-        let word = ((0x1f7df7df & g[122]) << 7u32) | ((0x3fffffff & g[122]) << 6u32)
-            | ((0x3efbefbe & g[122]) << 5u32) | ((0x7df7df7df & g[122]) << 1u32)
-            | ((0xfbefbefbe & g[122]) >> 1u32) | ((0x7df7df7c0 & g[122]) >> 5u32)
-            | ((0xfffffffc0 & g[122]) >> 6u32) | ((0xfbefbef80 & g[122]) >> 7u32);
-        changed |= word != g[123];
-        g[123] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[124]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
-    // g[125]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
-    g[124] = 0;
-    g[125] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[125])
-            | (0x800000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x400000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x10000 & s.0[0] & (s.0[0] >> 1u32)) | (0x800 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x400 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[124];
-        g[124] = word;
-        let word = ((0x1f7df7df & g[124]) << 7u32) | ((0x3fffffff & g[124]) << 6u32)
-            | ((0x3efbefbe & g[124]) << 5u32) | ((0x7df7df7df & g[124]) << 1u32)
-            | ((0xfbefbefbe & g[124]) >> 1u32) | ((0x7df7df7c0 & g[124]) >> 5u32)
-            | ((0xfffffffc0 & g[124]) >> 6u32) | ((0xfbefbef80 & g[124]) >> 7u32);
-        changed |= word != g[125];
-        g[125] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[126]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[127]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
-    g[126] = 0;
-    g[127] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[127]) | (0x800 & (s.0[0] << 6u32) & s.0[0])
-            | (0x400 & (s.0[0] << 5u32) & s.0[0]) | (0x10 & s.0[0] & (s.0[0] >> 1u32));
-        changed |= word != g[126];
-        g[126] = word;
-        let word = ((0x1f7df7df & g[126]) << 7u32) | ((0x3fffffff & g[126]) << 6u32)
-            | ((0x3efbefbe & g[126]) << 5u32) | ((0x7df7df7df & g[126]) << 1u32)
-            | ((0xfbefbefbe & g[126]) >> 1u32) | ((0x7df7df7c0 & g[126]) >> 5u32)
-            | ((0xfffffffc0 & g[126]) >> 6u32) | ((0xfbefbef80 & g[126]) >> 7u32);
-        changed |= word != g[127];
-        g[127] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[128]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
-    // g[129]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
-    g[128] = 0;
-    g[129] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[129])
-            | (0x20000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x10000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x400000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x20000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x10000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[128];
-        g[128] = word;
-        let word = ((0x1f7df7df & g[128]) << 7u32) | ((0x3fffffff & g[128]) << 6u32)
-            | ((0x3efbefbe & g[128]) << 5u32) | ((0x7df7df7df & g[128]) << 1u32)
-            | ((0xfbefbefbe & g[128]) >> 1u32) | ((0x7df7df7c0 & g[128]) >> 5u32)
-            | ((0xfffffffc0 & g[128]) >> 6u32) | ((0xfbefbef80 & g[128]) >> 7u32);
-        changed |= word != g[129];
-        g[129] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[130]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
-    // g[131]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
-    g[130] = 0;
-    g[131] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[131])
-            | (0x800000000 & (s.0[0] << 6u32) & s.0[0])
-            | (0x400000000 & (s.0[0] << 5u32) & s.0[0])
-            | (0x10000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x800000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x400000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[130];
-        g[130] = word;
-        let word = ((0x1f7df7df & g[130]) << 7u32) | ((0x3fffffff & g[130]) << 6u32)
-            | ((0x3efbefbe & g[130]) << 5u32) | ((0x7df7df7df & g[130]) << 1u32)
-            | ((0xfbefbefbe & g[130]) >> 1u32) | ((0x7df7df7c0 & g[130]) >> 5u32)
-            | ((0xfffffffc0 & g[130]) >> 6u32) | ((0xfbefbef80 & g[130]) >> 7u32);
-        changed |= word != g[131];
-        g[131] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[132]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[133]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
-    g[132] = 0;
-    g[133] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[0] & g[133])
-            | (0x400000000 & s.0[0] & (s.0[0] >> 1u32))
-            | (0x20000000 & s.0[0] & (s.0[0] >> 6u32))
-            | (0x10000000 & s.0[0] & (s.0[0] >> 7u32));
-        changed |= word != g[132];
-        g[132] = word;
-        let word = ((0x1f7df7df & g[132]) << 7u32) | ((0x3fffffff & g[132]) << 6u32)
-            | ((0x3efbefbe & g[132]) << 5u32) | ((0x7df7df7df & g[132]) << 1u32)
-            | ((0xfbefbefbe & g[132]) >> 1u32) | ((0x7df7df7c0 & g[132]) >> 5u32)
-            | ((0xfffffffc0 & g[132]) >> 6u32) | ((0xfbefbef80 & g[132]) >> 7u32);
-        changed |= word != g[133];
-        g[133] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[134]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
-    // g[135]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
-    g[134] = 0;
-    g[135] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[135]) | (0x2000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x1000 & (s.0[1] << 6u32) & s.0[1]) | (0x80 & (s.0[1] << 1u32) & s.0[1])
-            | (0x2 & s.0[1] & (s.0[1] >> 5u32)) | (0x1 & s.0[1] & (s.0[1] >> 6u32));
-        changed |= word != g[134];
-        g[134] = word;
-        let word = ((0x1f7df7df & g[134]) << 7u32) | ((0x3fffffff & g[134]) << 6u32)
-            | ((0x3efbefbe & g[134]) << 5u32) | ((0x7df7df7df & g[134]) << 1u32)
-            | ((0xfbefbefbe & g[134]) >> 1u32) | ((0x7df7df7c0 & g[134]) >> 5u32)
-            | ((0xfffffffc0 & g[134]) >> 6u32) | ((0xfbefbef80 & g[134]) >> 7u32);
-        changed |= word != g[135];
-        g[135] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[136]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
-    // g[137]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
-    g[136] = 0;
-    g[137] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[137])
-            | (0x80000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x40000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x2000 & (s.0[1] << 1u32) & s.0[1]) | (0x80 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x40 & s.0[1] & (s.0[1] >> 6u32));
-        changed |= word != g[136];
-        g[136] = word;
-        let word = ((0x1f7df7df & g[136]) << 7u32) | ((0x3fffffff & g[136]) << 6u32)
-            | ((0x3efbefbe & g[136]) << 5u32) | ((0x7df7df7df & g[136]) << 1u32)
-            | ((0xfbefbefbe & g[136]) >> 1u32) | ((0x7df7df7c0 & g[136]) >> 5u32)
-            | ((0xfffffffc0 & g[136]) >> 6u32) | ((0xfbefbef80 & g[136]) >> 7u32);
-        changed |= word != g[137];
-        g[137] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[138]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[139]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
-    g[138] = 0;
-    g[139] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[139]) | (0x80 & (s.0[1] << 7u32) & s.0[1])
-            | (0x40 & (s.0[1] << 6u32) & s.0[1]) | (0x2 & (s.0[1] << 1u32) & s.0[1]);
-        changed |= word != g[138];
-        g[138] = word;
-        let word = ((0x1f7df7df & g[138]) << 7u32) | ((0x3fffffff & g[138]) << 6u32)
-            | ((0x3efbefbe & g[138]) << 5u32) | ((0x7df7df7df & g[138]) << 1u32)
-            | ((0xfbefbefbe & g[138]) >> 1u32) | ((0x7df7df7c0 & g[138]) >> 5u32)
-            | ((0xfffffffc0 & g[138]) >> 6u32) | ((0xfbefbef80 & g[138]) >> 7u32);
-        changed |= word != g[139];
-        g[139] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[140]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
-    // g[141]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
-    g[140] = 0;
-    g[141] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[141])
-            | (0x2000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x1000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x80000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x2000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x1000 & s.0[1] & (s.0[1] >> 6u32));
-        changed |= word != g[140];
-        g[140] = word;
-        let word = ((0x1f7df7df & g[140]) << 7u32) | ((0x3fffffff & g[140]) << 6u32)
-            | ((0x3efbefbe & g[140]) << 5u32) | ((0x7df7df7df & g[140]) << 1u32)
-            | ((0xfbefbefbe & g[140]) >> 1u32) | ((0x7df7df7c0 & g[140]) >> 5u32)
-            | ((0xfffffffc0 & g[140]) >> 6u32) | ((0xfbefbef80 & g[140]) >> 7u32);
-        changed |= word != g[141];
-        g[141] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[142]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
-    // g[143]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
-    g[142] = 0;
-    g[143] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[143])
-            | (0x80000000 & (s.0[1] << 7u32) & s.0[1])
-            | (0x40000000 & (s.0[1] << 6u32) & s.0[1])
-            | (0x2000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x80000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x40000 & s.0[1] & (s.0[1] >> 6u32));
-        changed |= word != g[142];
-        g[142] = word;
-        let word = ((0x1f7df7df & g[142]) << 7u32) | ((0x3fffffff & g[142]) << 6u32)
-            | ((0x3efbefbe & g[142]) << 5u32) | ((0x7df7df7df & g[142]) << 1u32)
-            | ((0xfbefbefbe & g[142]) >> 1u32) | ((0x7df7df7c0 & g[142]) >> 5u32)
-            | ((0xfffffffc0 & g[142]) >> 6u32) | ((0xfbefbef80 & g[142]) >> 7u32);
-        changed |= word != g[143];
-        g[143] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[144]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
-    // g[145]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
-    g[144] = 0;
-    g[145] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0xfffffffff & s.0[1] & g[145])
-            | (0x80000000 & (s.0[1] << 1u32) & s.0[1])
-            | (0x2000000 & s.0[1] & (s.0[1] >> 5u32))
-            | (0x1000000 & s.0[1] & (s.0[1] >> 6u32));
-        changed |= word != g[144];
-        g[144] = word;
-        let word = ((0x1f7df7df & g[144]) << 7u32) | ((0x3fffffff & g[144]) << 6u32)
-            | ((0x3efbefbe & g[144]) << 5u32) | ((0x7df7df7df & g[144]) << 1u32)
-            | ((0xfbefbefbe & g[144]) >> 1u32) | ((0x7df7df7c0 & g[144]) >> 5u32)
-            | ((0xfffffffc0 & g[144]) >> 6u32) | ((0xfbefbef80 & g[144]) >> 7u32);
-        changed |= word != g[145];
-        g[145] = word;
-        if !changed {
-            break;
-        }
-    }
     // n[4]: (notallconnected black), rules at gather.kif:67
-    n[4] |= (s.0[0] & 0x1 != 0) & (0xffffffffe & s.0[0] & !g[30] != 0);
-    n[4] |= (s.0[0] & 0x2 != 0) & (0xffffffffd & s.0[0] & !g[22] != 0);
-    n[4] |= (s.0[0] & 0x4 != 0) & (0xffffffffb & s.0[0] & !g[28] != 0);
-    n[4] |= (s.0[0] & 0x8 != 0) & (0xffffffff7 & s.0[0] & !g[78] != 0);
-    n[4] |= (s.0[0] & 0x10 != 0) & (0xfffffffef & s.0[0] & !g[102] != 0);
-    n[4] |= (s.0[0] & 0x20 != 0) & (0xfffffffdf & s.0[0] & !g[126] != 0);
-    n[4] |= (s.0[0] & 0x40 != 0) & (0xfffffffbf & s.0[0] & !g[20] != 0);
-    n[4] |= (s.0[0] & 0x80 != 0) & (0xfffffff7f & s.0[0] & !g[2] != 0);
-    n[4] |= (s.0[0] & 0x100 != 0) & (0xffffffeff & s.0[0] & !g[18] != 0);
-    n[4] |= (s.0[0] & 0x200 != 0) & (0xffffffdff & s.0[0] & !g[74] != 0);
-    n[4] |= (s.0[0] & 0x400 != 0) & (0xffffffbff & s.0[0] & !g[98] != 0);
-    n[4] |= (s.0[0] & 0x800 != 0) & (0xffffff7ff & s.0[0] & !g[122] != 0);
-    n[4] |= (s.0[0] & 0x1000 != 0) & (0xfffffefff & s.0[0] & !g[26] != 0);
-    n[4] |= (s.0[0] & 0x2000 != 0) & (0xfffffdfff & s.0[0] & !g[4] != 0);
-    n[4] |= (s.0[0] & 0x4000 != 0) & (0xfffffbfff & s.0[0] & !g[24] != 0);
-    n[4] |= (s.0[0] & 0x8000 != 0) & (0xfffff7fff & s.0[0] & !g[76] != 0);
-    n[4] |= (s.0[0] & 0x10000 != 0) & (0xffffeffff & s.0[0] & !g[100] != 0);
-    n[4] |= (s.0[0] & 0x20000 != 0) & (0xffffdffff & s.0[0] & !g[124] != 0);
-    n[4] |= (s.0[0] & 0x40000 != 0) & (0xffffbffff & s.0[0] & !g[36] != 0);
-    n[4] |= (s.0[0] & 0x80000 != 0) & (0xffff7ffff & s.0[0] & !g[32] != 0);
-    n[4] |= (s.0[0] & 0x100000 != 0) & (0xfffefffff & s.0[0] & !g[34] != 0);
-    n[4] |= (s.0[0] & 0x200000 != 0) & (0xfffdfffff & s.0[0] & !g[80] != 0);
-    n[4] |= (s.0[0] & 0x400000 != 0) & (0xfffbfffff & s.0[0] & !g[104] != 0);
-    n[4] |= (s.0[0] & 0x800000 != 0) & (0xfff7fffff & s.0[0] & !g[128] != 0);
-    n[4] |= (s.0[0] & 0x1000000 != 0) & (0xffeffffff & s.0[0] & !g[40] != 0);
-    n[4] |= (s.0[0] & 0x2000000 != 0) & (0xffdffffff & s.0[0] & !g[6] != 0);
-    n[4] |= (s.0[0] & 0x4000000 != 0) & (0xffbffffff & s.0[0] & !g[38] != 0);
-    n[4] |= (s.0[0] & 0x8000000 != 0) & (0xff7ffffff & s.0[0] & !g[82] != 0);
-    n[4] |= (s.0[0] & 0x10000000 != 0) & (0xfefffffff & s.0[0] & !g[106] != 0);
-    n[4] |= (s.0[0] & 0x20000000 != 0) & (0xfdfffffff & s.0[0] & !g[130] != 0);
-    n[4] |= (s.0[0] & 0x40000000 != 0) & (0xfbfffffff & s.0[0] & !g[44] != 0);
-    n[4] |= (s.0[0] & 0x80000000 != 0) & (0xf7fffffff & s.0[0] & !g[8] != 0);
-    n[4] |= (s.0[0] & 0x100000000 != 0) & (0xeffffffff & s.0[0] & !g[42] != 0);
-    n[4] |= (s.0[0] & 0x200000000 != 0) & (0xdffffffff & s.0[0] & !g[84] != 0);
-    n[4] |= (s.0[0] & 0x400000000 != 0) & (0xbffffffff & s.0[0] & !g[108] != 0);
-    n[4] |= (s.0[0] & 0x800000000 != 0) & (0x7ffffffff & s.0[0] & !g[132] != 0);
+    n[4] = false;
+    if s.0[0] & 0x1 != 0 {
+        // g[30]: 36 node words, bit 1 (connected black a 1 a 2), bit 6 (connected black a 1 b 1), bit 7 (connected black a 1 b 2), bit 0 (connected black a 1 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[31]: 36 node words, bit 1 ((aux 2) black a a 1 2), bit 7 ((aux 2) black a b 1 2), bit 13 ((aux 2) black a c 1 2), bit 19 ((aux 2) black a d 1 2), and 32 more
+        g[30] = 0;
+        g[31] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[31])
+                | (0x80 & (s.0[0] << 7u32) & s.0[0]) | (0x40 & (s.0[0] << 6u32) & s.0[0])
+                | (0x2 & (s.0[0] << 1u32) & s.0[0]);
+            changed |= word != g[30];
+            g[30] = word;
+            let word = ((0x1f7df7df & g[30]) << 7u32) | ((0x3fffffff & g[30]) << 6u32)
+                | ((0x3efbefbe & g[30]) << 5u32) | ((0x7df7df7df & g[30]) << 1u32)
+                | ((0xfbefbefbe & g[30]) >> 1u32) | ((0x7df7df7c0 & g[30]) >> 5u32)
+                | ((0xfffffffc0 & g[30]) >> 6u32) | ((0xfbefbef80 & g[30]) >> 7u32);
+            changed |= word != g[31];
+            g[31] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffffe & s.0[0] & !g[30] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x2 != 0) {
+        // g[22]: 36 node words, bit 2 (connected black a 2 a 3), bit 0 (connected black a 2 a 1), bit 7 (connected black a 2 b 2), bit 8 (connected black a 2 b 3), and 32 more; rules at gather.kif:59, 63
+        // g[23]: 36 node words, bit 1 ((aux 2) black a a 2 2), bit 7 ((aux 2) black a b 2 2), bit 13 ((aux 2) black a c 2 2), bit 19 ((aux 2) black a d 2 2), and 32 more
+        g[22] = 0;
+        g[23] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[23])
+                | (0x100 & (s.0[0] << 7u32) & s.0[0])
+                | (0x80 & (s.0[0] << 6u32) & s.0[0]) | (0x40 & (s.0[0] << 5u32) & s.0[0])
+                | (0x4 & (s.0[0] << 1u32) & s.0[0]) | (0x1 & s.0[0] & (s.0[0] >> 1u32));
+            changed |= word != g[22];
+            g[22] = word;
+            let word = ((0x1f7df7df & g[22]) << 7u32) | ((0x3fffffff & g[22]) << 6u32)
+                | ((0x3efbefbe & g[22]) << 5u32) | ((0x7df7df7df & g[22]) << 1u32)
+                | ((0xfbefbefbe & g[22]) >> 1u32) | ((0x7df7df7c0 & g[22]) >> 5u32)
+                | ((0xfffffffc0 & g[22]) >> 6u32) | ((0xfbefbef80 & g[22]) >> 7u32);
+            changed |= word != g[23];
+            g[23] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffffd & s.0[0] & !g[22] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x4 != 0) {
+        // g[28]: 36 node words, bit 3 (connected black a 3 a 4), bit 1 (connected black a 3 a 2), bit 8 (connected black a 3 b 3), bit 9 (connected black a 3 b 4), and 32 more; rules at gather.kif:59, 63
+        // g[29]: 36 node words, bit 1 ((aux 2) black a a 3 2), bit 7 ((aux 2) black a b 3 2), bit 13 ((aux 2) black a c 3 2), bit 19 ((aux 2) black a d 3 2), and 32 more
+        g[28] = 0;
+        g[29] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[29])
+                | (0x200 & (s.0[0] << 7u32) & s.0[0])
+                | (0x100 & (s.0[0] << 6u32) & s.0[0])
+                | (0x80 & (s.0[0] << 5u32) & s.0[0]) | (0x8 & (s.0[0] << 1u32) & s.0[0])
+                | (0x2 & s.0[0] & (s.0[0] >> 1u32));
+            changed |= word != g[28];
+            g[28] = word;
+            let word = ((0x1f7df7df & g[28]) << 7u32) | ((0x3fffffff & g[28]) << 6u32)
+                | ((0x3efbefbe & g[28]) << 5u32) | ((0x7df7df7df & g[28]) << 1u32)
+                | ((0xfbefbefbe & g[28]) >> 1u32) | ((0x7df7df7c0 & g[28]) >> 5u32)
+                | ((0xfffffffc0 & g[28]) >> 6u32) | ((0xfbefbef80 & g[28]) >> 7u32);
+            changed |= word != g[29];
+            g[29] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffffb & s.0[0] & !g[28] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x8 != 0) {
+        // g[78]: 36 node words, bit 4 (connected black a 4 a 5), bit 2 (connected black a 4 a 3), bit 9 (connected black a 4 b 4), bit 10 (connected black a 4 b 5), and 32 more; rules at gather.kif:59, 63
+        // g[79]: 36 node words, bit 1 ((aux 2) black a a 4 2), bit 7 ((aux 2) black a b 4 2), bit 13 ((aux 2) black a c 4 2), bit 19 ((aux 2) black a d 4 2), and 32 more
+        g[78] = 0;
+        g[79] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[79])
+                | (0x400 & (s.0[0] << 7u32) & s.0[0])
+                | (0x200 & (s.0[0] << 6u32) & s.0[0])
+                | (0x100 & (s.0[0] << 5u32) & s.0[0])
+                | (0x10 & (s.0[0] << 1u32) & s.0[0]) | (0x4 & s.0[0] & (s.0[0] >> 1u32));
+            changed |= word != g[78];
+            g[78] = word;
+            let word = ((0x1f7df7df & g[78]) << 7u32) | ((0x3fffffff & g[78]) << 6u32)
+                | ((0x3efbefbe & g[78]) << 5u32) | ((0x7df7df7df & g[78]) << 1u32)
+                | ((0xfbefbefbe & g[78]) >> 1u32) | ((0x7df7df7c0 & g[78]) >> 5u32)
+                | ((0xfffffffc0 & g[78]) >> 6u32) | ((0xfbefbef80 & g[78]) >> 7u32);
+            changed |= word != g[79];
+            g[79] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffff7 & s.0[0] & !g[78] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x10 != 0) {
+        // g[102]: 36 node words, bit 5 (connected black a 5 a 6), bit 3 (connected black a 5 a 4), bit 10 (connected black a 5 b 5), bit 11 (connected black a 5 b 6), and 32 more; rules at gather.kif:59, 63
+        // g[103]: 36 node words, bit 1 ((aux 2) black a a 5 2), bit 7 ((aux 2) black a b 5 2), bit 13 ((aux 2) black a c 5 2), bit 19 ((aux 2) black a d 5 2), and 32 more
+        g[102] = 0;
+        g[103] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[103])
+                | (0x800 & (s.0[0] << 7u32) & s.0[0])
+                | (0x400 & (s.0[0] << 6u32) & s.0[0])
+                | (0x200 & (s.0[0] << 5u32) & s.0[0])
+                | (0x20 & (s.0[0] << 1u32) & s.0[0]) | (0x8 & s.0[0] & (s.0[0] >> 1u32));
+            changed |= word != g[102];
+            g[102] = word;
+            let word = ((0x1f7df7df & g[102]) << 7u32) | ((0x3fffffff & g[102]) << 6u32)
+                | ((0x3efbefbe & g[102]) << 5u32) | ((0x7df7df7df & g[102]) << 1u32)
+                | ((0xfbefbefbe & g[102]) >> 1u32) | ((0x7df7df7c0 & g[102]) >> 5u32)
+                | ((0xfffffffc0 & g[102]) >> 6u32) | ((0xfbefbef80 & g[102]) >> 7u32);
+            changed |= word != g[103];
+            g[103] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffffef & s.0[0] & !g[102] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x20 != 0) {
+        // g[126]: 36 node words, bit 4 (connected black a 6 a 5), bit 11 (connected black a 6 b 6), bit 10 (connected black a 6 b 5), bit 0 (connected black a 6 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[127]: 36 node words, bit 1 ((aux 2) black a a 6 2), bit 7 ((aux 2) black a b 6 2), bit 13 ((aux 2) black a c 6 2), bit 19 ((aux 2) black a d 6 2), and 32 more
+        g[126] = 0;
+        g[127] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[127])
+                | (0x800 & (s.0[0] << 6u32) & s.0[0])
+                | (0x400 & (s.0[0] << 5u32) & s.0[0])
+                | (0x10 & s.0[0] & (s.0[0] >> 1u32));
+            changed |= word != g[126];
+            g[126] = word;
+            let word = ((0x1f7df7df & g[126]) << 7u32) | ((0x3fffffff & g[126]) << 6u32)
+                | ((0x3efbefbe & g[126]) << 5u32) | ((0x7df7df7df & g[126]) << 1u32)
+                | ((0xfbefbefbe & g[126]) >> 1u32) | ((0x7df7df7c0 & g[126]) >> 5u32)
+                | ((0xfffffffc0 & g[126]) >> 6u32) | ((0xfbefbef80 & g[126]) >> 7u32);
+            changed |= word != g[127];
+            g[127] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffffdf & s.0[0] & !g[126] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x40 != 0) {
+        // g[20]: 36 node words, bit 7 (connected black b 1 b 2), bit 12 (connected black b 1 c 1), bit 0 (connected black b 1 a 1), bit 13 (connected black b 1 c 2), and 32 more; rules at gather.kif:59, 63
+        // g[21]: 36 node words, bit 1 ((aux 2) black b a 1 2), bit 7 ((aux 2) black b b 1 2), bit 13 ((aux 2) black b c 1 2), bit 19 ((aux 2) black b d 1 2), and 32 more
+        g[20] = 0;
+        g[21] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[21])
+                | (0x2000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x1000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x80 & (s.0[0] << 1u32) & s.0[0]) | (0x2 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x1 & s.0[0] & (s.0[0] >> 6u32));
+            changed |= word != g[20];
+            g[20] = word;
+            let word = ((0x1f7df7df & g[20]) << 7u32) | ((0x3fffffff & g[20]) << 6u32)
+                | ((0x3efbefbe & g[20]) << 5u32) | ((0x7df7df7df & g[20]) << 1u32)
+                | ((0xfbefbefbe & g[20]) >> 1u32) | ((0x7df7df7c0 & g[20]) >> 5u32)
+                | ((0xfffffffc0 & g[20]) >> 6u32) | ((0xfbefbef80 & g[20]) >> 7u32);
+            changed |= word != g[21];
+            g[21] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffffbf & s.0[0] & !g[20] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x80 != 0) {
+        // g[2]: 36 node words, bit 8 (connected black b 2 b 3), bit 6 (connected black b 2 b 1), bit 13 (connected black b 2 c 2), bit 1 (connected black b 2 a 2), and 32 more; rules at gather.kif:59, 63
+        // g[3]: 36 node words, bit 1 ((aux 2) black b a 2 2), bit 7 ((aux 2) black b b 2 2), bit 13 ((aux 2) black b c 2 2), bit 19 ((aux 2) black b d 2 2), and 32 more
+        g[2] = 0;
+        g[3] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[3])
+                | (0x4000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x2000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x1000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x100 & (s.0[0] << 1u32) & s.0[0])
+                | (0x40 & s.0[0] & (s.0[0] >> 1u32)) | (0x4 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x2 & s.0[0] & (s.0[0] >> 6u32)) | (0x1 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[2];
+            g[2] = word;
+            let word = ((0x1f7df7df & g[2]) << 7u32) | ((0x3fffffff & g[2]) << 6u32)
+                | ((0x3efbefbe & g[2]) << 5u32) | ((0x7df7df7df & g[2]) << 1u32)
+                | ((0xfbefbefbe & g[2]) >> 1u32) | ((0x7df7df7c0 & g[2]) >> 5u32)
+                | ((0xfffffffc0 & g[2]) >> 6u32) | ((0xfbefbef80 & g[2]) >> 7u32);
+            changed |= word != g[3];
+            g[3] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffff7f & s.0[0] & !g[2] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x100 != 0) {
+        // g[18]: 36 node words, bit 9 (connected black b 3 b 4), bit 7 (connected black b 3 b 2), bit 14 (connected black b 3 c 3), bit 2 (connected black b 3 a 3), and 32 more; rules at gather.kif:59, 63
+        // g[19]: 36 node words, bit 1 ((aux 2) black b a 3 2), bit 7 ((aux 2) black b b 3 2), bit 13 ((aux 2) black b c 3 2), bit 19 ((aux 2) black b d 3 2), and 32 more
+        g[18] = 0;
+        g[19] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[19])
+                | (0x8000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x4000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x2000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x200 & (s.0[0] << 1u32) & s.0[0])
+                | (0x80 & s.0[0] & (s.0[0] >> 1u32)) | (0x8 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x4 & s.0[0] & (s.0[0] >> 6u32)) | (0x2 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[18];
+            g[18] = word;
+            let word = ((0x1f7df7df & g[18]) << 7u32) | ((0x3fffffff & g[18]) << 6u32)
+                | ((0x3efbefbe & g[18]) << 5u32) | ((0x7df7df7df & g[18]) << 1u32)
+                | ((0xfbefbefbe & g[18]) >> 1u32) | ((0x7df7df7c0 & g[18]) >> 5u32)
+                | ((0xfffffffc0 & g[18]) >> 6u32) | ((0xfbefbef80 & g[18]) >> 7u32);
+            changed |= word != g[19];
+            g[19] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffeff & s.0[0] & !g[18] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x200 != 0) {
+        // g[74]: 36 node words, bit 10 (connected black b 4 b 5), bit 8 (connected black b 4 b 3), bit 15 (connected black b 4 c 4), bit 3 (connected black b 4 a 4), and 32 more; rules at gather.kif:59, 63
+        // g[75]: 36 node words, bit 1 ((aux 2) black b a 4 2), bit 7 ((aux 2) black b b 4 2), bit 13 ((aux 2) black b c 4 2), bit 19 ((aux 2) black b d 4 2), and 32 more
+        g[74] = 0;
+        g[75] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[75])
+                | (0x10000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x8000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x4000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x400 & (s.0[0] << 1u32) & s.0[0])
+                | (0x100 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x10 & s.0[0] & (s.0[0] >> 5u32)) | (0x8 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x4 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[74];
+            g[74] = word;
+            let word = ((0x1f7df7df & g[74]) << 7u32) | ((0x3fffffff & g[74]) << 6u32)
+                | ((0x3efbefbe & g[74]) << 5u32) | ((0x7df7df7df & g[74]) << 1u32)
+                | ((0xfbefbefbe & g[74]) >> 1u32) | ((0x7df7df7c0 & g[74]) >> 5u32)
+                | ((0xfffffffc0 & g[74]) >> 6u32) | ((0xfbefbef80 & g[74]) >> 7u32);
+            changed |= word != g[75];
+            g[75] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffdff & s.0[0] & !g[74] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x400 != 0) {
+        // g[98]: 36 node words, bit 11 (connected black b 5 b 6), bit 9 (connected black b 5 b 4), bit 16 (connected black b 5 c 5), bit 4 (connected black b 5 a 5), and 32 more; rules at gather.kif:59, 63
+        // g[99]: 36 node words, bit 1 ((aux 2) black b a 5 2), bit 7 ((aux 2) black b b 5 2), bit 13 ((aux 2) black b c 5 2), bit 19 ((aux 2) black b d 5 2), and 32 more
+        g[98] = 0;
+        g[99] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[99])
+                | (0x20000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x10000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x8000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x800 & (s.0[0] << 1u32) & s.0[0])
+                | (0x200 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x20 & s.0[0] & (s.0[0] >> 5u32)) | (0x10 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x8 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[98];
+            g[98] = word;
+            let word = ((0x1f7df7df & g[98]) << 7u32) | ((0x3fffffff & g[98]) << 6u32)
+                | ((0x3efbefbe & g[98]) << 5u32) | ((0x7df7df7df & g[98]) << 1u32)
+                | ((0xfbefbefbe & g[98]) >> 1u32) | ((0x7df7df7c0 & g[98]) >> 5u32)
+                | ((0xfffffffc0 & g[98]) >> 6u32) | ((0xfbefbef80 & g[98]) >> 7u32);
+            changed |= word != g[99];
+            g[99] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffffbff & s.0[0] & !g[98] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x800 != 0) {
+        // g[122]: 36 node words, bit 10 (connected black b 6 b 5), bit 17 (connected black b 6 c 6), bit 5 (connected black b 6 a 6), bit 16 (connected black b 6 c 5), and 32 more; rules at gather.kif:59, 63
+        // g[123]: 36 node words, bit 1 ((aux 2) black b a 6 2), bit 7 ((aux 2) black b b 6 2), bit 13 ((aux 2) black b c 6 2), bit 19 ((aux 2) black b d 6 2), and 32 more
+        g[122] = 0;
+        g[123] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[123])
+                | (0x20000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x10000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x400 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x20 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x10 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[122];
+            g[122] = word;
+            let word = ((0x1f7df7df & g[122]) << 7u32) | ((0x3fffffff & g[122]) << 6u32)
+                | ((0x3efbefbe & g[122]) << 5u32) | ((0x7df7df7df & g[122]) << 1u32)
+                | ((0xfbefbefbe & g[122]) >> 1u32) | ((0x7df7df7c0 & g[122]) >> 5u32)
+                | ((0xfffffffc0 & g[122]) >> 6u32) | ((0xfbefbef80 & g[122]) >> 7u32);
+            changed |= word != g[123];
+            g[123] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffff7ff & s.0[0] & !g[122] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x1000 != 0) {
+        // g[26]: 36 node words, bit 13 (connected black c 1 c 2), bit 18 (connected black c 1 d 1), bit 6 (connected black c 1 b 1), bit 19 (connected black c 1 d 2), and 32 more; rules at gather.kif:59, 63
+        // g[27]: 36 node words, bit 1 ((aux 2) black c a 1 2), bit 7 ((aux 2) black c b 1 2), bit 13 ((aux 2) black c c 1 2), bit 19 ((aux 2) black c d 1 2), and 32 more
+        g[26] = 0;
+        g[27] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[27])
+                | (0x80000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x40000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x2000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x80 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x40 & s.0[0] & (s.0[0] >> 6u32));
+            changed |= word != g[26];
+            g[26] = word;
+            let word = ((0x1f7df7df & g[26]) << 7u32) | ((0x3fffffff & g[26]) << 6u32)
+                | ((0x3efbefbe & g[26]) << 5u32) | ((0x7df7df7df & g[26]) << 1u32)
+                | ((0xfbefbefbe & g[26]) >> 1u32) | ((0x7df7df7c0 & g[26]) >> 5u32)
+                | ((0xfffffffc0 & g[26]) >> 6u32) | ((0xfbefbef80 & g[26]) >> 7u32);
+            changed |= word != g[27];
+            g[27] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffefff & s.0[0] & !g[26] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x2000 != 0) {
+        // g[4]: 36 node words, bit 14 (connected black c 2 c 3), bit 12 (connected black c 2 c 1), bit 19 (connected black c 2 d 2), bit 7 (connected black c 2 b 2), and 32 more; rules at gather.kif:59, 63
+        // g[5]: 36 node words, bit 1 ((aux 2) black c a 2 2), bit 7 ((aux 2) black c b 2 2), bit 13 ((aux 2) black c c 2 2), bit 19 ((aux 2) black c d 2 2), and 32 more
+        g[4] = 0;
+        g[5] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[5])
+                | (0x100000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x80000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x40000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x4000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x1000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x100 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x80 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x40 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[4];
+            g[4] = word;
+            let word = ((0x1f7df7df & g[4]) << 7u32) | ((0x3fffffff & g[4]) << 6u32)
+                | ((0x3efbefbe & g[4]) << 5u32) | ((0x7df7df7df & g[4]) << 1u32)
+                | ((0xfbefbefbe & g[4]) >> 1u32) | ((0x7df7df7c0 & g[4]) >> 5u32)
+                | ((0xfffffffc0 & g[4]) >> 6u32) | ((0xfbefbef80 & g[4]) >> 7u32);
+            changed |= word != g[5];
+            g[5] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffdfff & s.0[0] & !g[4] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x4000 != 0) {
+        // g[24]: 36 node words, bit 15 (connected black c 3 c 4), bit 13 (connected black c 3 c 2), bit 20 (connected black c 3 d 3), bit 8 (connected black c 3 b 3), and 32 more; rules at gather.kif:59, 63
+        // g[25]: 36 node words, bit 1 ((aux 2) black c a 3 2), bit 7 ((aux 2) black c b 3 2), bit 13 ((aux 2) black c c 3 2), bit 19 ((aux 2) black c d 3 2), and 32 more
+        g[24] = 0;
+        g[25] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[25])
+                | (0x200000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x100000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x80000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x8000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x2000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x200 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x100 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x80 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[24];
+            g[24] = word;
+            let word = ((0x1f7df7df & g[24]) << 7u32) | ((0x3fffffff & g[24]) << 6u32)
+                | ((0x3efbefbe & g[24]) << 5u32) | ((0x7df7df7df & g[24]) << 1u32)
+                | ((0xfbefbefbe & g[24]) >> 1u32) | ((0x7df7df7c0 & g[24]) >> 5u32)
+                | ((0xfffffffc0 & g[24]) >> 6u32) | ((0xfbefbef80 & g[24]) >> 7u32);
+            changed |= word != g[25];
+            g[25] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffffbfff & s.0[0] & !g[24] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x8000 != 0) {
+        // g[76]: 36 node words, bit 16 (connected black c 4 c 5), bit 14 (connected black c 4 c 3), bit 21 (connected black c 4 d 4), bit 9 (connected black c 4 b 4), and 32 more; rules at gather.kif:59, 63
+        // g[77]: 36 node words, bit 1 ((aux 2) black c a 4 2), bit 7 ((aux 2) black c b 4 2), bit 13 ((aux 2) black c c 4 2), bit 19 ((aux 2) black c d 4 2), and 32 more
+        g[76] = 0;
+        g[77] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[77])
+                | (0x400000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x200000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x100000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x10000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x4000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x400 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x200 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x100 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[76];
+            g[76] = word;
+            let word = ((0x1f7df7df & g[76]) << 7u32) | ((0x3fffffff & g[76]) << 6u32)
+                | ((0x3efbefbe & g[76]) << 5u32) | ((0x7df7df7df & g[76]) << 1u32)
+                | ((0xfbefbefbe & g[76]) >> 1u32) | ((0x7df7df7c0 & g[76]) >> 5u32)
+                | ((0xfffffffc0 & g[76]) >> 6u32) | ((0xfbefbef80 & g[76]) >> 7u32);
+            changed |= word != g[77];
+            g[77] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffff7fff & s.0[0] & !g[76] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x10000 != 0) {
+        // g[100]: 36 node words, bit 17 (connected black c 5 c 6), bit 15 (connected black c 5 c 4), bit 22 (connected black c 5 d 5), bit 10 (connected black c 5 b 5), and 32 more; rules at gather.kif:59, 63
+        // g[101]: 36 node words, bit 1 ((aux 2) black c a 5 2), bit 7 ((aux 2) black c b 5 2), bit 13 ((aux 2) black c c 5 2), bit 19 ((aux 2) black c d 5 2), and 32 more
+        g[100] = 0;
+        g[101] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[101])
+                | (0x800000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x400000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x200000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x20000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x8000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x800 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x400 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x200 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[100];
+            g[100] = word;
+            let word = ((0x1f7df7df & g[100]) << 7u32) | ((0x3fffffff & g[100]) << 6u32)
+                | ((0x3efbefbe & g[100]) << 5u32) | ((0x7df7df7df & g[100]) << 1u32)
+                | ((0xfbefbefbe & g[100]) >> 1u32) | ((0x7df7df7c0 & g[100]) >> 5u32)
+                | ((0xfffffffc0 & g[100]) >> 6u32) | ((0xfbefbef80 & g[100]) >> 7u32);
+            changed |= word != g[101];
+            g[101] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffeffff & s.0[0] & !g[100] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x20000 != 0) {
+        // g[124]: 36 node words, bit 16 (connected black c 6 c 5), bit 23 (connected black c 6 d 6), bit 11 (connected black c 6 b 6), bit 22 (connected black c 6 d 5), and 32 more; rules at gather.kif:59, 63
+        // g[125]: 36 node words, bit 1 ((aux 2) black c a 6 2), bit 7 ((aux 2) black c b 6 2), bit 13 ((aux 2) black c c 6 2), bit 19 ((aux 2) black c d 6 2), and 32 more
+        g[124] = 0;
+        g[125] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[125])
+                | (0x800000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x400000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x10000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x800 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x400 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[124];
+            g[124] = word;
+            let word = ((0x1f7df7df & g[124]) << 7u32) | ((0x3fffffff & g[124]) << 6u32)
+                | ((0x3efbefbe & g[124]) << 5u32) | ((0x7df7df7df & g[124]) << 1u32)
+                | ((0xfbefbefbe & g[124]) >> 1u32) | ((0x7df7df7c0 & g[124]) >> 5u32)
+                | ((0xfffffffc0 & g[124]) >> 6u32) | ((0xfbefbef80 & g[124]) >> 7u32);
+            changed |= word != g[125];
+            g[125] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffdffff & s.0[0] & !g[124] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x40000 != 0) {
+        // g[36]: 36 node words, bit 19 (connected black d 1 d 2), bit 24 (connected black d 1 e 1), bit 12 (connected black d 1 c 1), bit 25 (connected black d 1 e 2), and 32 more; rules at gather.kif:59, 63
+        // g[37]: 36 node words, bit 1 ((aux 2) black d a 1 2), bit 7 ((aux 2) black d b 1 2), bit 13 ((aux 2) black d c 1 2), bit 19 ((aux 2) black d d 1 2), and 32 more
+        g[36] = 0;
+        g[37] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[37])
+                | (0x2000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x1000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x80000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x2000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x1000 & s.0[0] & (s.0[0] >> 6u32));
+            changed |= word != g[36];
+            g[36] = word;
+            let word = ((0x1f7df7df & g[36]) << 7u32) | ((0x3fffffff & g[36]) << 6u32)
+                | ((0x3efbefbe & g[36]) << 5u32) | ((0x7df7df7df & g[36]) << 1u32)
+                | ((0xfbefbefbe & g[36]) >> 1u32) | ((0x7df7df7c0 & g[36]) >> 5u32)
+                | ((0xfffffffc0 & g[36]) >> 6u32) | ((0xfbefbef80 & g[36]) >> 7u32);
+            changed |= word != g[37];
+            g[37] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffffbffff & s.0[0] & !g[36] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x80000 != 0) {
+        // g[32]: 36 node words, bit 20 (connected black d 2 d 3), bit 18 (connected black d 2 d 1), bit 25 (connected black d 2 e 2), bit 13 (connected black d 2 c 2), and 32 more; rules at gather.kif:59, 63
+        // g[33]: 36 node words, bit 1 ((aux 2) black d a 2 2), bit 7 ((aux 2) black d b 2 2), bit 13 ((aux 2) black d c 2 2), bit 19 ((aux 2) black d d 2 2), and 32 more
+        g[32] = 0;
+        g[33] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[33])
+                | (0x4000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x2000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x1000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x100000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x40000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x4000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x2000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x1000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[32];
+            g[32] = word;
+            let word = ((0x1f7df7df & g[32]) << 7u32) | ((0x3fffffff & g[32]) << 6u32)
+                | ((0x3efbefbe & g[32]) << 5u32) | ((0x7df7df7df & g[32]) << 1u32)
+                | ((0xfbefbefbe & g[32]) >> 1u32) | ((0x7df7df7c0 & g[32]) >> 5u32)
+                | ((0xfffffffc0 & g[32]) >> 6u32) | ((0xfbefbef80 & g[32]) >> 7u32);
+            changed |= word != g[33];
+            g[33] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffff7ffff & s.0[0] & !g[32] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x100000 != 0) {
+        // g[34]: 36 node words, bit 21 (connected black d 3 d 4), bit 19 (connected black d 3 d 2), bit 26 (connected black d 3 e 3), bit 14 (connected black d 3 c 3), and 32 more; rules at gather.kif:59, 63
+        // g[35]: 36 node words, bit 1 ((aux 2) black d a 3 2), bit 7 ((aux 2) black d b 3 2), bit 13 ((aux 2) black d c 3 2), bit 19 ((aux 2) black d d 3 2), and 32 more
+        g[34] = 0;
+        g[35] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[35])
+                | (0x8000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x4000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x2000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x200000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x80000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x8000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x4000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x2000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[34];
+            g[34] = word;
+            let word = ((0x1f7df7df & g[34]) << 7u32) | ((0x3fffffff & g[34]) << 6u32)
+                | ((0x3efbefbe & g[34]) << 5u32) | ((0x7df7df7df & g[34]) << 1u32)
+                | ((0xfbefbefbe & g[34]) >> 1u32) | ((0x7df7df7c0 & g[34]) >> 5u32)
+                | ((0xfffffffc0 & g[34]) >> 6u32) | ((0xfbefbef80 & g[34]) >> 7u32);
+            changed |= word != g[35];
+            g[35] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffefffff & s.0[0] & !g[34] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x200000 != 0) {
+        // g[80]: 36 node words, bit 22 (connected black d 4 d 5), bit 20 (connected black d 4 d 3), bit 27 (connected black d 4 e 4), bit 15 (connected black d 4 c 4), and 32 more; rules at gather.kif:59, 63
+        // g[81]: 36 node words, bit 1 ((aux 2) black d a 4 2), bit 7 ((aux 2) black d b 4 2), bit 13 ((aux 2) black d c 4 2), bit 19 ((aux 2) black d d 4 2), and 32 more
+        g[80] = 0;
+        g[81] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[81])
+                | (0x10000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x8000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x4000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x400000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x100000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x10000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x8000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x4000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[80];
+            g[80] = word;
+            let word = ((0x1f7df7df & g[80]) << 7u32) | ((0x3fffffff & g[80]) << 6u32)
+                | ((0x3efbefbe & g[80]) << 5u32) | ((0x7df7df7df & g[80]) << 1u32)
+                | ((0xfbefbefbe & g[80]) >> 1u32) | ((0x7df7df7c0 & g[80]) >> 5u32)
+                | ((0xfffffffc0 & g[80]) >> 6u32) | ((0xfbefbef80 & g[80]) >> 7u32);
+            changed |= word != g[81];
+            g[81] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffdfffff & s.0[0] & !g[80] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x400000 != 0) {
+        // g[104]: 36 node words, bit 23 (connected black d 5 d 6), bit 21 (connected black d 5 d 4), bit 28 (connected black d 5 e 5), bit 16 (connected black d 5 c 5), and 32 more; rules at gather.kif:59, 63
+        // g[105]: 36 node words, bit 1 ((aux 2) black d a 5 2), bit 7 ((aux 2) black d b 5 2), bit 13 ((aux 2) black d c 5 2), bit 19 ((aux 2) black d d 5 2), and 32 more
+        g[104] = 0;
+        g[105] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[105])
+                | (0x20000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x10000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x8000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x800000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x200000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x20000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x10000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x8000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[104];
+            g[104] = word;
+            let word = ((0x1f7df7df & g[104]) << 7u32) | ((0x3fffffff & g[104]) << 6u32)
+                | ((0x3efbefbe & g[104]) << 5u32) | ((0x7df7df7df & g[104]) << 1u32)
+                | ((0xfbefbefbe & g[104]) >> 1u32) | ((0x7df7df7c0 & g[104]) >> 5u32)
+                | ((0xfffffffc0 & g[104]) >> 6u32) | ((0xfbefbef80 & g[104]) >> 7u32);
+            changed |= word != g[105];
+            g[105] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfffbfffff & s.0[0] & !g[104] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x800000 != 0) {
+        // g[128]: 36 node words, bit 22 (connected black d 6 d 5), bit 29 (connected black d 6 e 6), bit 17 (connected black d 6 c 6), bit 28 (connected black d 6 e 5), and 32 more; rules at gather.kif:59, 63
+        // g[129]: 36 node words, bit 1 ((aux 2) black d a 6 2), bit 7 ((aux 2) black d b 6 2), bit 13 ((aux 2) black d c 6 2), bit 19 ((aux 2) black d d 6 2), and 32 more
+        g[128] = 0;
+        g[129] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[129])
+                | (0x20000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x10000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x400000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x20000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x10000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[128];
+            g[128] = word;
+            let word = ((0x1f7df7df & g[128]) << 7u32) | ((0x3fffffff & g[128]) << 6u32)
+                | ((0x3efbefbe & g[128]) << 5u32) | ((0x7df7df7df & g[128]) << 1u32)
+                | ((0xfbefbefbe & g[128]) >> 1u32) | ((0x7df7df7c0 & g[128]) >> 5u32)
+                | ((0xfffffffc0 & g[128]) >> 6u32) | ((0xfbefbef80 & g[128]) >> 7u32);
+            changed |= word != g[129];
+            g[129] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfff7fffff & s.0[0] & !g[128] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x1000000 != 0) {
+        // g[40]: 36 node words, bit 25 (connected black e 1 e 2), bit 30 (connected black e 1 f 1), bit 18 (connected black e 1 d 1), bit 31 (connected black e 1 f 2), and 32 more; rules at gather.kif:59, 63
+        // g[41]: 36 node words, bit 1 ((aux 2) black e a 1 2), bit 7 ((aux 2) black e b 1 2), bit 13 ((aux 2) black e c 1 2), bit 19 ((aux 2) black e d 1 2), and 32 more
+        g[40] = 0;
+        g[41] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[41])
+                | (0x80000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x40000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x2000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x80000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x40000 & s.0[0] & (s.0[0] >> 6u32));
+            changed |= word != g[40];
+            g[40] = word;
+            let word = ((0x1f7df7df & g[40]) << 7u32) | ((0x3fffffff & g[40]) << 6u32)
+                | ((0x3efbefbe & g[40]) << 5u32) | ((0x7df7df7df & g[40]) << 1u32)
+                | ((0xfbefbefbe & g[40]) >> 1u32) | ((0x7df7df7c0 & g[40]) >> 5u32)
+                | ((0xfffffffc0 & g[40]) >> 6u32) | ((0xfbefbef80 & g[40]) >> 7u32);
+            changed |= word != g[41];
+            g[41] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffeffffff & s.0[0] & !g[40] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x2000000 != 0) {
+        // g[6]: 36 node words, bit 26 (connected black e 2 e 3), bit 24 (connected black e 2 e 1), bit 31 (connected black e 2 f 2), bit 19 (connected black e 2 d 2), and 32 more; rules at gather.kif:59, 63
+        // g[7]: 36 node words, bit 1 ((aux 2) black e a 2 2), bit 7 ((aux 2) black e b 2 2), bit 13 ((aux 2) black e c 2 2), bit 19 ((aux 2) black e d 2 2), and 32 more
+        g[6] = 0;
+        g[7] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[7])
+                | (0x100000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x80000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x40000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x4000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x1000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x100000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x80000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x40000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[6];
+            g[6] = word;
+            let word = ((0x1f7df7df & g[6]) << 7u32) | ((0x3fffffff & g[6]) << 6u32)
+                | ((0x3efbefbe & g[6]) << 5u32) | ((0x7df7df7df & g[6]) << 1u32)
+                | ((0xfbefbefbe & g[6]) >> 1u32) | ((0x7df7df7c0 & g[6]) >> 5u32)
+                | ((0xfffffffc0 & g[6]) >> 6u32) | ((0xfbefbef80 & g[6]) >> 7u32);
+            changed |= word != g[7];
+            g[7] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffdffffff & s.0[0] & !g[6] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x4000000 != 0) {
+        // g[38]: 36 node words, bit 27 (connected black e 3 e 4), bit 25 (connected black e 3 e 2), bit 32 (connected black e 3 f 3), bit 20 (connected black e 3 d 3), and 32 more; rules at gather.kif:59, 63
+        // g[39]: 36 node words, bit 1 ((aux 2) black e a 3 2), bit 7 ((aux 2) black e b 3 2), bit 13 ((aux 2) black e c 3 2), bit 19 ((aux 2) black e d 3 2), and 32 more
+        g[38] = 0;
+        g[39] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[39])
+                | (0x200000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x100000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x80000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x8000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x2000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x200000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x100000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x80000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[38];
+            g[38] = word;
+            let word = ((0x1f7df7df & g[38]) << 7u32) | ((0x3fffffff & g[38]) << 6u32)
+                | ((0x3efbefbe & g[38]) << 5u32) | ((0x7df7df7df & g[38]) << 1u32)
+                | ((0xfbefbefbe & g[38]) >> 1u32) | ((0x7df7df7c0 & g[38]) >> 5u32)
+                | ((0xfffffffc0 & g[38]) >> 6u32) | ((0xfbefbef80 & g[38]) >> 7u32);
+            changed |= word != g[39];
+            g[39] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xffbffffff & s.0[0] & !g[38] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x8000000 != 0) {
+        // g[82]: 36 node words, bit 28 (connected black e 4 e 5), bit 26 (connected black e 4 e 3), bit 33 (connected black e 4 f 4), bit 21 (connected black e 4 d 4), and 32 more; rules at gather.kif:59, 63
+        // g[83]: 36 node words, bit 1 ((aux 2) black e a 4 2), bit 7 ((aux 2) black e b 4 2), bit 13 ((aux 2) black e c 4 2), bit 19 ((aux 2) black e d 4 2), and 32 more
+        g[82] = 0;
+        g[83] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[83])
+                | (0x400000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x200000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x100000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x10000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x4000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x400000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x200000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x100000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[82];
+            g[82] = word;
+            let word = ((0x1f7df7df & g[82]) << 7u32) | ((0x3fffffff & g[82]) << 6u32)
+                | ((0x3efbefbe & g[82]) << 5u32) | ((0x7df7df7df & g[82]) << 1u32)
+                | ((0xfbefbefbe & g[82]) >> 1u32) | ((0x7df7df7c0 & g[82]) >> 5u32)
+                | ((0xfffffffc0 & g[82]) >> 6u32) | ((0xfbefbef80 & g[82]) >> 7u32);
+            changed |= word != g[83];
+            g[83] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xff7ffffff & s.0[0] & !g[82] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x10000000 != 0) {
+        // g[106]: 36 node words, bit 29 (connected black e 5 e 6), bit 27 (connected black e 5 e 4), bit 34 (connected black e 5 f 5), bit 22 (connected black e 5 d 5), and 32 more; rules at gather.kif:59, 63
+        // g[107]: 36 node words, bit 1 ((aux 2) black e a 5 2), bit 7 ((aux 2) black e b 5 2), bit 13 ((aux 2) black e c 5 2), bit 19 ((aux 2) black e d 5 2), and 32 more
+        g[106] = 0;
+        g[107] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[107])
+                | (0x800000000 & (s.0[0] << 7u32) & s.0[0])
+                | (0x400000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x200000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x20000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x8000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x800000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x400000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x200000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[106];
+            g[106] = word;
+            let word = ((0x1f7df7df & g[106]) << 7u32) | ((0x3fffffff & g[106]) << 6u32)
+                | ((0x3efbefbe & g[106]) << 5u32) | ((0x7df7df7df & g[106]) << 1u32)
+                | ((0xfbefbefbe & g[106]) >> 1u32) | ((0x7df7df7c0 & g[106]) >> 5u32)
+                | ((0xfffffffc0 & g[106]) >> 6u32) | ((0xfbefbef80 & g[106]) >> 7u32);
+            changed |= word != g[107];
+            g[107] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfefffffff & s.0[0] & !g[106] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x20000000 != 0) {
+        // g[130]: 36 node words, bit 28 (connected black e 6 e 5), bit 35 (connected black e 6 f 6), bit 23 (connected black e 6 d 6), bit 34 (connected black e 6 f 5), and 32 more; rules at gather.kif:59, 63
+        // g[131]: 36 node words, bit 1 ((aux 2) black e a 6 2), bit 7 ((aux 2) black e b 6 2), bit 13 ((aux 2) black e c 6 2), bit 19 ((aux 2) black e d 6 2), and 32 more
+        g[130] = 0;
+        g[131] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[131])
+                | (0x800000000 & (s.0[0] << 6u32) & s.0[0])
+                | (0x400000000 & (s.0[0] << 5u32) & s.0[0])
+                | (0x10000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x800000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x400000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[130];
+            g[130] = word;
+            let word = ((0x1f7df7df & g[130]) << 7u32) | ((0x3fffffff & g[130]) << 6u32)
+                | ((0x3efbefbe & g[130]) << 5u32) | ((0x7df7df7df & g[130]) << 1u32)
+                | ((0xfbefbefbe & g[130]) >> 1u32) | ((0x7df7df7c0 & g[130]) >> 5u32)
+                | ((0xfffffffc0 & g[130]) >> 6u32) | ((0xfbefbef80 & g[130]) >> 7u32);
+            changed |= word != g[131];
+            g[131] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfdfffffff & s.0[0] & !g[130] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x40000000 != 0) {
+        // g[44]: 36 node words, bit 31 (connected black f 1 f 2), bit 24 (connected black f 1 e 1), bit 25 (connected black f 1 e 2), bit 0 (connected black f 1 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[45]: 36 node words, bit 1 ((aux 2) black f a 1 2), bit 7 ((aux 2) black f b 1 2), bit 13 ((aux 2) black f c 1 2), bit 19 ((aux 2) black f d 1 2), and 32 more
+        g[44] = 0;
+        g[45] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[45])
+                | (0x80000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x2000000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x1000000 & s.0[0] & (s.0[0] >> 6u32));
+            changed |= word != g[44];
+            g[44] = word;
+            let word = ((0x1f7df7df & g[44]) << 7u32) | ((0x3fffffff & g[44]) << 6u32)
+                | ((0x3efbefbe & g[44]) << 5u32) | ((0x7df7df7df & g[44]) << 1u32)
+                | ((0xfbefbefbe & g[44]) >> 1u32) | ((0x7df7df7c0 & g[44]) >> 5u32)
+                | ((0xfffffffc0 & g[44]) >> 6u32) | ((0xfbefbef80 & g[44]) >> 7u32);
+            changed |= word != g[45];
+            g[45] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xfbfffffff & s.0[0] & !g[44] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x80000000 != 0) {
+        // g[8]: 36 node words, bit 32 (connected black f 2 f 3), bit 30 (connected black f 2 f 1), bit 25 (connected black f 2 e 2), bit 26 (connected black f 2 e 3), and 32 more; rules at gather.kif:59, 63
+        // g[9]: 36 node words, bit 1 ((aux 2) black f a 2 2), bit 7 ((aux 2) black f b 2 2), bit 13 ((aux 2) black f c 2 2), bit 19 ((aux 2) black f d 2 2), and 32 more
+        g[8] = 0;
+        g[9] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[9])
+                | (0x100000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x40000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x4000000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x2000000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x1000000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[8];
+            g[8] = word;
+            let word = ((0x1f7df7df & g[8]) << 7u32) | ((0x3fffffff & g[8]) << 6u32)
+                | ((0x3efbefbe & g[8]) << 5u32) | ((0x7df7df7df & g[8]) << 1u32)
+                | ((0xfbefbefbe & g[8]) >> 1u32) | ((0x7df7df7c0 & g[8]) >> 5u32)
+                | ((0xfffffffc0 & g[8]) >> 6u32) | ((0xfbefbef80 & g[8]) >> 7u32);
+            changed |= word != g[9];
+            g[9] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xf7fffffff & s.0[0] & !g[8] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x100000000 != 0) {
+        // g[42]: 36 node words, bit 33 (connected black f 3 f 4), bit 31 (connected black f 3 f 2), bit 26 (connected black f 3 e 3), bit 27 (connected black f 3 e 4), and 32 more; rules at gather.kif:59, 63
+        // g[43]: 36 node words, bit 1 ((aux 2) black f a 3 2), bit 7 ((aux 2) black f b 3 2), bit 13 ((aux 2) black f c 3 2), bit 19 ((aux 2) black f d 3 2), and 32 more
+        g[42] = 0;
+        g[43] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[43])
+                | (0x200000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x80000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x8000000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x4000000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x2000000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[42];
+            g[42] = word;
+            let word = ((0x1f7df7df & g[42]) << 7u32) | ((0x3fffffff & g[42]) << 6u32)
+                | ((0x3efbefbe & g[42]) << 5u32) | ((0x7df7df7df & g[42]) << 1u32)
+                | ((0xfbefbefbe & g[42]) >> 1u32) | ((0x7df7df7c0 & g[42]) >> 5u32)
+                | ((0xfffffffc0 & g[42]) >> 6u32) | ((0xfbefbef80 & g[42]) >> 7u32);
+            changed |= word != g[43];
+            g[43] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xeffffffff & s.0[0] & !g[42] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x200000000 != 0) {
+        // g[84]: 36 node words, bit 34 (connected black f 4 f 5), bit 32 (connected black f 4 f 3), bit 27 (connected black f 4 e 4), bit 28 (connected black f 4 e 5), and 32 more; rules at gather.kif:59, 63
+        // g[85]: 36 node words, bit 1 ((aux 2) black f a 4 2), bit 7 ((aux 2) black f b 4 2), bit 13 ((aux 2) black f c 4 2), bit 19 ((aux 2) black f d 4 2), and 32 more
+        g[84] = 0;
+        g[85] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[85])
+                | (0x400000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x100000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x10000000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x8000000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x4000000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[84];
+            g[84] = word;
+            let word = ((0x1f7df7df & g[84]) << 7u32) | ((0x3fffffff & g[84]) << 6u32)
+                | ((0x3efbefbe & g[84]) << 5u32) | ((0x7df7df7df & g[84]) << 1u32)
+                | ((0xfbefbefbe & g[84]) >> 1u32) | ((0x7df7df7c0 & g[84]) >> 5u32)
+                | ((0xfffffffc0 & g[84]) >> 6u32) | ((0xfbefbef80 & g[84]) >> 7u32);
+            changed |= word != g[85];
+            g[85] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xdffffffff & s.0[0] & !g[84] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x400000000 != 0) {
+        // g[108]: 36 node words, bit 35 (connected black f 5 f 6), bit 33 (connected black f 5 f 4), bit 28 (connected black f 5 e 5), bit 29 (connected black f 5 e 6), and 32 more; rules at gather.kif:59, 63
+        // g[109]: 36 node words, bit 1 ((aux 2) black f a 5 2), bit 7 ((aux 2) black f b 5 2), bit 13 ((aux 2) black f c 5 2), bit 19 ((aux 2) black f d 5 2), and 32 more
+        g[108] = 0;
+        g[109] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[109])
+                | (0x800000000 & (s.0[0] << 1u32) & s.0[0])
+                | (0x200000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x20000000 & s.0[0] & (s.0[0] >> 5u32))
+                | (0x10000000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x8000000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[108];
+            g[108] = word;
+            let word = ((0x1f7df7df & g[108]) << 7u32) | ((0x3fffffff & g[108]) << 6u32)
+                | ((0x3efbefbe & g[108]) << 5u32) | ((0x7df7df7df & g[108]) << 1u32)
+                | ((0xfbefbefbe & g[108]) >> 1u32) | ((0x7df7df7c0 & g[108]) >> 5u32)
+                | ((0xfffffffc0 & g[108]) >> 6u32) | ((0xfbefbef80 & g[108]) >> 7u32);
+            changed |= word != g[109];
+            g[109] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0xbffffffff & s.0[0] & !g[108] != 0;
+    }
+    if !n[4] && (s.0[0] & 0x800000000 != 0) {
+        // g[132]: 36 node words, bit 34 (connected black f 6 f 5), bit 29 (connected black f 6 e 6), bit 28 (connected black f 6 e 5), bit 0 (connected black f 6 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[133]: 36 node words, bit 1 ((aux 2) black f a 6 2), bit 7 ((aux 2) black f b 6 2), bit 13 ((aux 2) black f c 6 2), bit 19 ((aux 2) black f d 6 2), and 32 more
+        g[132] = 0;
+        g[133] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[0] & g[133])
+                | (0x400000000 & s.0[0] & (s.0[0] >> 1u32))
+                | (0x20000000 & s.0[0] & (s.0[0] >> 6u32))
+                | (0x10000000 & s.0[0] & (s.0[0] >> 7u32));
+            changed |= word != g[132];
+            g[132] = word;
+            let word = ((0x1f7df7df & g[132]) << 7u32) | ((0x3fffffff & g[132]) << 6u32)
+                | ((0x3efbefbe & g[132]) << 5u32) | ((0x7df7df7df & g[132]) << 1u32)
+                | ((0xfbefbefbe & g[132]) >> 1u32) | ((0x7df7df7c0 & g[132]) >> 5u32)
+                | ((0xfffffffc0 & g[132]) >> 6u32) | ((0xfbefbef80 & g[132]) >> 7u32);
+            changed |= word != g[133];
+            g[133] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[4] = 0x7ffffffff & s.0[0] & !g[132] != 0;
+    }
     // n[5]: (notallconnected white), rules at gather.kif:67
-    n[5] |= (s.0[1] & 0x1 != 0) & (0xffffffffe & s.0[1] & !g[138] != 0);
-    n[5] |= (s.0[1] & 0x2 != 0) & (0xffffffffd & s.0[1] & !g[114] != 0);
-    n[5] |= (s.0[1] & 0x4 != 0) & (0xffffffffb & s.0[1] & !g[90] != 0);
-    n[5] |= (s.0[1] & 0x8 != 0) & (0xffffffff7 & s.0[1] & !g[58] != 0);
-    n[5] |= (s.0[1] & 0x10 != 0) & (0xfffffffef & s.0[1] & !g[50] != 0);
-    n[5] |= (s.0[1] & 0x20 != 0) & (0xfffffffdf & s.0[1] & !g[56] != 0);
-    n[5] |= (s.0[1] & 0x40 != 0) & (0xfffffffbf & s.0[1] & !g[134] != 0);
-    n[5] |= (s.0[1] & 0x80 != 0) & (0xfffffff7f & s.0[1] & !g[110] != 0);
-    n[5] |= (s.0[1] & 0x100 != 0) & (0xffffffeff & s.0[1] & !g[86] != 0);
-    n[5] |= (s.0[1] & 0x200 != 0) & (0xffffffdff & s.0[1] & !g[48] != 0);
-    n[5] |= (s.0[1] & 0x400 != 0) & (0xffffffbff & s.0[1] & !g[10] != 0);
-    n[5] |= (s.0[1] & 0x800 != 0) & (0xffffff7ff & s.0[1] & !g[46] != 0);
-    n[5] |= (s.0[1] & 0x1000 != 0) & (0xfffffefff & s.0[1] & !g[136] != 0);
-    n[5] |= (s.0[1] & 0x2000 != 0) & (0xfffffdfff & s.0[1] & !g[112] != 0);
-    n[5] |= (s.0[1] & 0x4000 != 0) & (0xfffffbfff & s.0[1] & !g[88] != 0);
-    n[5] |= (s.0[1] & 0x8000 != 0) & (0xfffff7fff & s.0[1] & !g[54] != 0);
-    n[5] |= (s.0[1] & 0x10000 != 0) & (0xffffeffff & s.0[1] & !g[12] != 0);
-    n[5] |= (s.0[1] & 0x20000 != 0) & (0xffffdffff & s.0[1] & !g[52] != 0);
-    n[5] |= (s.0[1] & 0x40000 != 0) & (0xffffbffff & s.0[1] & !g[140] != 0);
-    n[5] |= (s.0[1] & 0x80000 != 0) & (0xffff7ffff & s.0[1] & !g[116] != 0);
-    n[5] |= (s.0[1] & 0x100000 != 0) & (0xfffefffff & s.0[1] & !g[92] != 0);
-    n[5] |= (s.0[1] & 0x200000 != 0) & (0xfffdfffff & s.0[1] & !g[64] != 0);
-    n[5] |= (s.0[1] & 0x400000 != 0) & (0xfffbfffff & s.0[1] & !g[60] != 0);
-    n[5] |= (s.0[1] & 0x800000 != 0) & (0xfff7fffff & s.0[1] & !g[62] != 0);
-    n[5] |= (s.0[1] & 0x1000000 != 0) & (0xffeffffff & s.0[1] & !g[142] != 0);
-    n[5] |= (s.0[1] & 0x2000000 != 0) & (0xffdffffff & s.0[1] & !g[118] != 0);
-    n[5] |= (s.0[1] & 0x4000000 != 0) & (0xffbffffff & s.0[1] & !g[94] != 0);
-    n[5] |= (s.0[1] & 0x8000000 != 0) & (0xff7ffffff & s.0[1] & !g[68] != 0);
-    n[5] |= (s.0[1] & 0x10000000 != 0) & (0xfefffffff & s.0[1] & !g[14] != 0);
-    n[5] |= (s.0[1] & 0x20000000 != 0) & (0xfdfffffff & s.0[1] & !g[66] != 0);
-    n[5] |= (s.0[1] & 0x40000000 != 0) & (0xfbfffffff & s.0[1] & !g[144] != 0);
-    n[5] |= (s.0[1] & 0x80000000 != 0) & (0xf7fffffff & s.0[1] & !g[120] != 0);
-    n[5] |= (s.0[1] & 0x100000000 != 0) & (0xeffffffff & s.0[1] & !g[96] != 0);
-    n[5] |= (s.0[1] & 0x200000000 != 0) & (0xdffffffff & s.0[1] & !g[72] != 0);
-    n[5] |= (s.0[1] & 0x400000000 != 0) & (0xbffffffff & s.0[1] & !g[16] != 0);
-    n[5] |= (s.0[1] & 0x800000000 != 0) & (0x7ffffffff & s.0[1] & !g[70] != 0);
+    n[5] = false;
+    if s.0[1] & 0x1 != 0 {
+        // g[138]: 36 node words, bit 1 (connected white a 1 a 2), bit 6 (connected white a 1 b 1), bit 7 (connected white a 1 b 2), bit 0 (connected white a 1 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[139]: 36 node words, bit 1 ((aux 2) white a a 1 2), bit 7 ((aux 2) white a b 1 2), bit 13 ((aux 2) white a c 1 2), bit 19 ((aux 2) white a d 1 2), and 32 more
+        g[138] = 0;
+        g[139] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[139])
+                | (0x80 & (s.0[1] << 7u32) & s.0[1]) | (0x40 & (s.0[1] << 6u32) & s.0[1])
+                | (0x2 & (s.0[1] << 1u32) & s.0[1]);
+            changed |= word != g[138];
+            g[138] = word;
+            let word = ((0x1f7df7df & g[138]) << 7u32) | ((0x3fffffff & g[138]) << 6u32)
+                | ((0x3efbefbe & g[138]) << 5u32) | ((0x7df7df7df & g[138]) << 1u32)
+                | ((0xfbefbefbe & g[138]) >> 1u32) | ((0x7df7df7c0 & g[138]) >> 5u32)
+                | ((0xfffffffc0 & g[138]) >> 6u32) | ((0xfbefbef80 & g[138]) >> 7u32);
+            changed |= word != g[139];
+            g[139] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffffe & s.0[1] & !g[138] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x2 != 0) {
+        // g[114]: 36 node words, bit 2 (connected white a 2 a 3), bit 0 (connected white a 2 a 1), bit 7 (connected white a 2 b 2), bit 8 (connected white a 2 b 3), and 32 more; rules at gather.kif:59, 63
+        // g[115]: 36 node words, bit 1 ((aux 2) white a a 2 2), bit 7 ((aux 2) white a b 2 2), bit 13 ((aux 2) white a c 2 2), bit 19 ((aux 2) white a d 2 2), and 32 more
+        g[114] = 0;
+        g[115] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[115])
+                | (0x100 & (s.0[1] << 7u32) & s.0[1])
+                | (0x80 & (s.0[1] << 6u32) & s.0[1]) | (0x40 & (s.0[1] << 5u32) & s.0[1])
+                | (0x4 & (s.0[1] << 1u32) & s.0[1]) | (0x1 & s.0[1] & (s.0[1] >> 1u32));
+            changed |= word != g[114];
+            g[114] = word;
+            let word = ((0x1f7df7df & g[114]) << 7u32) | ((0x3fffffff & g[114]) << 6u32)
+                | ((0x3efbefbe & g[114]) << 5u32) | ((0x7df7df7df & g[114]) << 1u32)
+                | ((0xfbefbefbe & g[114]) >> 1u32) | ((0x7df7df7c0 & g[114]) >> 5u32)
+                | ((0xfffffffc0 & g[114]) >> 6u32) | ((0xfbefbef80 & g[114]) >> 7u32);
+            changed |= word != g[115];
+            g[115] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffffd & s.0[1] & !g[114] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x4 != 0) {
+        // g[90]: 36 node words, bit 3 (connected white a 3 a 4), bit 1 (connected white a 3 a 2), bit 8 (connected white a 3 b 3), bit 9 (connected white a 3 b 4), and 32 more; rules at gather.kif:59, 63
+        // g[91]: 36 node words, bit 1 ((aux 2) white a a 3 2), bit 7 ((aux 2) white a b 3 2), bit 13 ((aux 2) white a c 3 2), bit 19 ((aux 2) white a d 3 2), and 32 more
+        g[90] = 0;
+        g[91] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[91])
+                | (0x200 & (s.0[1] << 7u32) & s.0[1])
+                | (0x100 & (s.0[1] << 6u32) & s.0[1])
+                | (0x80 & (s.0[1] << 5u32) & s.0[1]) | (0x8 & (s.0[1] << 1u32) & s.0[1])
+                | (0x2 & s.0[1] & (s.0[1] >> 1u32));
+            changed |= word != g[90];
+            g[90] = word;
+            let word = ((0x1f7df7df & g[90]) << 7u32) | ((0x3fffffff & g[90]) << 6u32)
+                | ((0x3efbefbe & g[90]) << 5u32) | ((0x7df7df7df & g[90]) << 1u32)
+                | ((0xfbefbefbe & g[90]) >> 1u32) | ((0x7df7df7c0 & g[90]) >> 5u32)
+                | ((0xfffffffc0 & g[90]) >> 6u32) | ((0xfbefbef80 & g[90]) >> 7u32);
+            changed |= word != g[91];
+            g[91] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffffb & s.0[1] & !g[90] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x8 != 0) {
+        // g[58]: 36 node words, bit 4 (connected white a 4 a 5), bit 2 (connected white a 4 a 3), bit 9 (connected white a 4 b 4), bit 10 (connected white a 4 b 5), and 32 more; rules at gather.kif:59, 63
+        // g[59]: 36 node words, bit 1 ((aux 2) white a a 4 2), bit 7 ((aux 2) white a b 4 2), bit 13 ((aux 2) white a c 4 2), bit 19 ((aux 2) white a d 4 2), and 32 more
+        g[58] = 0;
+        g[59] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[59])
+                | (0x400 & (s.0[1] << 7u32) & s.0[1])
+                | (0x200 & (s.0[1] << 6u32) & s.0[1])
+                | (0x100 & (s.0[1] << 5u32) & s.0[1])
+                | (0x10 & (s.0[1] << 1u32) & s.0[1]) | (0x4 & s.0[1] & (s.0[1] >> 1u32));
+            changed |= word != g[58];
+            g[58] = word;
+            let word = ((0x1f7df7df & g[58]) << 7u32) | ((0x3fffffff & g[58]) << 6u32)
+                | ((0x3efbefbe & g[58]) << 5u32) | ((0x7df7df7df & g[58]) << 1u32)
+                | ((0xfbefbefbe & g[58]) >> 1u32) | ((0x7df7df7c0 & g[58]) >> 5u32)
+                | ((0xfffffffc0 & g[58]) >> 6u32) | ((0xfbefbef80 & g[58]) >> 7u32);
+            changed |= word != g[59];
+            g[59] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffff7 & s.0[1] & !g[58] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x10 != 0) {
+        // g[50]: 36 node words, bit 5 (connected white a 5 a 6), bit 3 (connected white a 5 a 4), bit 10 (connected white a 5 b 5), bit 11 (connected white a 5 b 6), and 32 more; rules at gather.kif:59, 63
+        // g[51]: 36 node words, bit 1 ((aux 2) white a a 5 2), bit 7 ((aux 2) white a b 5 2), bit 13 ((aux 2) white a c 5 2), bit 19 ((aux 2) white a d 5 2), and 32 more
+        g[50] = 0;
+        g[51] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[51])
+                | (0x800 & (s.0[1] << 7u32) & s.0[1])
+                | (0x400 & (s.0[1] << 6u32) & s.0[1])
+                | (0x200 & (s.0[1] << 5u32) & s.0[1])
+                | (0x20 & (s.0[1] << 1u32) & s.0[1]) | (0x8 & s.0[1] & (s.0[1] >> 1u32));
+            changed |= word != g[50];
+            g[50] = word;
+            let word = ((0x1f7df7df & g[50]) << 7u32) | ((0x3fffffff & g[50]) << 6u32)
+                | ((0x3efbefbe & g[50]) << 5u32) | ((0x7df7df7df & g[50]) << 1u32)
+                | ((0xfbefbefbe & g[50]) >> 1u32) | ((0x7df7df7c0 & g[50]) >> 5u32)
+                | ((0xfffffffc0 & g[50]) >> 6u32) | ((0xfbefbef80 & g[50]) >> 7u32);
+            changed |= word != g[51];
+            g[51] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffffef & s.0[1] & !g[50] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x20 != 0) {
+        // g[56]: 36 node words, bit 4 (connected white a 6 a 5), bit 11 (connected white a 6 b 6), bit 10 (connected white a 6 b 5), bit 0 (connected white a 6 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[57]: 36 node words, bit 1 ((aux 2) white a a 6 2), bit 7 ((aux 2) white a b 6 2), bit 13 ((aux 2) white a c 6 2), bit 19 ((aux 2) white a d 6 2), and 32 more
+        g[56] = 0;
+        g[57] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[57])
+                | (0x800 & (s.0[1] << 6u32) & s.0[1])
+                | (0x400 & (s.0[1] << 5u32) & s.0[1])
+                | (0x10 & s.0[1] & (s.0[1] >> 1u32));
+            changed |= word != g[56];
+            g[56] = word;
+            let word = ((0x1f7df7df & g[56]) << 7u32) | ((0x3fffffff & g[56]) << 6u32)
+                | ((0x3efbefbe & g[56]) << 5u32) | ((0x7df7df7df & g[56]) << 1u32)
+                | ((0xfbefbefbe & g[56]) >> 1u32) | ((0x7df7df7c0 & g[56]) >> 5u32)
+                | ((0xfffffffc0 & g[56]) >> 6u32) | ((0xfbefbef80 & g[56]) >> 7u32);
+            changed |= word != g[57];
+            g[57] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffffdf & s.0[1] & !g[56] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x40 != 0) {
+        // g[134]: 36 node words, bit 7 (connected white b 1 b 2), bit 12 (connected white b 1 c 1), bit 0 (connected white b 1 a 1), bit 13 (connected white b 1 c 2), and 32 more; rules at gather.kif:59, 63
+        // g[135]: 36 node words, bit 1 ((aux 2) white b a 1 2), bit 7 ((aux 2) white b b 1 2), bit 13 ((aux 2) white b c 1 2), bit 19 ((aux 2) white b d 1 2), and 32 more
+        g[134] = 0;
+        g[135] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[135])
+                | (0x2000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x1000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x80 & (s.0[1] << 1u32) & s.0[1]) | (0x2 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x1 & s.0[1] & (s.0[1] >> 6u32));
+            changed |= word != g[134];
+            g[134] = word;
+            let word = ((0x1f7df7df & g[134]) << 7u32) | ((0x3fffffff & g[134]) << 6u32)
+                | ((0x3efbefbe & g[134]) << 5u32) | ((0x7df7df7df & g[134]) << 1u32)
+                | ((0xfbefbefbe & g[134]) >> 1u32) | ((0x7df7df7c0 & g[134]) >> 5u32)
+                | ((0xfffffffc0 & g[134]) >> 6u32) | ((0xfbefbef80 & g[134]) >> 7u32);
+            changed |= word != g[135];
+            g[135] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffffbf & s.0[1] & !g[134] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x80 != 0) {
+        // g[110]: 36 node words, bit 8 (connected white b 2 b 3), bit 6 (connected white b 2 b 1), bit 13 (connected white b 2 c 2), bit 1 (connected white b 2 a 2), and 32 more; rules at gather.kif:59, 63
+        // g[111]: 36 node words, bit 1 ((aux 2) white b a 2 2), bit 7 ((aux 2) white b b 2 2), bit 13 ((aux 2) white b c 2 2), bit 19 ((aux 2) white b d 2 2), and 32 more
+        g[110] = 0;
+        g[111] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[111])
+                | (0x4000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x2000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x1000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x100 & (s.0[1] << 1u32) & s.0[1])
+                | (0x40 & s.0[1] & (s.0[1] >> 1u32)) | (0x4 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x2 & s.0[1] & (s.0[1] >> 6u32)) | (0x1 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[110];
+            g[110] = word;
+            let word = ((0x1f7df7df & g[110]) << 7u32) | ((0x3fffffff & g[110]) << 6u32)
+                | ((0x3efbefbe & g[110]) << 5u32) | ((0x7df7df7df & g[110]) << 1u32)
+                | ((0xfbefbefbe & g[110]) >> 1u32) | ((0x7df7df7c0 & g[110]) >> 5u32)
+                | ((0xfffffffc0 & g[110]) >> 6u32) | ((0xfbefbef80 & g[110]) >> 7u32);
+            changed |= word != g[111];
+            g[111] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffff7f & s.0[1] & !g[110] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x100 != 0) {
+        // g[86]: 36 node words, bit 9 (connected white b 3 b 4), bit 7 (connected white b 3 b 2), bit 14 (connected white b 3 c 3), bit 2 (connected white b 3 a 3), and 32 more; rules at gather.kif:59, 63
+        // g[87]: 36 node words, bit 1 ((aux 2) white b a 3 2), bit 7 ((aux 2) white b b 3 2), bit 13 ((aux 2) white b c 3 2), bit 19 ((aux 2) white b d 3 2), and 32 more
+        g[86] = 0;
+        g[87] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[87])
+                | (0x8000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x4000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x2000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x200 & (s.0[1] << 1u32) & s.0[1])
+                | (0x80 & s.0[1] & (s.0[1] >> 1u32)) | (0x8 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x4 & s.0[1] & (s.0[1] >> 6u32)) | (0x2 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[86];
+            g[86] = word;
+            let word = ((0x1f7df7df & g[86]) << 7u32) | ((0x3fffffff & g[86]) << 6u32)
+                | ((0x3efbefbe & g[86]) << 5u32) | ((0x7df7df7df & g[86]) << 1u32)
+                | ((0xfbefbefbe & g[86]) >> 1u32) | ((0x7df7df7c0 & g[86]) >> 5u32)
+                | ((0xfffffffc0 & g[86]) >> 6u32) | ((0xfbefbef80 & g[86]) >> 7u32);
+            changed |= word != g[87];
+            g[87] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffeff & s.0[1] & !g[86] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x200 != 0) {
+        // g[48]: 36 node words, bit 10 (connected white b 4 b 5), bit 8 (connected white b 4 b 3), bit 15 (connected white b 4 c 4), bit 3 (connected white b 4 a 4), and 32 more; rules at gather.kif:59, 63
+        // g[49]: 36 node words, bit 1 ((aux 2) white b a 4 2), bit 7 ((aux 2) white b b 4 2), bit 13 ((aux 2) white b c 4 2), bit 19 ((aux 2) white b d 4 2), and 32 more
+        g[48] = 0;
+        g[49] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[49])
+                | (0x10000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x8000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x4000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x400 & (s.0[1] << 1u32) & s.0[1])
+                | (0x100 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x10 & s.0[1] & (s.0[1] >> 5u32)) | (0x8 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x4 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[48];
+            g[48] = word;
+            let word = ((0x1f7df7df & g[48]) << 7u32) | ((0x3fffffff & g[48]) << 6u32)
+                | ((0x3efbefbe & g[48]) << 5u32) | ((0x7df7df7df & g[48]) << 1u32)
+                | ((0xfbefbefbe & g[48]) >> 1u32) | ((0x7df7df7c0 & g[48]) >> 5u32)
+                | ((0xfffffffc0 & g[48]) >> 6u32) | ((0xfbefbef80 & g[48]) >> 7u32);
+            changed |= word != g[49];
+            g[49] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffdff & s.0[1] & !g[48] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x400 != 0) {
+        // g[10]: 36 node words, bit 11 (connected white b 5 b 6), bit 9 (connected white b 5 b 4), bit 16 (connected white b 5 c 5), bit 4 (connected white b 5 a 5), and 32 more; rules at gather.kif:59, 63
+        // g[11]: 36 node words, bit 1 ((aux 2) white b a 5 2), bit 7 ((aux 2) white b b 5 2), bit 13 ((aux 2) white b c 5 2), bit 19 ((aux 2) white b d 5 2), and 32 more
+        g[10] = 0;
+        g[11] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[11])
+                | (0x20000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x10000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x8000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x800 & (s.0[1] << 1u32) & s.0[1])
+                | (0x200 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x20 & s.0[1] & (s.0[1] >> 5u32)) | (0x10 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x8 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[10];
+            g[10] = word;
+            let word = ((0x1f7df7df & g[10]) << 7u32) | ((0x3fffffff & g[10]) << 6u32)
+                | ((0x3efbefbe & g[10]) << 5u32) | ((0x7df7df7df & g[10]) << 1u32)
+                | ((0xfbefbefbe & g[10]) >> 1u32) | ((0x7df7df7c0 & g[10]) >> 5u32)
+                | ((0xfffffffc0 & g[10]) >> 6u32) | ((0xfbefbef80 & g[10]) >> 7u32);
+            changed |= word != g[11];
+            g[11] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffffbff & s.0[1] & !g[10] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x800 != 0) {
+        // g[46]: 36 node words, bit 10 (connected white b 6 b 5), bit 17 (connected white b 6 c 6), bit 5 (connected white b 6 a 6), bit 16 (connected white b 6 c 5), and 32 more; rules at gather.kif:59, 63
+        // g[47]: 36 node words, bit 1 ((aux 2) white b a 6 2), bit 7 ((aux 2) white b b 6 2), bit 13 ((aux 2) white b c 6 2), bit 19 ((aux 2) white b d 6 2), and 32 more
+        g[46] = 0;
+        g[47] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[47])
+                | (0x20000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x10000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x400 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x20 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x10 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[46];
+            g[46] = word;
+            let word = ((0x1f7df7df & g[46]) << 7u32) | ((0x3fffffff & g[46]) << 6u32)
+                | ((0x3efbefbe & g[46]) << 5u32) | ((0x7df7df7df & g[46]) << 1u32)
+                | ((0xfbefbefbe & g[46]) >> 1u32) | ((0x7df7df7c0 & g[46]) >> 5u32)
+                | ((0xfffffffc0 & g[46]) >> 6u32) | ((0xfbefbef80 & g[46]) >> 7u32);
+            changed |= word != g[47];
+            g[47] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffff7ff & s.0[1] & !g[46] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x1000 != 0) {
+        // g[136]: 36 node words, bit 13 (connected white c 1 c 2), bit 18 (connected white c 1 d 1), bit 6 (connected white c 1 b 1), bit 19 (connected white c 1 d 2), and 32 more; rules at gather.kif:59, 63
+        // g[137]: 36 node words, bit 1 ((aux 2) white c a 1 2), bit 7 ((aux 2) white c b 1 2), bit 13 ((aux 2) white c c 1 2), bit 19 ((aux 2) white c d 1 2), and 32 more
+        g[136] = 0;
+        g[137] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[137])
+                | (0x80000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x40000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x2000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x80 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x40 & s.0[1] & (s.0[1] >> 6u32));
+            changed |= word != g[136];
+            g[136] = word;
+            let word = ((0x1f7df7df & g[136]) << 7u32) | ((0x3fffffff & g[136]) << 6u32)
+                | ((0x3efbefbe & g[136]) << 5u32) | ((0x7df7df7df & g[136]) << 1u32)
+                | ((0xfbefbefbe & g[136]) >> 1u32) | ((0x7df7df7c0 & g[136]) >> 5u32)
+                | ((0xfffffffc0 & g[136]) >> 6u32) | ((0xfbefbef80 & g[136]) >> 7u32);
+            changed |= word != g[137];
+            g[137] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffefff & s.0[1] & !g[136] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x2000 != 0) {
+        // g[112]: 36 node words, bit 14 (connected white c 2 c 3), bit 12 (connected white c 2 c 1), bit 19 (connected white c 2 d 2), bit 7 (connected white c 2 b 2), and 32 more; rules at gather.kif:59, 63
+        // g[113]: 36 node words, bit 1 ((aux 2) white c a 2 2), bit 7 ((aux 2) white c b 2 2), bit 13 ((aux 2) white c c 2 2), bit 19 ((aux 2) white c d 2 2), and 32 more
+        g[112] = 0;
+        g[113] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[113])
+                | (0x100000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x80000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x40000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x4000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x1000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x100 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x80 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x40 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[112];
+            g[112] = word;
+            let word = ((0x1f7df7df & g[112]) << 7u32) | ((0x3fffffff & g[112]) << 6u32)
+                | ((0x3efbefbe & g[112]) << 5u32) | ((0x7df7df7df & g[112]) << 1u32)
+                | ((0xfbefbefbe & g[112]) >> 1u32) | ((0x7df7df7c0 & g[112]) >> 5u32)
+                | ((0xfffffffc0 & g[112]) >> 6u32) | ((0xfbefbef80 & g[112]) >> 7u32);
+            changed |= word != g[113];
+            g[113] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffdfff & s.0[1] & !g[112] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x4000 != 0) {
+        // g[88]: 36 node words, bit 15 (connected white c 3 c 4), bit 13 (connected white c 3 c 2), bit 20 (connected white c 3 d 3), bit 8 (connected white c 3 b 3), and 32 more; rules at gather.kif:59, 63
+        // g[89]: 36 node words, bit 1 ((aux 2) white c a 3 2), bit 7 ((aux 2) white c b 3 2), bit 13 ((aux 2) white c c 3 2), bit 19 ((aux 2) white c d 3 2), and 32 more
+        g[88] = 0;
+        g[89] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[89])
+                | (0x200000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x100000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x80000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x8000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x2000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x200 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x100 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x80 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[88];
+            g[88] = word;
+            let word = ((0x1f7df7df & g[88]) << 7u32) | ((0x3fffffff & g[88]) << 6u32)
+                | ((0x3efbefbe & g[88]) << 5u32) | ((0x7df7df7df & g[88]) << 1u32)
+                | ((0xfbefbefbe & g[88]) >> 1u32) | ((0x7df7df7c0 & g[88]) >> 5u32)
+                | ((0xfffffffc0 & g[88]) >> 6u32) | ((0xfbefbef80 & g[88]) >> 7u32);
+            changed |= word != g[89];
+            g[89] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffffbfff & s.0[1] & !g[88] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x8000 != 0) {
+        // g[54]: 36 node words, bit 16 (connected white c 4 c 5), bit 14 (connected white c 4 c 3), bit 21 (connected white c 4 d 4), bit 9 (connected white c 4 b 4), and 32 more; rules at gather.kif:59, 63
+        // g[55]: 36 node words, bit 1 ((aux 2) white c a 4 2), bit 7 ((aux 2) white c b 4 2), bit 13 ((aux 2) white c c 4 2), bit 19 ((aux 2) white c d 4 2), and 32 more
+        g[54] = 0;
+        g[55] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[55])
+                | (0x400000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x200000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x100000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x10000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x4000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x400 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x200 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x100 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[54];
+            g[54] = word;
+            let word = ((0x1f7df7df & g[54]) << 7u32) | ((0x3fffffff & g[54]) << 6u32)
+                | ((0x3efbefbe & g[54]) << 5u32) | ((0x7df7df7df & g[54]) << 1u32)
+                | ((0xfbefbefbe & g[54]) >> 1u32) | ((0x7df7df7c0 & g[54]) >> 5u32)
+                | ((0xfffffffc0 & g[54]) >> 6u32) | ((0xfbefbef80 & g[54]) >> 7u32);
+            changed |= word != g[55];
+            g[55] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffff7fff & s.0[1] & !g[54] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x10000 != 0) {
+        // g[12]: 36 node words, bit 17 (connected white c 5 c 6), bit 15 (connected white c 5 c 4), bit 22 (connected white c 5 d 5), bit 10 (connected white c 5 b 5), and 32 more; rules at gather.kif:59, 63
+        // g[13]: 36 node words, bit 1 ((aux 2) white c a 5 2), bit 7 ((aux 2) white c b 5 2), bit 13 ((aux 2) white c c 5 2), bit 19 ((aux 2) white c d 5 2), and 32 more
+        g[12] = 0;
+        g[13] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[13])
+                | (0x800000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x400000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x200000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x20000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x8000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x800 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x400 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x200 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[12];
+            g[12] = word;
+            let word = ((0x1f7df7df & g[12]) << 7u32) | ((0x3fffffff & g[12]) << 6u32)
+                | ((0x3efbefbe & g[12]) << 5u32) | ((0x7df7df7df & g[12]) << 1u32)
+                | ((0xfbefbefbe & g[12]) >> 1u32) | ((0x7df7df7c0 & g[12]) >> 5u32)
+                | ((0xfffffffc0 & g[12]) >> 6u32) | ((0xfbefbef80 & g[12]) >> 7u32);
+            changed |= word != g[13];
+            g[13] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffeffff & s.0[1] & !g[12] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x20000 != 0) {
+        // g[52]: 36 node words, bit 16 (connected white c 6 c 5), bit 23 (connected white c 6 d 6), bit 11 (connected white c 6 b 6), bit 22 (connected white c 6 d 5), and 32 more; rules at gather.kif:59, 63
+        // g[53]: 36 node words, bit 1 ((aux 2) white c a 6 2), bit 7 ((aux 2) white c b 6 2), bit 13 ((aux 2) white c c 6 2), bit 19 ((aux 2) white c d 6 2), and 32 more
+        g[52] = 0;
+        g[53] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[53])
+                | (0x800000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x400000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x10000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x800 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x400 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[52];
+            g[52] = word;
+            let word = ((0x1f7df7df & g[52]) << 7u32) | ((0x3fffffff & g[52]) << 6u32)
+                | ((0x3efbefbe & g[52]) << 5u32) | ((0x7df7df7df & g[52]) << 1u32)
+                | ((0xfbefbefbe & g[52]) >> 1u32) | ((0x7df7df7c0 & g[52]) >> 5u32)
+                | ((0xfffffffc0 & g[52]) >> 6u32) | ((0xfbefbef80 & g[52]) >> 7u32);
+            changed |= word != g[53];
+            g[53] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffdffff & s.0[1] & !g[52] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x40000 != 0) {
+        // g[140]: 36 node words, bit 19 (connected white d 1 d 2), bit 24 (connected white d 1 e 1), bit 12 (connected white d 1 c 1), bit 25 (connected white d 1 e 2), and 32 more; rules at gather.kif:59, 63
+        // g[141]: 36 node words, bit 1 ((aux 2) white d a 1 2), bit 7 ((aux 2) white d b 1 2), bit 13 ((aux 2) white d c 1 2), bit 19 ((aux 2) white d d 1 2), and 32 more
+        g[140] = 0;
+        g[141] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[141])
+                | (0x2000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x1000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x80000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x2000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x1000 & s.0[1] & (s.0[1] >> 6u32));
+            changed |= word != g[140];
+            g[140] = word;
+            let word = ((0x1f7df7df & g[140]) << 7u32) | ((0x3fffffff & g[140]) << 6u32)
+                | ((0x3efbefbe & g[140]) << 5u32) | ((0x7df7df7df & g[140]) << 1u32)
+                | ((0xfbefbefbe & g[140]) >> 1u32) | ((0x7df7df7c0 & g[140]) >> 5u32)
+                | ((0xfffffffc0 & g[140]) >> 6u32) | ((0xfbefbef80 & g[140]) >> 7u32);
+            changed |= word != g[141];
+            g[141] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffffbffff & s.0[1] & !g[140] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x80000 != 0) {
+        // g[116]: 36 node words, bit 20 (connected white d 2 d 3), bit 18 (connected white d 2 d 1), bit 25 (connected white d 2 e 2), bit 13 (connected white d 2 c 2), and 32 more; rules at gather.kif:59, 63
+        // g[117]: 36 node words, bit 1 ((aux 2) white d a 2 2), bit 7 ((aux 2) white d b 2 2), bit 13 ((aux 2) white d c 2 2), bit 19 ((aux 2) white d d 2 2), and 32 more
+        g[116] = 0;
+        g[117] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[117])
+                | (0x4000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x2000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x1000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x100000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x40000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x4000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x2000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x1000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[116];
+            g[116] = word;
+            let word = ((0x1f7df7df & g[116]) << 7u32) | ((0x3fffffff & g[116]) << 6u32)
+                | ((0x3efbefbe & g[116]) << 5u32) | ((0x7df7df7df & g[116]) << 1u32)
+                | ((0xfbefbefbe & g[116]) >> 1u32) | ((0x7df7df7c0 & g[116]) >> 5u32)
+                | ((0xfffffffc0 & g[116]) >> 6u32) | ((0xfbefbef80 & g[116]) >> 7u32);
+            changed |= word != g[117];
+            g[117] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffff7ffff & s.0[1] & !g[116] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x100000 != 0) {
+        // g[92]: 36 node words, bit 21 (connected white d 3 d 4), bit 19 (connected white d 3 d 2), bit 26 (connected white d 3 e 3), bit 14 (connected white d 3 c 3), and 32 more; rules at gather.kif:59, 63
+        // g[93]: 36 node words, bit 1 ((aux 2) white d a 3 2), bit 7 ((aux 2) white d b 3 2), bit 13 ((aux 2) white d c 3 2), bit 19 ((aux 2) white d d 3 2), and 32 more
+        g[92] = 0;
+        g[93] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[93])
+                | (0x8000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x4000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x2000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x200000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x80000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x8000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x4000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x2000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[92];
+            g[92] = word;
+            let word = ((0x1f7df7df & g[92]) << 7u32) | ((0x3fffffff & g[92]) << 6u32)
+                | ((0x3efbefbe & g[92]) << 5u32) | ((0x7df7df7df & g[92]) << 1u32)
+                | ((0xfbefbefbe & g[92]) >> 1u32) | ((0x7df7df7c0 & g[92]) >> 5u32)
+                | ((0xfffffffc0 & g[92]) >> 6u32) | ((0xfbefbef80 & g[92]) >> 7u32);
+            changed |= word != g[93];
+            g[93] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffefffff & s.0[1] & !g[92] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x200000 != 0) {
+        // g[64]: 36 node words, bit 22 (connected white d 4 d 5), bit 20 (connected white d 4 d 3), bit 27 (connected white d 4 e 4), bit 15 (connected white d 4 c 4), and 32 more; rules at gather.kif:59, 63
+        // g[65]: 36 node words, bit 1 ((aux 2) white d a 4 2), bit 7 ((aux 2) white d b 4 2), bit 13 ((aux 2) white d c 4 2), bit 19 ((aux 2) white d d 4 2), and 32 more
+        g[64] = 0;
+        g[65] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[65])
+                | (0x10000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x8000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x4000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x400000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x100000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x10000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x8000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x4000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[64];
+            g[64] = word;
+            let word = ((0x1f7df7df & g[64]) << 7u32) | ((0x3fffffff & g[64]) << 6u32)
+                | ((0x3efbefbe & g[64]) << 5u32) | ((0x7df7df7df & g[64]) << 1u32)
+                | ((0xfbefbefbe & g[64]) >> 1u32) | ((0x7df7df7c0 & g[64]) >> 5u32)
+                | ((0xfffffffc0 & g[64]) >> 6u32) | ((0xfbefbef80 & g[64]) >> 7u32);
+            changed |= word != g[65];
+            g[65] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffdfffff & s.0[1] & !g[64] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x400000 != 0) {
+        // g[60]: 36 node words, bit 23 (connected white d 5 d 6), bit 21 (connected white d 5 d 4), bit 28 (connected white d 5 e 5), bit 16 (connected white d 5 c 5), and 32 more; rules at gather.kif:59, 63
+        // g[61]: 36 node words, bit 1 ((aux 2) white d a 5 2), bit 7 ((aux 2) white d b 5 2), bit 13 ((aux 2) white d c 5 2), bit 19 ((aux 2) white d d 5 2), and 32 more
+        g[60] = 0;
+        g[61] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[61])
+                | (0x20000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x10000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x8000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x800000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x200000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x20000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x10000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x8000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[60];
+            g[60] = word;
+            let word = ((0x1f7df7df & g[60]) << 7u32) | ((0x3fffffff & g[60]) << 6u32)
+                | ((0x3efbefbe & g[60]) << 5u32) | ((0x7df7df7df & g[60]) << 1u32)
+                | ((0xfbefbefbe & g[60]) >> 1u32) | ((0x7df7df7c0 & g[60]) >> 5u32)
+                | ((0xfffffffc0 & g[60]) >> 6u32) | ((0xfbefbef80 & g[60]) >> 7u32);
+            changed |= word != g[61];
+            g[61] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfffbfffff & s.0[1] & !g[60] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x800000 != 0) {
+        // g[62]: 36 node words, bit 22 (connected white d 6 d 5), bit 29 (connected white d 6 e 6), bit 17 (connected white d 6 c 6), bit 28 (connected white d 6 e 5), and 32 more; rules at gather.kif:59, 63
+        // g[63]: 36 node words, bit 1 ((aux 2) white d a 6 2), bit 7 ((aux 2) white d b 6 2), bit 13 ((aux 2) white d c 6 2), bit 19 ((aux 2) white d d 6 2), and 32 more
+        g[62] = 0;
+        g[63] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[63])
+                | (0x20000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x10000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x400000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x20000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x10000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[62];
+            g[62] = word;
+            let word = ((0x1f7df7df & g[62]) << 7u32) | ((0x3fffffff & g[62]) << 6u32)
+                | ((0x3efbefbe & g[62]) << 5u32) | ((0x7df7df7df & g[62]) << 1u32)
+                | ((0xfbefbefbe & g[62]) >> 1u32) | ((0x7df7df7c0 & g[62]) >> 5u32)
+                | ((0xfffffffc0 & g[62]) >> 6u32) | ((0xfbefbef80 & g[62]) >> 7u32);
+            changed |= word != g[63];
+            g[63] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfff7fffff & s.0[1] & !g[62] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x1000000 != 0) {
+        // g[142]: 36 node words, bit 25 (connected white e 1 e 2), bit 30 (connected white e 1 f 1), bit 18 (connected white e 1 d 1), bit 31 (connected white e 1 f 2), and 32 more; rules at gather.kif:59, 63
+        // g[143]: 36 node words, bit 1 ((aux 2) white e a 1 2), bit 7 ((aux 2) white e b 1 2), bit 13 ((aux 2) white e c 1 2), bit 19 ((aux 2) white e d 1 2), and 32 more
+        g[142] = 0;
+        g[143] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[143])
+                | (0x80000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x40000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x2000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x80000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x40000 & s.0[1] & (s.0[1] >> 6u32));
+            changed |= word != g[142];
+            g[142] = word;
+            let word = ((0x1f7df7df & g[142]) << 7u32) | ((0x3fffffff & g[142]) << 6u32)
+                | ((0x3efbefbe & g[142]) << 5u32) | ((0x7df7df7df & g[142]) << 1u32)
+                | ((0xfbefbefbe & g[142]) >> 1u32) | ((0x7df7df7c0 & g[142]) >> 5u32)
+                | ((0xfffffffc0 & g[142]) >> 6u32) | ((0xfbefbef80 & g[142]) >> 7u32);
+            changed |= word != g[143];
+            g[143] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffeffffff & s.0[1] & !g[142] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x2000000 != 0) {
+        // g[118]: 36 node words, bit 26 (connected white e 2 e 3), bit 24 (connected white e 2 e 1), bit 31 (connected white e 2 f 2), bit 19 (connected white e 2 d 2), and 32 more; rules at gather.kif:59, 63
+        // g[119]: 36 node words, bit 1 ((aux 2) white e a 2 2), bit 7 ((aux 2) white e b 2 2), bit 13 ((aux 2) white e c 2 2), bit 19 ((aux 2) white e d 2 2), and 32 more
+        g[118] = 0;
+        g[119] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[119])
+                | (0x100000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x80000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x40000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x4000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x1000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x100000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x80000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x40000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[118];
+            g[118] = word;
+            let word = ((0x1f7df7df & g[118]) << 7u32) | ((0x3fffffff & g[118]) << 6u32)
+                | ((0x3efbefbe & g[118]) << 5u32) | ((0x7df7df7df & g[118]) << 1u32)
+                | ((0xfbefbefbe & g[118]) >> 1u32) | ((0x7df7df7c0 & g[118]) >> 5u32)
+                | ((0xfffffffc0 & g[118]) >> 6u32) | ((0xfbefbef80 & g[118]) >> 7u32);
+            changed |= word != g[119];
+            g[119] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffdffffff & s.0[1] & !g[118] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x4000000 != 0) {
+        // g[94]: 36 node words, bit 27 (connected white e 3 e 4), bit 25 (connected white e 3 e 2), bit 32 (connected white e 3 f 3), bit 20 (connected white e 3 d 3), and 32 more; rules at gather.kif:59, 63
+        // g[95]: 36 node words, bit 1 ((aux 2) white e a 3 2), bit 7 ((aux 2) white e b 3 2), bit 13 ((aux 2) white e c 3 2), bit 19 ((aux 2) white e d 3 2), and 32 more
+        g[94] = 0;
+        g[95] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[95])
+                | (0x200000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x100000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x80000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x8000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x2000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x200000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x100000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x80000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[94];
+            g[94] = word;
+            let word = ((0x1f7df7df & g[94]) << 7u32) | ((0x3fffffff & g[94]) << 6u32)
+                | ((0x3efbefbe & g[94]) << 5u32) | ((0x7df7df7df & g[94]) << 1u32)
+                | ((0xfbefbefbe & g[94]) >> 1u32) | ((0x7df7df7c0 & g[94]) >> 5u32)
+                | ((0xfffffffc0 & g[94]) >> 6u32) | ((0xfbefbef80 & g[94]) >> 7u32);
+            changed |= word != g[95];
+            g[95] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xffbffffff & s.0[1] & !g[94] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x8000000 != 0) {
+        // g[68]: 36 node words, bit 28 (connected white e 4 e 5), bit 26 (connected white e 4 e 3), bit 33 (connected white e 4 f 4), bit 21 (connected white e 4 d 4), and 32 more; rules at gather.kif:59, 63
+        // g[69]: 36 node words, bit 1 ((aux 2) white e a 4 2), bit 7 ((aux 2) white e b 4 2), bit 13 ((aux 2) white e c 4 2), bit 19 ((aux 2) white e d 4 2), and 32 more
+        g[68] = 0;
+        g[69] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[69])
+                | (0x400000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x200000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x100000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x10000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x4000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x400000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x200000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x100000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[68];
+            g[68] = word;
+            let word = ((0x1f7df7df & g[68]) << 7u32) | ((0x3fffffff & g[68]) << 6u32)
+                | ((0x3efbefbe & g[68]) << 5u32) | ((0x7df7df7df & g[68]) << 1u32)
+                | ((0xfbefbefbe & g[68]) >> 1u32) | ((0x7df7df7c0 & g[68]) >> 5u32)
+                | ((0xfffffffc0 & g[68]) >> 6u32) | ((0xfbefbef80 & g[68]) >> 7u32);
+            changed |= word != g[69];
+            g[69] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xff7ffffff & s.0[1] & !g[68] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x10000000 != 0) {
+        // g[14]: 36 node words, bit 29 (connected white e 5 e 6), bit 27 (connected white e 5 e 4), bit 34 (connected white e 5 f 5), bit 22 (connected white e 5 d 5), and 32 more; rules at gather.kif:59, 63
+        // g[15]: 36 node words, bit 1 ((aux 2) white e a 5 2), bit 7 ((aux 2) white e b 5 2), bit 13 ((aux 2) white e c 5 2), bit 19 ((aux 2) white e d 5 2), and 32 more
+        g[14] = 0;
+        g[15] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[15])
+                | (0x800000000 & (s.0[1] << 7u32) & s.0[1])
+                | (0x400000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x200000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x20000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x8000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x800000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x400000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x200000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[14];
+            g[14] = word;
+            let word = ((0x1f7df7df & g[14]) << 7u32) | ((0x3fffffff & g[14]) << 6u32)
+                | ((0x3efbefbe & g[14]) << 5u32) | ((0x7df7df7df & g[14]) << 1u32)
+                | ((0xfbefbefbe & g[14]) >> 1u32) | ((0x7df7df7c0 & g[14]) >> 5u32)
+                | ((0xfffffffc0 & g[14]) >> 6u32) | ((0xfbefbef80 & g[14]) >> 7u32);
+            changed |= word != g[15];
+            g[15] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfefffffff & s.0[1] & !g[14] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x20000000 != 0) {
+        // g[66]: 36 node words, bit 28 (connected white e 6 e 5), bit 35 (connected white e 6 f 6), bit 23 (connected white e 6 d 6), bit 34 (connected white e 6 f 5), and 32 more; rules at gather.kif:59, 63
+        // g[67]: 36 node words, bit 1 ((aux 2) white e a 6 2), bit 7 ((aux 2) white e b 6 2), bit 13 ((aux 2) white e c 6 2), bit 19 ((aux 2) white e d 6 2), and 32 more
+        g[66] = 0;
+        g[67] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[67])
+                | (0x800000000 & (s.0[1] << 6u32) & s.0[1])
+                | (0x400000000 & (s.0[1] << 5u32) & s.0[1])
+                | (0x10000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x800000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x400000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[66];
+            g[66] = word;
+            let word = ((0x1f7df7df & g[66]) << 7u32) | ((0x3fffffff & g[66]) << 6u32)
+                | ((0x3efbefbe & g[66]) << 5u32) | ((0x7df7df7df & g[66]) << 1u32)
+                | ((0xfbefbefbe & g[66]) >> 1u32) | ((0x7df7df7c0 & g[66]) >> 5u32)
+                | ((0xfffffffc0 & g[66]) >> 6u32) | ((0xfbefbef80 & g[66]) >> 7u32);
+            changed |= word != g[67];
+            g[67] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfdfffffff & s.0[1] & !g[66] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x40000000 != 0) {
+        // g[144]: 36 node words, bit 31 (connected white f 1 f 2), bit 24 (connected white f 1 e 1), bit 25 (connected white f 1 e 2), bit 0 (connected white f 1 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[145]: 36 node words, bit 1 ((aux 2) white f a 1 2), bit 7 ((aux 2) white f b 1 2), bit 13 ((aux 2) white f c 1 2), bit 19 ((aux 2) white f d 1 2), and 32 more
+        g[144] = 0;
+        g[145] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[145])
+                | (0x80000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x2000000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x1000000 & s.0[1] & (s.0[1] >> 6u32));
+            changed |= word != g[144];
+            g[144] = word;
+            let word = ((0x1f7df7df & g[144]) << 7u32) | ((0x3fffffff & g[144]) << 6u32)
+                | ((0x3efbefbe & g[144]) << 5u32) | ((0x7df7df7df & g[144]) << 1u32)
+                | ((0xfbefbefbe & g[144]) >> 1u32) | ((0x7df7df7c0 & g[144]) >> 5u32)
+                | ((0xfffffffc0 & g[144]) >> 6u32) | ((0xfbefbef80 & g[144]) >> 7u32);
+            changed |= word != g[145];
+            g[145] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xfbfffffff & s.0[1] & !g[144] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x80000000 != 0) {
+        // g[120]: 36 node words, bit 32 (connected white f 2 f 3), bit 30 (connected white f 2 f 1), bit 25 (connected white f 2 e 2), bit 26 (connected white f 2 e 3), and 32 more; rules at gather.kif:59, 63
+        // g[121]: 36 node words, bit 1 ((aux 2) white f a 2 2), bit 7 ((aux 2) white f b 2 2), bit 13 ((aux 2) white f c 2 2), bit 19 ((aux 2) white f d 2 2), and 32 more
+        g[120] = 0;
+        g[121] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[121])
+                | (0x100000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x40000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x4000000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x2000000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x1000000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[120];
+            g[120] = word;
+            let word = ((0x1f7df7df & g[120]) << 7u32) | ((0x3fffffff & g[120]) << 6u32)
+                | ((0x3efbefbe & g[120]) << 5u32) | ((0x7df7df7df & g[120]) << 1u32)
+                | ((0xfbefbefbe & g[120]) >> 1u32) | ((0x7df7df7c0 & g[120]) >> 5u32)
+                | ((0xfffffffc0 & g[120]) >> 6u32) | ((0xfbefbef80 & g[120]) >> 7u32);
+            changed |= word != g[121];
+            g[121] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xf7fffffff & s.0[1] & !g[120] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x100000000 != 0) {
+        // g[96]: 36 node words, bit 33 (connected white f 3 f 4), bit 31 (connected white f 3 f 2), bit 26 (connected white f 3 e 3), bit 27 (connected white f 3 e 4), and 32 more; rules at gather.kif:59, 63
+        // g[97]: 36 node words, bit 1 ((aux 2) white f a 3 2), bit 7 ((aux 2) white f b 3 2), bit 13 ((aux 2) white f c 3 2), bit 19 ((aux 2) white f d 3 2), and 32 more
+        g[96] = 0;
+        g[97] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[97])
+                | (0x200000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x80000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x8000000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x4000000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x2000000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[96];
+            g[96] = word;
+            let word = ((0x1f7df7df & g[96]) << 7u32) | ((0x3fffffff & g[96]) << 6u32)
+                | ((0x3efbefbe & g[96]) << 5u32) | ((0x7df7df7df & g[96]) << 1u32)
+                | ((0xfbefbefbe & g[96]) >> 1u32) | ((0x7df7df7c0 & g[96]) >> 5u32)
+                | ((0xfffffffc0 & g[96]) >> 6u32) | ((0xfbefbef80 & g[96]) >> 7u32);
+            changed |= word != g[97];
+            g[97] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xeffffffff & s.0[1] & !g[96] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x200000000 != 0) {
+        // g[72]: 36 node words, bit 34 (connected white f 4 f 5), bit 32 (connected white f 4 f 3), bit 27 (connected white f 4 e 4), bit 28 (connected white f 4 e 5), and 32 more; rules at gather.kif:59, 63
+        // g[73]: 36 node words, bit 1 ((aux 2) white f a 4 2), bit 7 ((aux 2) white f b 4 2), bit 13 ((aux 2) white f c 4 2), bit 19 ((aux 2) white f d 4 2), and 32 more
+        g[72] = 0;
+        g[73] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[73])
+                | (0x400000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x100000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x10000000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x8000000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x4000000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[72];
+            g[72] = word;
+            let word = ((0x1f7df7df & g[72]) << 7u32) | ((0x3fffffff & g[72]) << 6u32)
+                | ((0x3efbefbe & g[72]) << 5u32) | ((0x7df7df7df & g[72]) << 1u32)
+                | ((0xfbefbefbe & g[72]) >> 1u32) | ((0x7df7df7c0 & g[72]) >> 5u32)
+                | ((0xfffffffc0 & g[72]) >> 6u32) | ((0xfbefbef80 & g[72]) >> 7u32);
+            changed |= word != g[73];
+            g[73] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xdffffffff & s.0[1] & !g[72] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x400000000 != 0) {
+        // g[16]: 36 node words, bit 35 (connected white f 5 f 6), bit 33 (connected white f 5 f 4), bit 28 (connected white f 5 e 5), bit 29 (connected white f 5 e 6), and 32 more; rules at gather.kif:59, 63
+        // g[17]: 36 node words, bit 1 ((aux 2) white f a 5 2), bit 7 ((aux 2) white f b 5 2), bit 13 ((aux 2) white f c 5 2), bit 19 ((aux 2) white f d 5 2), and 32 more
+        g[16] = 0;
+        g[17] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[17])
+                | (0x800000000 & (s.0[1] << 1u32) & s.0[1])
+                | (0x200000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x20000000 & s.0[1] & (s.0[1] >> 5u32))
+                | (0x10000000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x8000000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[16];
+            g[16] = word;
+            let word = ((0x1f7df7df & g[16]) << 7u32) | ((0x3fffffff & g[16]) << 6u32)
+                | ((0x3efbefbe & g[16]) << 5u32) | ((0x7df7df7df & g[16]) << 1u32)
+                | ((0xfbefbefbe & g[16]) >> 1u32) | ((0x7df7df7c0 & g[16]) >> 5u32)
+                | ((0xfffffffc0 & g[16]) >> 6u32) | ((0xfbefbef80 & g[16]) >> 7u32);
+            changed |= word != g[17];
+            g[17] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0xbffffffff & s.0[1] & !g[16] != 0;
+    }
+    if !n[5] && (s.0[1] & 0x800000000 != 0) {
+        // g[70]: 36 node words, bit 34 (connected white f 6 f 5), bit 29 (connected white f 6 e 6), bit 28 (connected white f 6 e 5), bit 0 (connected white f 6 a 1), and 32 more; rules at gather.kif:59, 63
+        // g[71]: 36 node words, bit 1 ((aux 2) white f a 6 2), bit 7 ((aux 2) white f b 6 2), bit 13 ((aux 2) white f c 6 2), bit 19 ((aux 2) white f d 6 2), and 32 more
+        g[70] = 0;
+        g[71] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0xfffffffff & s.0[1] & g[71])
+                | (0x400000000 & s.0[1] & (s.0[1] >> 1u32))
+                | (0x20000000 & s.0[1] & (s.0[1] >> 6u32))
+                | (0x10000000 & s.0[1] & (s.0[1] >> 7u32));
+            changed |= word != g[70];
+            g[70] = word;
+            let word = ((0x1f7df7df & g[70]) << 7u32) | ((0x3fffffff & g[70]) << 6u32)
+                | ((0x3efbefbe & g[70]) << 5u32) | ((0x7df7df7df & g[70]) << 1u32)
+                | ((0xfbefbefbe & g[70]) >> 1u32) | ((0x7df7df7c0 & g[70]) >> 5u32)
+                | ((0xfffffffc0 & g[70]) >> 6u32) | ((0xfbefbef80 & g[70]) >> 7u32);
+            changed |= word != g[71];
+            g[71] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[5] = 0x7ffffffff & s.0[1] & !g[70] != 0;
+    }
     // n[6]: terminal, rules at gather.kif:76, 78
     n[6] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[4]) | (!n[5]);
     match &mut ask {

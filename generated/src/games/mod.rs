@@ -50,6 +50,9 @@ pub mod connect_four_tables;
 /// `games/connectFourSimultaneous.kif`, compiled.
 #[rustfmt::skip]
 pub mod connect_four_simultaneous;
+/// `games/connectedStones.kif`, compiled.
+#[rustfmt::skip]
+pub mod connected_stones;
 /// `games/diceDuel.kif`, compiled.
 #[rustfmt::skip]
 pub mod dice_duel;
@@ -134,6 +137,7 @@ macro_rules! for_each_game {
         $callback!(connect_four, "games/connectFour.kif");
         $callback!(connect_four_tables, "games/connectFour.kif");
         $callback!(connect_four_simultaneous, "games/connectFourSimultaneous.kif");
+        $callback!(connected_stones, "games/connectedStones.kif");
         $callback!(dice_duel, "games/diceDuel.kif");
         $callback!(dice_duel_tables, "games/diceDuel.kif");
         $callback!(dots_and_boxes, "games/dotsAndBoxes.kif");

@@ -235,6 +235,9 @@ pub(crate) struct Emitter<'g> {
     /// For every node, whether it reads the joint move (see [`Emitter::reads_moves`]), found
     /// when first asked.
     reads_moves: OnceCell<Vec<bool>>,
+    /// For every loop of node words computed where its one reader reads it, that reader (see
+    /// `node_words/lazy.rs`), found when first asked.
+    lazy_loops: OnceCell<BTreeMap<u32, u32>>,
     /// Whether long sequences of node statements are split into functions of their own (see
     /// `nodes.rs`), as they are while a function longer than `split_over` tokens is written
     /// again.
@@ -271,6 +274,7 @@ impl<'g> Emitter<'g> {
             notes: None,
             sparse: SparseAtoms::new(&ground.base),
             reads_moves: OnceCell::new(),
+            lazy_loops: OnceCell::new(),
             split: Cell::new(false),
             split_over: SPLIT_FUNCTION_TOKENS,
             parts: Cell::new(0),
@@ -350,6 +354,12 @@ impl<'g> Emitter<'g> {
     /// ([`super::cones::reads_moves`]).
     pub(crate) fn reads_moves(&self) -> &[bool] {
         self.reads_moves.get_or_init(|| super::cones::reads_moves(self.ground))
+    }
+
+    /// For every loop of node words computed where its one reader reads it, that reader
+    /// (`node_words/lazy.rs`).
+    pub(crate) fn lazy_loops(&self) -> &BTreeMap<u32, u32> {
+        self.lazy_loops.get_or_init(|| self.find_lazy_loops())
     }
 
     /// Marks every node that reads a marked node, and every member of a group of node words

@@ -151,6 +151,8 @@ impl Body<'_> {
         let mut words = BTreeSet::new();
         let by_itself = |n: u32| twins.contains_key(&n) || emitter.words.member[n as usize].is_some();
         let alone = |n: u32| !by_itself(n) && emitter.cycle_of[n as usize].is_none();
+        // The loops computed where their one reader reads them are not computed in their place.
+        words.extend(self.lazy_groups(&nodes, alone));
         let mut i = 0;
         while i < nodes.len() {
             let n = nodes[i];
@@ -281,7 +283,11 @@ impl Body<'_> {
     /// The statements computing node `n`, evaluated by itself, into its slot.
     fn node_alone(&self, n: u32) -> TokenStream {
         let note = self.emitter.note_node(|| format!("n[{}]", self.slots.of(n)), n);
-        let store = self.node_expr(n).store(&self.slots.of(n));
+        let lazy = self.deferred_loops(n);
+        let store = match lazy.is_empty() {
+            true => self.node_expr(n).store(&self.slots.of(n)),
+            false => self.lazy_node(n, &lazy),
+        };
         quote!(#note #store)
     }
 
@@ -321,7 +327,7 @@ impl Body<'_> {
     }
 
     /// A comment naming the atoms of the group of node words `g`, by bit.
-    fn group_note(&self, g: u32) -> TokenStream {
+    pub(crate) fn group_note(&self, g: u32) -> TokenStream {
         let emitter = self.emitter;
         emitter.note(|notes| {
             let members = &emitter.words.groups[g as usize].members;

@@ -11,17 +11,6 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Rules by shape (their literals as words relative to their anchors): the anchors, and the
-/// rules.
-type WordShapes = BTreeMap<Vec<WordLit>, (u64, Vec<usize>)>;
-
-/// A state word and its table of the moves (see [`Body::transposed_tables`]).
-type NearTable = (u32, Vec<u64>);
-
-/// The fewest rules of a shape that reads more than group members for the shape to be tested
-/// at once.
-const WORD_FAMILY_MIN: usize = 4;
-
 /// The fewest templates of a group whose word is computed only when one of a few state words
 /// it reads is not empty, or a fact holds (see [`Body::zero_guard`]).
 const GUARD_TEMPLATES: usize = 3;
@@ -79,23 +68,6 @@ impl SparseAtoms {
 enum GuardAtom {
     Word(u32),
     Fact(Lit),
-}
-
-/// `shape` (relative to `anchor`) with the base facts away from the anchor as literals of
-/// their own.
-fn fixed_away(shape: &[WordLit], anchor: u32) -> Vec<WordLit> {
-    let mut fixed: Vec<WordLit> = shape
-        .iter()
-        .map(|&lit| match lit {
-            WordLit::Base { word, shift, positive } if shift != 0 => {
-                let bit = (anchor as i32 + shift) as u32;
-                WordLit::Fixed(Lit { prop: Prop::Base(64 * word + bit), positive })
-            }
-            lit => lit,
-        })
-        .collect();
-    fixed.sort();
-    fixed
 }
 
 impl Emitter<'_> {
@@ -169,7 +141,7 @@ impl Emitter<'_> {
 
     /// The name of the table of moves with `words` (see [`Body::transposed_tables`]), one per
     /// content.
-    fn near_table(&self, words: Vec<u64>) -> proc_macro2::Ident {
+    pub(super) fn near_table(&self, words: Vec<u64>) -> proc_macro2::Ident {
         format_ident!("NEAR_PLACES_{}", self.near_tables.number(words))
     }
 
@@ -195,173 +167,6 @@ impl Emitter<'_> {
 }
 
 impl Body<'_> {
-    /// Whether some of `rules` are tested as one shape by [`Self::word_families`].
-    pub(crate) fn has_word_families(&self, rules: &[Vec<Lit>]) -> bool {
-        !self.emitter.words.groups.is_empty()
-            && self.word_shapes(rules).iter().any(|(shape, (_, members))| is_family(shape, members))
-    }
-
-    /// The rules among `rules` that read members of groups of [`super::NodeWords`], beside base
-    /// facts and other nodes, and are one shape moved to different places, each shape tested at
-    /// once (reversi's "an empty cell where a move is legal", in every cell of a column; lines
-    /// of action's "two pieces of a colour that are not connected", for every second piece): the
-    /// `&` of the words it reads, shifted onto the places of its first group literal, masked by
-    /// those places, against zero, after the literals that are the same in every rule of the
-    /// shape. Returns those tests, and the other rules.
-    pub(crate) fn word_families(&self, rules: &[Vec<Lit>]) -> (Vec<TokenStream>, Vec<Vec<Lit>>) {
-        if self.emitter.words.groups.is_empty() {
-            return (Vec::new(), rules.to_vec());
-        }
-        let mut taken = vec![false; rules.len()];
-        let mut tests = Vec::new();
-        // The shapes tested as the templates of one word against zero, by the literals the same
-        // for every member that they read, tested before it.
-        let mut by_fixed: BTreeMap<Vec<WordLit>, Vec<Template>> = BTreeMap::new();
-        // By role, the tables of the families of transposed groups, by state word.
-        let mut at_move: BTreeMap<u32, BTreeMap<u32, Vec<u64>>> = BTreeMap::new();
-        for (shape, (anchors, members)) in self.word_shapes(rules) {
-            if !is_family(&shape, &members) {
-                continue;
-            }
-            members.iter().for_each(|&i| taken[i] = true);
-            if let Some((role, tables)) = self.transposed_tables(&shape, anchors) {
-                // The families of one role are one test: their tables or-ed word by word.
-                let merged = at_move.entry(role).or_default();
-                for (w, table) in tables {
-                    let into = merged.entry(w).or_insert_with(|| vec![0; table.len()]);
-                    into.iter_mut().zip(table).for_each(|(a, b)| *a |= b);
-                }
-                continue;
-            }
-            let (fixed, words): (Vec<WordLit>, Vec<WordLit>) =
-                shape.into_iter().partition(|lit| matches!(lit, WordLit::Fixed(_)));
-            by_fixed.entry(fixed).or_default().push(Template { literals: words, mask: anchors });
-        }
-        for (fixed, templates) in by_fixed {
-            let fixed: Vec<TokenStream> = (fixed.into_iter())
-                .filter_map(|lit| match lit {
-                    WordLit::Fixed(lit) => Some(self.lit(lit)),
-                    _ => None,
-                })
-                .collect();
-            let word = self.templates_or(&templates.iter().collect::<Vec<_>>());
-            tests.push(match fixed.is_empty() {
-                true => quote!(#word != 0),
-                false => quote!(#((#fixed) &)* (#word != 0)),
-            });
-        }
-        for (role, tables) in at_move {
-            let role = Literal::u32_unsuffixed(role);
-            let terms = tables.into_iter().map(|(w, table)| {
-                let table = self.emitter.near_table(table);
-                let w = Literal::u32_unsuffixed(w);
-                quote!((s.0[#w] & #table[joint[#role].0 as usize]))
-            });
-            tests.push(quote!(#(#terms)|* != 0));
-        }
-        let rest = rules.iter().zip(&taken).filter(|(_, &t)| !t).map(|(rule, _)| rule.clone()).collect();
-        (tests, rest)
-    }
-
-    /// For a family of rules of `shape`, a member of a transposed group and a move at its
-    /// place, over the places `anchors` (see `transpose.rs`): the role whose move it reads, and
-    /// for every state word the group would be made of, its table of the moves, whose word for
-    /// the move played has the bits of that state word that put a member beside the move.
-    fn transposed_tables(&self, shape: &[WordLit], anchors: u64) -> Option<(u32, Vec<NearTable>)> {
-        let emitter = self.emitter;
-        let [WordLit::Group { group, shift: 0, positive: true }, WordLit::Does { kind, shift: 0, positive: true }] =
-            *shape
-        else {
-            return None;
-        };
-        if !emitter.transposed.get(group as usize).copied().unwrap_or(false) {
-            return None;
-        }
-        let words = &emitter.words;
-        let kind_of = &words.move_kinds[kind as usize];
-        let move_place = kind_of.place_words(emitter.ground.moves.len());
-        let tables = (super::transpose::source_words(words, group).into_iter())
-            .map(|w| (w, super::transpose::table(words, group, w, anchors, &move_place)))
-            .collect();
-        Some((kind_of.role, tables))
-    }
-
-    /// The rules among `rules` that read members of groups of node words, and otherwise only
-    /// base facts and nodes, by shape: each literal as a word relative to the place of the
-    /// rule's first group literal (its anchor). A rule whose shape no other rule has is shaped
-    /// again with the base facts away from its anchor as literals of their own (the same for
-    /// every rule), so that "this piece, and a piece there not connected to it" over every
-    /// second piece is one shape. For every shape, the anchors of its rules, and those rules
-    /// (one per anchor).
-    fn word_shapes(&self, rules: &[Vec<Lit>]) -> WordShapes {
-        let relative: Vec<Option<(u32, Vec<WordLit>)>> = rules.iter().map(|rule| self.relative_shape(rule)).collect();
-        let mut count: BTreeMap<&[WordLit], usize> = BTreeMap::new();
-        for (_, shape) in relative.iter().flatten() {
-            *count.entry(shape).or_default() += 1;
-        }
-        let mut shapes = WordShapes::new();
-        for (i, shaped) in relative.iter().enumerate() {
-            let Some((anchor, shape)) = shaped else { continue };
-            let shape = match count[shape.as_slice()] {
-                1 => fixed_away(shape, *anchor),
-                _ => shape.clone(),
-            };
-            let (anchors, members) = shapes.entry(shape).or_default();
-            if *anchors >> anchor & 1 == 0 {
-                *anchors |= 1 << anchor;
-                members.push(i);
-            }
-        }
-        shapes
-    }
-
-    /// A rule's anchor (the place of its first group literal, by group, sign and place; else of
-    /// its first node of the move table's row, by word, sign and bit, the row's words of nodes
-    /// at places of a board having them at their places) and its literals relative to it,
-    /// sorted; `None` when it reads neither, or reads a move that has no place.
-    fn relative_shape(&self, rule: &[Lit]) -> Option<(u32, Vec<WordLit>)> {
-        let member = &self.emitter.words.member;
-        let group_anchor = rule
-            .iter()
-            .filter_map(|lit| match lit.prop {
-                Prop::Node(m) => member[m as usize].map(|(g, place)| (g, lit.positive, place)),
-                _ => None,
-            })
-            .min();
-        let row_anchor = || {
-            rule.iter()
-                .filter_map(|lit| match lit.prop {
-                    Prop::Node(m) => self.row_bit(m).map(|t| (t / 64, lit.positive, t % 64)),
-                    _ => None,
-                })
-                .min()
-        };
-        let anchor = group_anchor.or_else(row_anchor)?.2;
-        let mut shape = Vec::with_capacity(rule.len());
-        for &lit in rule {
-            let positive = lit.positive;
-            shape.push(match lit.prop {
-                Prop::Node(m) => match (member[m as usize], self.row_bit(m)) {
-                    (Some((group, place)), _) => {
-                        WordLit::Group { group, shift: place as i32 - anchor as i32, positive }
-                    }
-                    (None, Some(t)) => {
-                        WordLit::Table { word: t / 64, shift: (t % 64) as i32 - anchor as i32, positive }
-                    }
-                    (None, None) => WordLit::Fixed(lit),
-                },
-                Prop::Base(b) => WordLit::Base { word: b / 64, shift: (b % 64) as i32 - anchor as i32, positive },
-                Prop::Does(role, m) => match self.emitter.words.move_places.get(&(role, m)) {
-                    Some(&(kind, place)) => WordLit::Does { kind, shift: place as i32 - anchor as i32, positive },
-                    None => return None,
-                },
-                Prop::Deferred(_) => return None,
-            });
-        }
-        shape.sort();
-        Some((anchor, shape))
-    }
-
     /// Statements that store `expr`, node `n`'s value, in its slot; or, for a member of a
     /// gathered group, set its bit of the group's word (which starts clear) when it holds.
     pub(crate) fn store_node(&self, n: u32, expr: Expr) -> TokenStream {
@@ -577,11 +382,4 @@ impl Body<'_> {
             quote!(!#word)
         }
     }
-}
-
-/// Whether a shape with these `members` (rules, by index) is tested at once: a shape that
-/// reads only groups from two rules on, any other from [`WORD_FAMILY_MIN`].
-fn is_family(shape: &[WordLit], members: &[usize]) -> bool {
-    let reads_only_groups = shape.iter().all(|lit| matches!(lit, WordLit::Group { .. }));
-    members.len() >= if reads_only_groups { 2 } else { WORD_FAMILY_MIN }
 }

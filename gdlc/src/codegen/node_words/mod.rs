@@ -31,6 +31,8 @@ mod candidates;
 mod emit;
 pub(super) use emit::SparseAtoms;
 mod factor;
+mod families;
+mod lazy;
 #[cfg(test)]
 mod move_tests;
 mod move_words;
@@ -86,6 +88,16 @@ pub(super) enum WordLit {
     Table { word: u32, shift: i32, positive: bool },
     /// The same literal for every member: all ones when it holds, else zero.
     Fixed(Lit),
+}
+
+impl WordLit {
+    /// The group whose word the literal reads, when it reads one.
+    pub(super) fn group(&self) -> Option<u32> {
+        match *self {
+            WordLit::Group { group, .. } => Some(group),
+            _ => None,
+        }
+    }
 }
 
 /// Moves of one role that name places of the board alike (`(mark x y)`): the word of a move
