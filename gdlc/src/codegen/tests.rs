@@ -236,9 +236,9 @@ fn a_counter_that_only_captures_change_is_copied_when_none_happens() {
 
 #[test]
 fn a_flood_fill_that_one_test_reads_is_made_only_when_the_test_needs_it() {
-    // connectedStones' `(connected black ?x1 ?y1 ?x2 ?y2)` is a flood fill from each of the 25
-    // cells, read only by `(notallconnected black)`: the fill of a start is made inside the
-    // test of a black stone on it, and, past the first start, of the node not holding yet.
+    // connectedStones' `(connected ?player ?x1 ?y1 ?x2 ?y2)` is a flood fill from each of the
+    // 25 cells, read only by `(notallconnected ?player)`: the fill of a start is made inside the
+    // test of a stone of the player on it, and, past the first start, of the node not holding.
     let module = module_of(include_str!("../../../games/connectedStones.kif"));
     let cleared = "n[0] = false;";
     let start = module.find(cleared).unwrap_or_else(|| panic!("the node is not cleared: {module}"));
@@ -248,4 +248,9 @@ fn a_flood_fill_that_one_test_reads_is_made_only_when_the_test_needs_it() {
     assert!(after[first.len()..].trim_start().starts_with("g["), "its fill is inside: {after}");
     let later = (1..25).filter(|cell| after.contains(&format!("if !n[0] && (s.0[0] & {:#x} != 0) {{", 1u64 << cell)));
     assert_eq!(later.count(), 24, "{after}");
+    // White's stones are the next 25 bits of the word: its tests are of one shape all the same,
+    // the stone at the second cell 25 places past the fill's bit.
+    let white =
+        (1..25).filter(|cell| after.contains(&format!("if !n[1] && (s.0[0] & {:#x} != 0) {{", 1u64 << (25 + cell))));
+    assert_eq!(white.count(), 24, "{after}");
 }

@@ -504,511 +504,6 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     let mut g = [0u64; 103];
     // g[0]: 25 node words, bit 0 (occupied 1 1), bit 1 (occupied 1 2), bit 2 (occupied 1 3), bit 3 (occupied 1 4), and 21 more; rules at connectedStones.kif:18
     g[0] = (0x1ffffff & s.0[0]) | ((0x3fffffe000000 & s.0[0]) >> 25u32);
-    // g[7]: 25 node words, bit 9 (connected white 1 5 2 5), bit 3 (connected white 1 5 1 4), bit 0 (connected white 1 5 1 1), bit 1 (connected white 1 5 1 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[8]: 25 node words, bit 5 ((aux 0) white 1 2 5 1), bit 6 ((aux 0) white 1 2 5 2), bit 7 ((aux 0) white 1 2 5 3), bit 8 ((aux 0) white 1 2 5 4), and 21 more
-    g[7] = 0;
-    g[8] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x200 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x8 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[8]);
-        changed |= word != g[7];
-        g[7] = word;
-        let word = ((0xfffff & g[7]) << 5u32) | ((0xf7bdef & g[7]) << 1u32)
-            | ((0x1ef7bde & g[7]) >> 1u32) | ((0x1ffffe0 & g[7]) >> 5u32);
-        changed |= word != g[8];
-        g[8] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[9]: 25 node words, bit 15 (connected white 5 1 4 1), bit 21 (connected white 5 1 5 2), bit 0 (connected white 5 1 1 1), bit 1 (connected white 5 1 1 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[10]: 25 node words, bit 5 ((aux 0) white 5 2 1 1), bit 6 ((aux 0) white 5 2 1 2), bit 7 ((aux 0) white 5 2 1 3), bit 8 ((aux 0) white 5 2 1 4), and 21 more
-    g[9] = 0;
-    g[10] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x200000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x8000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[10]);
-        changed |= word != g[9];
-        g[9] = word;
-        let word = ((0xfffff & g[9]) << 5u32) | ((0xf7bdef & g[9]) << 1u32)
-            | ((0x1ef7bde & g[9]) >> 1u32) | ((0x1ffffe0 & g[9]) >> 5u32);
-        changed |= word != g[10];
-        g[10] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[57]: 25 node words, bit 5 (connected white 1 1 2 1), bit 1 (connected white 1 1 1 2), bit 0 (connected white 1 1 1 1), bit 2 (connected white 1 1 1 3), and 21 more; rules at connectedStones.kif:29, 30
-    // g[58]: 25 node words, bit 5 ((aux 0) white 1 2 1 1), bit 6 ((aux 0) white 1 2 1 2), bit 7 ((aux 0) white 1 2 1 3), bit 8 ((aux 0) white 1 2 1 4), and 21 more
-    g[57] = 0;
-    g[58] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x20 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x2 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[58]);
-        changed |= word != g[57];
-        g[57] = word;
-        let word = ((0xfffff & g[57]) << 5u32) | ((0xf7bdef & g[57]) << 1u32)
-            | ((0x1ef7bde & g[57]) >> 1u32) | ((0x1ffffe0 & g[57]) >> 5u32);
-        changed |= word != g[58];
-        g[58] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[59]: 25 node words, bit 6 (connected white 1 2 2 2), bit 2 (connected white 1 2 1 3), bit 0 (connected white 1 2 1 1), bit 1 (connected white 1 2 1 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[60]: 25 node words, bit 5 ((aux 0) white 1 2 2 1), bit 6 ((aux 0) white 1 2 2 2), bit 7 ((aux 0) white 1 2 2 3), bit 8 ((aux 0) white 1 2 2 4), and 21 more
-    g[59] = 0;
-    g[60] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x40 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x4 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x1 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[60]);
-        changed |= word != g[59];
-        g[59] = word;
-        let word = ((0xfffff & g[59]) << 5u32) | ((0xf7bdef & g[59]) << 1u32)
-            | ((0x1ef7bde & g[59]) >> 1u32) | ((0x1ffffe0 & g[59]) >> 5u32);
-        changed |= word != g[60];
-        g[60] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[61]: 25 node words, bit 7 (connected white 1 3 2 3), bit 3 (connected white 1 3 1 4), bit 1 (connected white 1 3 1 2), bit 0 (connected white 1 3 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[62]: 25 node words, bit 5 ((aux 0) white 1 2 3 1), bit 6 ((aux 0) white 1 2 3 2), bit 7 ((aux 0) white 1 2 3 3), bit 8 ((aux 0) white 1 2 3 4), and 21 more
-    g[61] = 0;
-    g[62] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x80 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x8 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x2 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[62]);
-        changed |= word != g[61];
-        g[61] = word;
-        let word = ((0xfffff & g[61]) << 5u32) | ((0xf7bdef & g[61]) << 1u32)
-            | ((0x1ef7bde & g[61]) >> 1u32) | ((0x1ffffe0 & g[61]) >> 5u32);
-        changed |= word != g[62];
-        g[62] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[63]: 25 node words, bit 8 (connected white 1 4 2 4), bit 4 (connected white 1 4 1 5), bit 2 (connected white 1 4 1 3), bit 0 (connected white 1 4 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[64]: 25 node words, bit 5 ((aux 0) white 1 2 4 1), bit 6 ((aux 0) white 1 2 4 2), bit 7 ((aux 0) white 1 2 4 3), bit 8 ((aux 0) white 1 2 4 4), and 21 more
-    g[63] = 0;
-    g[64] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x100 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x10 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x4 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[64]);
-        changed |= word != g[63];
-        g[63] = word;
-        let word = ((0xfffff & g[63]) << 5u32) | ((0xf7bdef & g[63]) << 1u32)
-            | ((0x1ef7bde & g[63]) >> 1u32) | ((0x1ffffe0 & g[63]) >> 5u32);
-        changed |= word != g[64];
-        g[64] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[65]: 25 node words, bit 10 (connected white 2 1 3 1), bit 0 (connected white 2 1 1 1), bit 6 (connected white 2 1 2 2), bit 1 (connected white 2 1 1 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[66]: 25 node words, bit 5 ((aux 0) white 2 2 1 1), bit 6 ((aux 0) white 2 2 1 2), bit 7 ((aux 0) white 2 2 1 3), bit 8 ((aux 0) white 2 2 1 4), and 21 more
-    g[65] = 0;
-    g[66] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x400 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x40 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x1 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[66]);
-        changed |= word != g[65];
-        g[65] = word;
-        let word = ((0xfffff & g[65]) << 5u32) | ((0xf7bdef & g[65]) << 1u32)
-            | ((0x1ef7bde & g[65]) >> 1u32) | ((0x1ffffe0 & g[65]) >> 5u32);
-        changed |= word != g[66];
-        g[66] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[67]: 25 node words, bit 11 (connected white 2 2 3 2), bit 1 (connected white 2 2 1 2), bit 7 (connected white 2 2 2 3), bit 5 (connected white 2 2 2 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[68]: 25 node words, bit 5 ((aux 0) white 2 2 2 1), bit 6 ((aux 0) white 2 2 2 2), bit 7 ((aux 0) white 2 2 2 3), bit 8 ((aux 0) white 2 2 2 4), and 21 more
-    g[67] = 0;
-    g[68] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x800 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x80 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x20 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x2 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[68]);
-        changed |= word != g[67];
-        g[67] = word;
-        let word = ((0xfffff & g[67]) << 5u32) | ((0xf7bdef & g[67]) << 1u32)
-            | ((0x1ef7bde & g[67]) >> 1u32) | ((0x1ffffe0 & g[67]) >> 5u32);
-        changed |= word != g[68];
-        g[68] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[69]: 25 node words, bit 12 (connected white 2 3 3 3), bit 2 (connected white 2 3 1 3), bit 8 (connected white 2 3 2 4), bit 6 (connected white 2 3 2 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[70]: 25 node words, bit 5 ((aux 0) white 2 2 3 1), bit 6 ((aux 0) white 2 2 3 2), bit 7 ((aux 0) white 2 2 3 3), bit 8 ((aux 0) white 2 2 3 4), and 21 more
-    g[69] = 0;
-    g[70] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x1000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x100 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x40 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x4 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[70]);
-        changed |= word != g[69];
-        g[69] = word;
-        let word = ((0xfffff & g[69]) << 5u32) | ((0xf7bdef & g[69]) << 1u32)
-            | ((0x1ef7bde & g[69]) >> 1u32) | ((0x1ffffe0 & g[69]) >> 5u32);
-        changed |= word != g[70];
-        g[70] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[71]: 25 node words, bit 13 (connected white 2 4 3 4), bit 3 (connected white 2 4 1 4), bit 9 (connected white 2 4 2 5), bit 7 (connected white 2 4 2 3), and 21 more; rules at connectedStones.kif:29, 30
-    // g[72]: 25 node words, bit 5 ((aux 0) white 2 2 4 1), bit 6 ((aux 0) white 2 2 4 2), bit 7 ((aux 0) white 2 2 4 3), bit 8 ((aux 0) white 2 2 4 4), and 21 more
-    g[71] = 0;
-    g[72] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x2000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x200 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x80 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x8 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[72]);
-        changed |= word != g[71];
-        g[71] = word;
-        let word = ((0xfffff & g[71]) << 5u32) | ((0xf7bdef & g[71]) << 1u32)
-            | ((0x1ef7bde & g[71]) >> 1u32) | ((0x1ffffe0 & g[71]) >> 5u32);
-        changed |= word != g[72];
-        g[72] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[73]: 25 node words, bit 14 (connected white 2 5 3 5), bit 4 (connected white 2 5 1 5), bit 8 (connected white 2 5 2 4), bit 0 (connected white 2 5 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[74]: 25 node words, bit 5 ((aux 0) white 2 2 5 1), bit 6 ((aux 0) white 2 2 5 2), bit 7 ((aux 0) white 2 2 5 3), bit 8 ((aux 0) white 2 2 5 4), and 21 more
-    g[73] = 0;
-    g[74] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x4000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x100 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x10 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[74]);
-        changed |= word != g[73];
-        g[73] = word;
-        let word = ((0xfffff & g[73]) << 5u32) | ((0xf7bdef & g[73]) << 1u32)
-            | ((0x1ef7bde & g[73]) >> 1u32) | ((0x1ffffe0 & g[73]) >> 5u32);
-        changed |= word != g[74];
-        g[74] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[75]: 25 node words, bit 15 (connected white 3 1 4 1), bit 5 (connected white 3 1 2 1), bit 11 (connected white 3 1 3 2), bit 0 (connected white 3 1 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[76]: 25 node words, bit 5 ((aux 0) white 3 2 1 1), bit 6 ((aux 0) white 3 2 1 2), bit 7 ((aux 0) white 3 2 1 3), bit 8 ((aux 0) white 3 2 1 4), and 21 more
-    g[75] = 0;
-    g[76] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x8000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x800 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x20 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[76]);
-        changed |= word != g[75];
-        g[75] = word;
-        let word = ((0xfffff & g[75]) << 5u32) | ((0xf7bdef & g[75]) << 1u32)
-            | ((0x1ef7bde & g[75]) >> 1u32) | ((0x1ffffe0 & g[75]) >> 5u32);
-        changed |= word != g[76];
-        g[76] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[77]: 25 node words, bit 16 (connected white 3 2 4 2), bit 6 (connected white 3 2 2 2), bit 12 (connected white 3 2 3 3), bit 10 (connected white 3 2 3 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[78]: 25 node words, bit 5 ((aux 0) white 3 2 2 1), bit 6 ((aux 0) white 3 2 2 2), bit 7 ((aux 0) white 3 2 2 3), bit 8 ((aux 0) white 3 2 2 4), and 21 more
-    g[77] = 0;
-    g[78] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x10000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x1000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x400 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x40 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[78]);
-        changed |= word != g[77];
-        g[77] = word;
-        let word = ((0xfffff & g[77]) << 5u32) | ((0xf7bdef & g[77]) << 1u32)
-            | ((0x1ef7bde & g[77]) >> 1u32) | ((0x1ffffe0 & g[77]) >> 5u32);
-        changed |= word != g[78];
-        g[78] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[79]: 25 node words, bit 17 (connected white 3 3 4 3), bit 7 (connected white 3 3 2 3), bit 13 (connected white 3 3 3 4), bit 11 (connected white 3 3 3 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[80]: 25 node words, bit 5 ((aux 0) white 3 2 3 1), bit 6 ((aux 0) white 3 2 3 2), bit 7 ((aux 0) white 3 2 3 3), bit 8 ((aux 0) white 3 2 3 4), and 21 more
-    g[79] = 0;
-    g[80] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x20000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x2000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x800 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x80 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[80]);
-        changed |= word != g[79];
-        g[79] = word;
-        let word = ((0xfffff & g[79]) << 5u32) | ((0xf7bdef & g[79]) << 1u32)
-            | ((0x1ef7bde & g[79]) >> 1u32) | ((0x1ffffe0 & g[79]) >> 5u32);
-        changed |= word != g[80];
-        g[80] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[81]: 25 node words, bit 18 (connected white 3 4 4 4), bit 8 (connected white 3 4 2 4), bit 14 (connected white 3 4 3 5), bit 12 (connected white 3 4 3 3), and 21 more; rules at connectedStones.kif:29, 30
-    // g[82]: 25 node words, bit 5 ((aux 0) white 3 2 4 1), bit 6 ((aux 0) white 3 2 4 2), bit 7 ((aux 0) white 3 2 4 3), bit 8 ((aux 0) white 3 2 4 4), and 21 more
-    g[81] = 0;
-    g[82] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x40000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x4000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x1000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x100 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[82]);
-        changed |= word != g[81];
-        g[81] = word;
-        let word = ((0xfffff & g[81]) << 5u32) | ((0xf7bdef & g[81]) << 1u32)
-            | ((0x1ef7bde & g[81]) >> 1u32) | ((0x1ffffe0 & g[81]) >> 5u32);
-        changed |= word != g[82];
-        g[82] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[83]: 25 node words, bit 19 (connected white 3 5 4 5), bit 9 (connected white 3 5 2 5), bit 13 (connected white 3 5 3 4), bit 0 (connected white 3 5 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[84]: 25 node words, bit 5 ((aux 0) white 3 2 5 1), bit 6 ((aux 0) white 3 2 5 2), bit 7 ((aux 0) white 3 2 5 3), bit 8 ((aux 0) white 3 2 5 4), and 21 more
-    g[83] = 0;
-    g[84] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x80000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x2000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x200 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[84]);
-        changed |= word != g[83];
-        g[83] = word;
-        let word = ((0xfffff & g[83]) << 5u32) | ((0xf7bdef & g[83]) << 1u32)
-            | ((0x1ef7bde & g[83]) >> 1u32) | ((0x1ffffe0 & g[83]) >> 5u32);
-        changed |= word != g[84];
-        g[84] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[85]: 25 node words, bit 20 (connected white 4 1 5 1), bit 10 (connected white 4 1 3 1), bit 16 (connected white 4 1 4 2), bit 0 (connected white 4 1 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[86]: 25 node words, bit 5 ((aux 0) white 4 2 1 1), bit 6 ((aux 0) white 4 2 1 2), bit 7 ((aux 0) white 4 2 1 3), bit 8 ((aux 0) white 4 2 1 4), and 21 more
-    g[85] = 0;
-    g[86] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x100000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x10000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x400 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[86]);
-        changed |= word != g[85];
-        g[85] = word;
-        let word = ((0xfffff & g[85]) << 5u32) | ((0xf7bdef & g[85]) << 1u32)
-            | ((0x1ef7bde & g[85]) >> 1u32) | ((0x1ffffe0 & g[85]) >> 5u32);
-        changed |= word != g[86];
-        g[86] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[87]: 25 node words, bit 21 (connected white 4 2 5 2), bit 11 (connected white 4 2 3 2), bit 17 (connected white 4 2 4 3), bit 15 (connected white 4 2 4 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[88]: 25 node words, bit 5 ((aux 0) white 4 2 2 1), bit 6 ((aux 0) white 4 2 2 2), bit 7 ((aux 0) white 4 2 2 3), bit 8 ((aux 0) white 4 2 2 4), and 21 more
-    g[87] = 0;
-    g[88] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x200000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x20000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x8000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x800 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[88]);
-        changed |= word != g[87];
-        g[87] = word;
-        let word = ((0xfffff & g[87]) << 5u32) | ((0xf7bdef & g[87]) << 1u32)
-            | ((0x1ef7bde & g[87]) >> 1u32) | ((0x1ffffe0 & g[87]) >> 5u32);
-        changed |= word != g[88];
-        g[88] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[89]: 25 node words, bit 22 (connected white 4 3 5 3), bit 12 (connected white 4 3 3 3), bit 18 (connected white 4 3 4 4), bit 16 (connected white 4 3 4 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[90]: 25 node words, bit 5 ((aux 0) white 4 2 3 1), bit 6 ((aux 0) white 4 2 3 2), bit 7 ((aux 0) white 4 2 3 3), bit 8 ((aux 0) white 4 2 3 4), and 21 more
-    g[89] = 0;
-    g[90] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x400000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x40000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x10000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x1000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[90]);
-        changed |= word != g[89];
-        g[89] = word;
-        let word = ((0xfffff & g[89]) << 5u32) | ((0xf7bdef & g[89]) << 1u32)
-            | ((0x1ef7bde & g[89]) >> 1u32) | ((0x1ffffe0 & g[89]) >> 5u32);
-        changed |= word != g[90];
-        g[90] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[91]: 25 node words, bit 23 (connected white 4 4 5 4), bit 13 (connected white 4 4 3 4), bit 19 (connected white 4 4 4 5), bit 17 (connected white 4 4 4 3), and 21 more; rules at connectedStones.kif:29, 30
-    // g[92]: 25 node words, bit 5 ((aux 0) white 4 2 4 1), bit 6 ((aux 0) white 4 2 4 2), bit 7 ((aux 0) white 4 2 4 3), bit 8 ((aux 0) white 4 2 4 4), and 21 more
-    g[91] = 0;
-    g[92] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x800000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x80000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x20000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x2000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[92]);
-        changed |= word != g[91];
-        g[91] = word;
-        let word = ((0xfffff & g[91]) << 5u32) | ((0xf7bdef & g[91]) << 1u32)
-            | ((0x1ef7bde & g[91]) >> 1u32) | ((0x1ffffe0 & g[91]) >> 5u32);
-        changed |= word != g[92];
-        g[92] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[93]: 25 node words, bit 24 (connected white 4 5 5 5), bit 14 (connected white 4 5 3 5), bit 18 (connected white 4 5 4 4), bit 0 (connected white 4 5 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[94]: 25 node words, bit 5 ((aux 0) white 4 2 5 1), bit 6 ((aux 0) white 4 2 5 2), bit 7 ((aux 0) white 4 2 5 3), bit 8 ((aux 0) white 4 2 5 4), and 21 more
-    g[93] = 0;
-    g[94] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x1000000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-            | (0x40000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x4000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[94]);
-        changed |= word != g[93];
-        g[93] = word;
-        let word = ((0xfffff & g[93]) << 5u32) | ((0xf7bdef & g[93]) << 1u32)
-            | ((0x1ef7bde & g[93]) >> 1u32) | ((0x1ffffe0 & g[93]) >> 5u32);
-        changed |= word != g[94];
-        g[94] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[95]: 25 node words, bit 16 (connected white 5 2 4 2), bit 22 (connected white 5 2 5 3), bit 20 (connected white 5 2 5 1), bit 0 (connected white 5 2 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[96]: 25 node words, bit 5 ((aux 0) white 5 2 2 1), bit 6 ((aux 0) white 5 2 2 2), bit 7 ((aux 0) white 5 2 2 3), bit 8 ((aux 0) white 5 2 2 4), and 21 more
-    g[95] = 0;
-    g[96] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x400000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x100000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x10000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[96]);
-        changed |= word != g[95];
-        g[95] = word;
-        let word = ((0xfffff & g[95]) << 5u32) | ((0xf7bdef & g[95]) << 1u32)
-            | ((0x1ef7bde & g[95]) >> 1u32) | ((0x1ffffe0 & g[95]) >> 5u32);
-        changed |= word != g[96];
-        g[96] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[97]: 25 node words, bit 17 (connected white 5 3 4 3), bit 23 (connected white 5 3 5 4), bit 21 (connected white 5 3 5 2), bit 0 (connected white 5 3 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[98]: 25 node words, bit 5 ((aux 0) white 5 2 3 1), bit 6 ((aux 0) white 5 2 3 2), bit 7 ((aux 0) white 5 2 3 3), bit 8 ((aux 0) white 5 2 3 4), and 21 more
-    g[97] = 0;
-    g[98] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x800000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x200000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x20000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[98]);
-        changed |= word != g[97];
-        g[97] = word;
-        let word = ((0xfffff & g[97]) << 5u32) | ((0xf7bdef & g[97]) << 1u32)
-            | ((0x1ef7bde & g[97]) >> 1u32) | ((0x1ffffe0 & g[97]) >> 5u32);
-        changed |= word != g[98];
-        g[98] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[99]: 25 node words, bit 18 (connected white 5 4 4 4), bit 24 (connected white 5 4 5 5), bit 22 (connected white 5 4 5 3), bit 0 (connected white 5 4 1 1), and 21 more; rules at connectedStones.kif:29, 30
-    // g[100]: 25 node words, bit 5 ((aux 0) white 5 2 4 1), bit 6 ((aux 0) white 5 2 4 2), bit 7 ((aux 0) white 5 2 4 3), bit 8 ((aux 0) white 5 2 4 4), and 21 more
-    g[99] = 0;
-    g[100] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x1000000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-            | (0x400000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x40000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[100]);
-        changed |= word != g[99];
-        g[99] = word;
-        let word = ((0xfffff & g[99]) << 5u32) | ((0xf7bdef & g[99]) << 1u32)
-            | ((0x1ef7bde & g[99]) >> 1u32) | ((0x1ffffe0 & g[99]) >> 5u32);
-        changed |= word != g[100];
-        g[100] = word;
-        if !changed {
-            break;
-        }
-    }
-    // g[101]: 25 node words, bit 19 (connected white 5 5 4 5), bit 23 (connected white 5 5 5 4), bit 0 (connected white 5 5 1 1), bit 1 (connected white 5 5 1 2), and 21 more; rules at connectedStones.kif:29, 30
-    // g[102]: 25 node words, bit 5 ((aux 0) white 5 2 5 1), bit 6 ((aux 0) white 5 2 5 2), bit 7 ((aux 0) white 5 2 5 3), bit 8 ((aux 0) white 5 2 5 4), and 21 more
-    g[101] = 0;
-    g[102] = 0;
-    loop {
-        let mut changed = false;
-        let word = (0x800000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-            | (0x80000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-            | (0x1ffffff & (s.0[0] >> 25u32) & g[102]);
-        changed |= word != g[101];
-        g[101] = word;
-        let word = ((0xfffff & g[101]) << 5u32) | ((0xf7bdef & g[101]) << 1u32)
-            | ((0x1ef7bde & g[101]) >> 1u32) | ((0x1ffffe0 & g[101]) >> 5u32);
-        changed |= word != g[102];
-        g[102] = word;
-        if !changed {
-            break;
-        }
-    }
     // n[0]: (notallconnected black), rules at connectedStones.kif:31
     n[0] = false;
     if s.0[0] & 0x1 != 0 {
@@ -1578,606 +1073,587 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         n[0] = 0xffffff & s.0[0] & !g[5] != 0;
     }
     // n[1]: (notallconnected white), rules at connectedStones.kif:31
-    n[1] |= (s.0[0] & 0x6000000 == 0x6000000) & (g[57] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x6000000 == 0x6000000) & (g[59] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0xa000000 == 0xa000000) & (g[61] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0xa000000 == 0xa000000) & (g[57] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x12000000 == 0x12000000) & (g[63] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x12000000 == 0x12000000) & (g[57] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x22000000 == 0x22000000) & (g[7] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x22000000 == 0x22000000) & (g[57] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x42000000 == 0x42000000) & (g[57] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x42000000 == 0x42000000) & (g[65] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x82000000 == 0x82000000) & (g[67] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x82000000 == 0x82000000) & (g[57] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x102000000 == 0x102000000) & (g[69] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x102000000 == 0x102000000) & (g[57] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x202000000 == 0x202000000) & (g[71] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x202000000 == 0x202000000) & (g[57] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x402000000 == 0x402000000) & (g[73] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x402000000 == 0x402000000) & (g[57] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x802000000 == 0x802000000) & (g[75] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x802000000 == 0x802000000) & (g[57] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1002000000 == 0x1002000000) & (g[77] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x1002000000 == 0x1002000000) & (g[57] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2002000000 == 0x2002000000) & (g[79] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x2002000000 == 0x2002000000) & (g[57] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4002000000 == 0x4002000000) & (g[81] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x4002000000 == 0x4002000000) & (g[57] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8002000000 == 0x8002000000) & (g[83] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x8002000000 == 0x8002000000) & (g[57] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10002000000 == 0x10002000000) & (g[85] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x10002000000 == 0x10002000000) & (g[57] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20002000000 == 0x20002000000) & (g[87] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x20002000000 == 0x20002000000) & (g[57] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40002000000 == 0x40002000000) & (g[89] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x40002000000 == 0x40002000000) & (g[57] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80002000000 == 0x80002000000) & (g[91] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x80002000000 == 0x80002000000) & (g[57] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100002000000 == 0x100002000000) & (g[93] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x100002000000 == 0x100002000000) & (g[57] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200002000000 == 0x200002000000) & (g[9] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x200002000000 == 0x200002000000) & (g[57] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400002000000 == 0x400002000000) & (g[95] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x400002000000 == 0x400002000000) & (g[57] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800002000000 == 0x800002000000) & (g[97] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x800002000000 == 0x800002000000) & (g[57] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000002000000 == 0x1000002000000) & (g[99] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x1000002000000 == 0x1000002000000) & (g[57] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000002000000 == 0x2000002000000) & (g[101] & 0x1 == 0);
-    n[1] |= (s.0[0] & 0x2000002000000 == 0x2000002000000) & (g[57] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0xc000000 == 0xc000000) & (g[59] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0xc000000 == 0xc000000) & (g[61] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x14000000 == 0x14000000) & (g[63] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x14000000 == 0x14000000) & (g[59] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x24000000 == 0x24000000) & (g[7] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x24000000 == 0x24000000) & (g[59] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x44000000 == 0x44000000) & (g[65] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x44000000 == 0x44000000) & (g[59] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x84000000 == 0x84000000) & (g[59] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x84000000 == 0x84000000) & (g[67] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x104000000 == 0x104000000) & (g[69] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x104000000 == 0x104000000) & (g[59] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x204000000 == 0x204000000) & (g[71] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x204000000 == 0x204000000) & (g[59] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x404000000 == 0x404000000) & (g[73] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x404000000 == 0x404000000) & (g[59] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x804000000 == 0x804000000) & (g[75] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x804000000 == 0x804000000) & (g[59] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1004000000 == 0x1004000000) & (g[77] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x1004000000 == 0x1004000000) & (g[59] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2004000000 == 0x2004000000) & (g[79] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x2004000000 == 0x2004000000) & (g[59] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4004000000 == 0x4004000000) & (g[81] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x4004000000 == 0x4004000000) & (g[59] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8004000000 == 0x8004000000) & (g[83] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x8004000000 == 0x8004000000) & (g[59] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10004000000 == 0x10004000000) & (g[85] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x10004000000 == 0x10004000000) & (g[59] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20004000000 == 0x20004000000) & (g[87] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x20004000000 == 0x20004000000) & (g[59] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40004000000 == 0x40004000000) & (g[89] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x40004000000 == 0x40004000000) & (g[59] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80004000000 == 0x80004000000) & (g[91] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x80004000000 == 0x80004000000) & (g[59] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100004000000 == 0x100004000000) & (g[93] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x100004000000 == 0x100004000000) & (g[59] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200004000000 == 0x200004000000) & (g[9] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x200004000000 == 0x200004000000) & (g[59] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400004000000 == 0x400004000000) & (g[95] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x400004000000 == 0x400004000000) & (g[59] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800004000000 == 0x800004000000) & (g[97] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x800004000000 == 0x800004000000) & (g[59] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000004000000 == 0x1000004000000) & (g[99] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x1000004000000 == 0x1000004000000) & (g[59] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000004000000 == 0x2000004000000) & (g[101] & 0x2 == 0);
-    n[1] |= (s.0[0] & 0x2000004000000 == 0x2000004000000) & (g[59] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x18000000 == 0x18000000) & (g[61] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x18000000 == 0x18000000) & (g[63] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x28000000 == 0x28000000) & (g[7] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x28000000 == 0x28000000) & (g[61] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x48000000 == 0x48000000) & (g[65] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x48000000 == 0x48000000) & (g[61] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x88000000 == 0x88000000) & (g[67] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x88000000 == 0x88000000) & (g[61] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x108000000 == 0x108000000) & (g[61] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x108000000 == 0x108000000) & (g[69] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x208000000 == 0x208000000) & (g[71] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x208000000 == 0x208000000) & (g[61] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x408000000 == 0x408000000) & (g[73] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x408000000 == 0x408000000) & (g[61] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x808000000 == 0x808000000) & (g[75] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x808000000 == 0x808000000) & (g[61] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1008000000 == 0x1008000000) & (g[77] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x1008000000 == 0x1008000000) & (g[61] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2008000000 == 0x2008000000) & (g[79] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x2008000000 == 0x2008000000) & (g[61] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4008000000 == 0x4008000000) & (g[81] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x4008000000 == 0x4008000000) & (g[61] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8008000000 == 0x8008000000) & (g[83] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x8008000000 == 0x8008000000) & (g[61] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10008000000 == 0x10008000000) & (g[85] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x10008000000 == 0x10008000000) & (g[61] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20008000000 == 0x20008000000) & (g[87] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x20008000000 == 0x20008000000) & (g[61] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40008000000 == 0x40008000000) & (g[89] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x40008000000 == 0x40008000000) & (g[61] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80008000000 == 0x80008000000) & (g[91] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x80008000000 == 0x80008000000) & (g[61] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100008000000 == 0x100008000000) & (g[93] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x100008000000 == 0x100008000000) & (g[61] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200008000000 == 0x200008000000) & (g[9] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x200008000000 == 0x200008000000) & (g[61] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400008000000 == 0x400008000000) & (g[95] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x400008000000 == 0x400008000000) & (g[61] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800008000000 == 0x800008000000) & (g[97] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x800008000000 == 0x800008000000) & (g[61] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000008000000 == 0x1000008000000) & (g[99] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x1000008000000 == 0x1000008000000) & (g[61] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000008000000 == 0x2000008000000) & (g[101] & 0x4 == 0);
-    n[1] |= (s.0[0] & 0x2000008000000 == 0x2000008000000) & (g[61] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x30000000 == 0x30000000) & (g[7] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x30000000 == 0x30000000) & (g[63] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x50000000 == 0x50000000) & (g[65] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x50000000 == 0x50000000) & (g[63] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x90000000 == 0x90000000) & (g[67] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x90000000 == 0x90000000) & (g[63] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x110000000 == 0x110000000) & (g[69] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x110000000 == 0x110000000) & (g[63] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x210000000 == 0x210000000) & (g[63] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x210000000 == 0x210000000) & (g[71] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x410000000 == 0x410000000) & (g[73] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x410000000 == 0x410000000) & (g[63] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x810000000 == 0x810000000) & (g[75] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x810000000 == 0x810000000) & (g[63] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1010000000 == 0x1010000000) & (g[77] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x1010000000 == 0x1010000000) & (g[63] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2010000000 == 0x2010000000) & (g[79] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x2010000000 == 0x2010000000) & (g[63] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4010000000 == 0x4010000000) & (g[81] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x4010000000 == 0x4010000000) & (g[63] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8010000000 == 0x8010000000) & (g[83] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x8010000000 == 0x8010000000) & (g[63] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10010000000 == 0x10010000000) & (g[85] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x10010000000 == 0x10010000000) & (g[63] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20010000000 == 0x20010000000) & (g[87] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x20010000000 == 0x20010000000) & (g[63] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40010000000 == 0x40010000000) & (g[89] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x40010000000 == 0x40010000000) & (g[63] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80010000000 == 0x80010000000) & (g[91] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x80010000000 == 0x80010000000) & (g[63] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100010000000 == 0x100010000000) & (g[93] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x100010000000 == 0x100010000000) & (g[63] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200010000000 == 0x200010000000) & (g[9] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x200010000000 == 0x200010000000) & (g[63] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400010000000 == 0x400010000000) & (g[95] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x400010000000 == 0x400010000000) & (g[63] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800010000000 == 0x800010000000) & (g[97] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x800010000000 == 0x800010000000) & (g[63] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000010000000 == 0x1000010000000) & (g[99] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x1000010000000 == 0x1000010000000) & (g[63] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000010000000 == 0x2000010000000) & (g[101] & 0x8 == 0);
-    n[1] |= (s.0[0] & 0x2000010000000 == 0x2000010000000) & (g[63] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x60000000 == 0x60000000) & (g[65] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x60000000 == 0x60000000) & (g[7] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0xa0000000 == 0xa0000000) & (g[67] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0xa0000000 == 0xa0000000) & (g[7] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x120000000 == 0x120000000) & (g[69] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x120000000 == 0x120000000) & (g[7] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x220000000 == 0x220000000) & (g[71] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x220000000 == 0x220000000) & (g[7] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x420000000 == 0x420000000) & (g[7] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x420000000 == 0x420000000) & (g[73] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x820000000 == 0x820000000) & (g[75] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x820000000 == 0x820000000) & (g[7] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1020000000 == 0x1020000000) & (g[77] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x1020000000 == 0x1020000000) & (g[7] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2020000000 == 0x2020000000) & (g[79] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x2020000000 == 0x2020000000) & (g[7] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4020000000 == 0x4020000000) & (g[81] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x4020000000 == 0x4020000000) & (g[7] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8020000000 == 0x8020000000) & (g[83] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x8020000000 == 0x8020000000) & (g[7] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10020000000 == 0x10020000000) & (g[85] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x10020000000 == 0x10020000000) & (g[7] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20020000000 == 0x20020000000) & (g[87] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x20020000000 == 0x20020000000) & (g[7] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40020000000 == 0x40020000000) & (g[89] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x40020000000 == 0x40020000000) & (g[7] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80020000000 == 0x80020000000) & (g[91] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x80020000000 == 0x80020000000) & (g[7] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100020000000 == 0x100020000000) & (g[93] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x100020000000 == 0x100020000000) & (g[7] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200020000000 == 0x200020000000) & (g[9] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x200020000000 == 0x200020000000) & (g[7] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400020000000 == 0x400020000000) & (g[95] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x400020000000 == 0x400020000000) & (g[7] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800020000000 == 0x800020000000) & (g[97] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x800020000000 == 0x800020000000) & (g[7] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000020000000 == 0x1000020000000) & (g[99] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x1000020000000 == 0x1000020000000) & (g[7] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000020000000 == 0x2000020000000) & (g[101] & 0x10 == 0);
-    n[1] |= (s.0[0] & 0x2000020000000 == 0x2000020000000) & (g[7] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0xc0000000 == 0xc0000000) & (g[65] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0xc0000000 == 0xc0000000) & (g[67] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x140000000 == 0x140000000) & (g[69] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x140000000 == 0x140000000) & (g[65] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x240000000 == 0x240000000) & (g[71] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x240000000 == 0x240000000) & (g[65] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x440000000 == 0x440000000) & (g[73] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x440000000 == 0x440000000) & (g[65] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x840000000 == 0x840000000) & (g[65] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x840000000 == 0x840000000) & (g[75] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x1040000000 == 0x1040000000) & (g[77] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x1040000000 == 0x1040000000) & (g[65] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2040000000 == 0x2040000000) & (g[79] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x2040000000 == 0x2040000000) & (g[65] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4040000000 == 0x4040000000) & (g[81] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x4040000000 == 0x4040000000) & (g[65] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8040000000 == 0x8040000000) & (g[83] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x8040000000 == 0x8040000000) & (g[65] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10040000000 == 0x10040000000) & (g[85] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x10040000000 == 0x10040000000) & (g[65] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20040000000 == 0x20040000000) & (g[87] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x20040000000 == 0x20040000000) & (g[65] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40040000000 == 0x40040000000) & (g[89] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x40040000000 == 0x40040000000) & (g[65] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80040000000 == 0x80040000000) & (g[91] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x80040000000 == 0x80040000000) & (g[65] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100040000000 == 0x100040000000) & (g[93] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x100040000000 == 0x100040000000) & (g[65] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200040000000 == 0x200040000000) & (g[9] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x200040000000 == 0x200040000000) & (g[65] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400040000000 == 0x400040000000) & (g[95] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x400040000000 == 0x400040000000) & (g[65] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800040000000 == 0x800040000000) & (g[97] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x800040000000 == 0x800040000000) & (g[65] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000040000000 == 0x1000040000000) & (g[99] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x1000040000000 == 0x1000040000000) & (g[65] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000040000000 == 0x2000040000000) & (g[101] & 0x20 == 0);
-    n[1] |= (s.0[0] & 0x2000040000000 == 0x2000040000000) & (g[65] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x180000000 == 0x180000000) & (g[67] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x180000000 == 0x180000000) & (g[69] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x280000000 == 0x280000000) & (g[71] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x280000000 == 0x280000000) & (g[67] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x480000000 == 0x480000000) & (g[73] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x480000000 == 0x480000000) & (g[67] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x880000000 == 0x880000000) & (g[75] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x880000000 == 0x880000000) & (g[67] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1080000000 == 0x1080000000) & (g[67] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x1080000000 == 0x1080000000) & (g[77] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x2080000000 == 0x2080000000) & (g[79] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x2080000000 == 0x2080000000) & (g[67] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4080000000 == 0x4080000000) & (g[81] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x4080000000 == 0x4080000000) & (g[67] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8080000000 == 0x8080000000) & (g[83] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x8080000000 == 0x8080000000) & (g[67] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10080000000 == 0x10080000000) & (g[85] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x10080000000 == 0x10080000000) & (g[67] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20080000000 == 0x20080000000) & (g[87] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x20080000000 == 0x20080000000) & (g[67] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40080000000 == 0x40080000000) & (g[89] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x40080000000 == 0x40080000000) & (g[67] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80080000000 == 0x80080000000) & (g[91] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x80080000000 == 0x80080000000) & (g[67] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100080000000 == 0x100080000000) & (g[93] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x100080000000 == 0x100080000000) & (g[67] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200080000000 == 0x200080000000) & (g[9] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x200080000000 == 0x200080000000) & (g[67] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400080000000 == 0x400080000000) & (g[95] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x400080000000 == 0x400080000000) & (g[67] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800080000000 == 0x800080000000) & (g[97] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x800080000000 == 0x800080000000) & (g[67] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000080000000 == 0x1000080000000) & (g[99] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x1000080000000 == 0x1000080000000) & (g[67] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000080000000 == 0x2000080000000) & (g[101] & 0x40 == 0);
-    n[1] |= (s.0[0] & 0x2000080000000 == 0x2000080000000) & (g[67] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x300000000 == 0x300000000) & (g[69] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x300000000 == 0x300000000) & (g[71] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x500000000 == 0x500000000) & (g[73] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x500000000 == 0x500000000) & (g[69] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x900000000 == 0x900000000) & (g[75] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x900000000 == 0x900000000) & (g[69] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1100000000 == 0x1100000000) & (g[77] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x1100000000 == 0x1100000000) & (g[69] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2100000000 == 0x2100000000) & (g[69] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x2100000000 == 0x2100000000) & (g[79] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x4100000000 == 0x4100000000) & (g[81] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x4100000000 == 0x4100000000) & (g[69] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8100000000 == 0x8100000000) & (g[83] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x8100000000 == 0x8100000000) & (g[69] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10100000000 == 0x10100000000) & (g[85] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x10100000000 == 0x10100000000) & (g[69] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20100000000 == 0x20100000000) & (g[87] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x20100000000 == 0x20100000000) & (g[69] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40100000000 == 0x40100000000) & (g[89] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x40100000000 == 0x40100000000) & (g[69] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80100000000 == 0x80100000000) & (g[91] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x80100000000 == 0x80100000000) & (g[69] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100100000000 == 0x100100000000) & (g[93] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x100100000000 == 0x100100000000) & (g[69] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200100000000 == 0x200100000000) & (g[9] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x200100000000 == 0x200100000000) & (g[69] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400100000000 == 0x400100000000) & (g[95] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x400100000000 == 0x400100000000) & (g[69] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800100000000 == 0x800100000000) & (g[97] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x800100000000 == 0x800100000000) & (g[69] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000100000000 == 0x1000100000000) & (g[99] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x1000100000000 == 0x1000100000000) & (g[69] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000100000000 == 0x2000100000000) & (g[101] & 0x80 == 0);
-    n[1] |= (s.0[0] & 0x2000100000000 == 0x2000100000000) & (g[69] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x600000000 == 0x600000000) & (g[71] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x600000000 == 0x600000000) & (g[73] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0xa00000000 == 0xa00000000) & (g[75] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0xa00000000 == 0xa00000000) & (g[71] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1200000000 == 0x1200000000) & (g[77] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x1200000000 == 0x1200000000) & (g[71] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2200000000 == 0x2200000000) & (g[79] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x2200000000 == 0x2200000000) & (g[71] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4200000000 == 0x4200000000) & (g[71] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x4200000000 == 0x4200000000) & (g[81] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x8200000000 == 0x8200000000) & (g[83] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x8200000000 == 0x8200000000) & (g[71] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10200000000 == 0x10200000000) & (g[85] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x10200000000 == 0x10200000000) & (g[71] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20200000000 == 0x20200000000) & (g[87] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x20200000000 == 0x20200000000) & (g[71] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40200000000 == 0x40200000000) & (g[89] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x40200000000 == 0x40200000000) & (g[71] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80200000000 == 0x80200000000) & (g[91] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x80200000000 == 0x80200000000) & (g[71] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100200000000 == 0x100200000000) & (g[93] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x100200000000 == 0x100200000000) & (g[71] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200200000000 == 0x200200000000) & (g[9] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x200200000000 == 0x200200000000) & (g[71] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400200000000 == 0x400200000000) & (g[95] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x400200000000 == 0x400200000000) & (g[71] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800200000000 == 0x800200000000) & (g[97] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x800200000000 == 0x800200000000) & (g[71] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000200000000 == 0x1000200000000) & (g[99] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x1000200000000 == 0x1000200000000) & (g[71] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000200000000 == 0x2000200000000) & (g[101] & 0x100 == 0);
-    n[1] |= (s.0[0] & 0x2000200000000 == 0x2000200000000) & (g[71] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0xc00000000 == 0xc00000000) & (g[75] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0xc00000000 == 0xc00000000) & (g[73] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1400000000 == 0x1400000000) & (g[77] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x1400000000 == 0x1400000000) & (g[73] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2400000000 == 0x2400000000) & (g[79] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x2400000000 == 0x2400000000) & (g[73] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4400000000 == 0x4400000000) & (g[81] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x4400000000 == 0x4400000000) & (g[73] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8400000000 == 0x8400000000) & (g[73] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x8400000000 == 0x8400000000) & (g[83] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x10400000000 == 0x10400000000) & (g[85] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x10400000000 == 0x10400000000) & (g[73] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x20400000000 == 0x20400000000) & (g[87] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x20400000000 == 0x20400000000) & (g[73] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40400000000 == 0x40400000000) & (g[89] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x40400000000 == 0x40400000000) & (g[73] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80400000000 == 0x80400000000) & (g[91] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x80400000000 == 0x80400000000) & (g[73] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100400000000 == 0x100400000000) & (g[93] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x100400000000 == 0x100400000000) & (g[73] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200400000000 == 0x200400000000) & (g[9] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x200400000000 == 0x200400000000) & (g[73] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400400000000 == 0x400400000000) & (g[95] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x400400000000 == 0x400400000000) & (g[73] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800400000000 == 0x800400000000) & (g[97] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x800400000000 == 0x800400000000) & (g[73] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000400000000 == 0x1000400000000) & (g[99] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x1000400000000 == 0x1000400000000) & (g[73] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000400000000 == 0x2000400000000) & (g[101] & 0x200 == 0);
-    n[1] |= (s.0[0] & 0x2000400000000 == 0x2000400000000) & (g[73] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x1800000000 == 0x1800000000) & (g[75] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x1800000000 == 0x1800000000) & (g[77] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x2800000000 == 0x2800000000) & (g[79] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x2800000000 == 0x2800000000) & (g[75] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x4800000000 == 0x4800000000) & (g[81] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x4800000000 == 0x4800000000) & (g[75] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x8800000000 == 0x8800000000) & (g[83] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x8800000000 == 0x8800000000) & (g[75] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x10800000000 == 0x10800000000) & (g[75] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x10800000000 == 0x10800000000) & (g[85] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x20800000000 == 0x20800000000) & (g[87] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x20800000000 == 0x20800000000) & (g[75] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x40800000000 == 0x40800000000) & (g[89] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x40800000000 == 0x40800000000) & (g[75] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x80800000000 == 0x80800000000) & (g[91] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x80800000000 == 0x80800000000) & (g[75] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x100800000000 == 0x100800000000) & (g[93] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x100800000000 == 0x100800000000) & (g[75] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x200800000000 == 0x200800000000) & (g[9] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x200800000000 == 0x200800000000) & (g[75] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x400800000000 == 0x400800000000) & (g[95] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x400800000000 == 0x400800000000) & (g[75] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x800800000000 == 0x800800000000) & (g[97] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x800800000000 == 0x800800000000) & (g[75] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1000800000000 == 0x1000800000000) & (g[99] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x1000800000000 == 0x1000800000000) & (g[75] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2000800000000 == 0x2000800000000) & (g[101] & 0x400 == 0);
-    n[1] |= (s.0[0] & 0x2000800000000 == 0x2000800000000) & (g[75] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x3000000000 == 0x3000000000) & (g[77] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x3000000000 == 0x3000000000) & (g[79] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x5000000000 == 0x5000000000) & (g[81] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x5000000000 == 0x5000000000) & (g[77] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x9000000000 == 0x9000000000) & (g[83] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x9000000000 == 0x9000000000) & (g[77] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x11000000000 == 0x11000000000) & (g[85] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x11000000000 == 0x11000000000) & (g[77] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x21000000000 == 0x21000000000) & (g[77] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x21000000000 == 0x21000000000) & (g[87] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x41000000000 == 0x41000000000) & (g[89] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x41000000000 == 0x41000000000) & (g[77] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x81000000000 == 0x81000000000) & (g[91] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x81000000000 == 0x81000000000) & (g[77] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x101000000000 == 0x101000000000) & (g[93] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x101000000000 == 0x101000000000) & (g[77] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x201000000000 == 0x201000000000) & (g[9] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x201000000000 == 0x201000000000) & (g[77] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x401000000000 == 0x401000000000) & (g[95] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x401000000000 == 0x401000000000) & (g[77] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x801000000000 == 0x801000000000) & (g[97] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x801000000000 == 0x801000000000) & (g[77] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1001000000000 == 0x1001000000000) & (g[99] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x1001000000000 == 0x1001000000000) & (g[77] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2001000000000 == 0x2001000000000) & (g[101] & 0x800 == 0);
-    n[1] |= (s.0[0] & 0x2001000000000 == 0x2001000000000) & (g[77] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x6000000000 == 0x6000000000) & (g[79] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x6000000000 == 0x6000000000) & (g[81] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0xa000000000 == 0xa000000000) & (g[83] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0xa000000000 == 0xa000000000) & (g[79] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x12000000000 == 0x12000000000) & (g[85] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x12000000000 == 0x12000000000) & (g[79] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x22000000000 == 0x22000000000) & (g[87] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x22000000000 == 0x22000000000) & (g[79] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x42000000000 == 0x42000000000) & (g[79] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x42000000000 == 0x42000000000) & (g[89] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x82000000000 == 0x82000000000) & (g[91] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x82000000000 == 0x82000000000) & (g[79] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x102000000000 == 0x102000000000) & (g[93] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x102000000000 == 0x102000000000) & (g[79] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x202000000000 == 0x202000000000) & (g[9] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x202000000000 == 0x202000000000) & (g[79] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x402000000000 == 0x402000000000) & (g[95] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x402000000000 == 0x402000000000) & (g[79] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x802000000000 == 0x802000000000) & (g[97] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x802000000000 == 0x802000000000) & (g[79] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1002000000000 == 0x1002000000000) & (g[99] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x1002000000000 == 0x1002000000000) & (g[79] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2002000000000 == 0x2002000000000) & (g[101] & 0x1000 == 0);
-    n[1] |= (s.0[0] & 0x2002000000000 == 0x2002000000000) & (g[79] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0xc000000000 == 0xc000000000) & (g[81] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0xc000000000 == 0xc000000000) & (g[83] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x14000000000 == 0x14000000000) & (g[85] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x14000000000 == 0x14000000000) & (g[81] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x24000000000 == 0x24000000000) & (g[87] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x24000000000 == 0x24000000000) & (g[81] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x44000000000 == 0x44000000000) & (g[89] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x44000000000 == 0x44000000000) & (g[81] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x84000000000 == 0x84000000000) & (g[81] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x84000000000 == 0x84000000000) & (g[91] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x104000000000 == 0x104000000000) & (g[93] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x104000000000 == 0x104000000000) & (g[81] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x204000000000 == 0x204000000000) & (g[9] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x204000000000 == 0x204000000000) & (g[81] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x404000000000 == 0x404000000000) & (g[95] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x404000000000 == 0x404000000000) & (g[81] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x804000000000 == 0x804000000000) & (g[97] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x804000000000 == 0x804000000000) & (g[81] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1004000000000 == 0x1004000000000) & (g[99] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x1004000000000 == 0x1004000000000) & (g[81] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2004000000000 == 0x2004000000000) & (g[101] & 0x2000 == 0);
-    n[1] |= (s.0[0] & 0x2004000000000 == 0x2004000000000) & (g[81] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x18000000000 == 0x18000000000) & (g[85] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x18000000000 == 0x18000000000) & (g[83] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x28000000000 == 0x28000000000) & (g[87] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x28000000000 == 0x28000000000) & (g[83] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x48000000000 == 0x48000000000) & (g[89] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x48000000000 == 0x48000000000) & (g[83] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x88000000000 == 0x88000000000) & (g[91] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x88000000000 == 0x88000000000) & (g[83] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x108000000000 == 0x108000000000) & (g[83] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x108000000000 == 0x108000000000) & (g[93] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x208000000000 == 0x208000000000) & (g[9] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x208000000000 == 0x208000000000) & (g[83] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x408000000000 == 0x408000000000) & (g[95] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x408000000000 == 0x408000000000) & (g[83] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x808000000000 == 0x808000000000) & (g[97] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x808000000000 == 0x808000000000) & (g[83] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1008000000000 == 0x1008000000000) & (g[99] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x1008000000000 == 0x1008000000000) & (g[83] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2008000000000 == 0x2008000000000) & (g[101] & 0x4000 == 0);
-    n[1] |= (s.0[0] & 0x2008000000000 == 0x2008000000000) & (g[83] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x30000000000 == 0x30000000000) & (g[85] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x30000000000 == 0x30000000000) & (g[87] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x50000000000 == 0x50000000000) & (g[89] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x50000000000 == 0x50000000000) & (g[85] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x90000000000 == 0x90000000000) & (g[91] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x90000000000 == 0x90000000000) & (g[85] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x110000000000 == 0x110000000000) & (g[93] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x110000000000 == 0x110000000000) & (g[85] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x210000000000 == 0x210000000000) & (g[9] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x210000000000 == 0x210000000000) & (g[85] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x410000000000 == 0x410000000000) & (g[95] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x410000000000 == 0x410000000000) & (g[85] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x810000000000 == 0x810000000000) & (g[97] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x810000000000 == 0x810000000000) & (g[85] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1010000000000 == 0x1010000000000) & (g[99] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x1010000000000 == 0x1010000000000) & (g[85] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2010000000000 == 0x2010000000000) & (g[101] & 0x8000 == 0);
-    n[1] |= (s.0[0] & 0x2010000000000 == 0x2010000000000) & (g[85] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x60000000000 == 0x60000000000) & (g[87] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x60000000000 == 0x60000000000) & (g[89] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0xa0000000000 == 0xa0000000000) & (g[91] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0xa0000000000 == 0xa0000000000) & (g[87] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x120000000000 == 0x120000000000) & (g[93] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x120000000000 == 0x120000000000) & (g[87] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x220000000000 == 0x220000000000) & (g[9] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x220000000000 == 0x220000000000) & (g[87] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x420000000000 == 0x420000000000) & (g[87] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x420000000000 == 0x420000000000) & (g[95] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x820000000000 == 0x820000000000) & (g[97] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x820000000000 == 0x820000000000) & (g[87] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1020000000000 == 0x1020000000000) & (g[99] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x1020000000000 == 0x1020000000000) & (g[87] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2020000000000 == 0x2020000000000) & (g[101] & 0x10000 == 0);
-    n[1] |= (s.0[0] & 0x2020000000000 == 0x2020000000000) & (g[87] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0xc0000000000 == 0xc0000000000) & (g[89] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0xc0000000000 == 0xc0000000000) & (g[91] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x140000000000 == 0x140000000000) & (g[93] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x140000000000 == 0x140000000000) & (g[89] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x240000000000 == 0x240000000000) & (g[9] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x240000000000 == 0x240000000000) & (g[89] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x440000000000 == 0x440000000000) & (g[95] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x440000000000 == 0x440000000000) & (g[89] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x840000000000 == 0x840000000000) & (g[89] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x840000000000 == 0x840000000000) & (g[97] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x1040000000000 == 0x1040000000000) & (g[99] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x1040000000000 == 0x1040000000000) & (g[89] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2040000000000 == 0x2040000000000) & (g[101] & 0x20000 == 0);
-    n[1] |= (s.0[0] & 0x2040000000000 == 0x2040000000000) & (g[89] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x180000000000 == 0x180000000000) & (g[91] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x180000000000 == 0x180000000000) & (g[93] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x280000000000 == 0x280000000000) & (g[9] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x280000000000 == 0x280000000000) & (g[91] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x480000000000 == 0x480000000000) & (g[95] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x480000000000 == 0x480000000000) & (g[91] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x880000000000 == 0x880000000000) & (g[97] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x880000000000 == 0x880000000000) & (g[91] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1080000000000 == 0x1080000000000) & (g[91] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x1080000000000 == 0x1080000000000) & (g[99] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x2080000000000 == 0x2080000000000) & (g[101] & 0x40000 == 0);
-    n[1] |= (s.0[0] & 0x2080000000000 == 0x2080000000000) & (g[91] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x300000000000 == 0x300000000000) & (g[9] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x300000000000 == 0x300000000000) & (g[93] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x500000000000 == 0x500000000000) & (g[95] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x500000000000 == 0x500000000000) & (g[93] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x900000000000 == 0x900000000000) & (g[97] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x900000000000 == 0x900000000000) & (g[93] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1100000000000 == 0x1100000000000) & (g[99] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x1100000000000 == 0x1100000000000) & (g[93] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2100000000000 == 0x2100000000000) & (g[93] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x2100000000000 == 0x2100000000000) & (g[101] & 0x80000 == 0);
-    n[1] |= (s.0[0] & 0x600000000000 == 0x600000000000) & (g[9] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x600000000000 == 0x600000000000) & (g[95] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0xa00000000000 == 0xa00000000000) & (g[97] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0xa00000000000 == 0xa00000000000) & (g[9] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x1200000000000 == 0x1200000000000) & (g[99] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x1200000000000 == 0x1200000000000) & (g[9] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2200000000000 == 0x2200000000000) & (g[101] & 0x100000 == 0);
-    n[1] |= (s.0[0] & 0x2200000000000 == 0x2200000000000) & (g[9] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0xc00000000000 == 0xc00000000000) & (g[95] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0xc00000000000 == 0xc00000000000) & (g[97] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x1400000000000 == 0x1400000000000) & (g[99] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x1400000000000 == 0x1400000000000) & (g[95] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x2400000000000 == 0x2400000000000) & (g[101] & 0x200000 == 0);
-    n[1] |= (s.0[0] & 0x2400000000000 == 0x2400000000000) & (g[95] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x1800000000000 == 0x1800000000000) & (g[97] & 0x800000 == 0);
-    n[1] |= (s.0[0] & 0x1800000000000 == 0x1800000000000) & (g[99] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x2800000000000 == 0x2800000000000) & (g[101] & 0x400000 == 0);
-    n[1] |= (s.0[0] & 0x2800000000000 == 0x2800000000000) & (g[97] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x3000000000000 == 0x3000000000000) & (g[99] & 0x1000000 == 0);
-    n[1] |= (s.0[0] & 0x3000000000000 == 0x3000000000000) & (g[101] & 0x800000 == 0);
+    n[1] = false;
+    if s.0[0] & 0x2000000 != 0 {
+        // g[57]: 25 node words, bit 5 (connected white 1 1 2 1), bit 1 (connected white 1 1 1 2), bit 0 (connected white 1 1 1 1), bit 2 (connected white 1 1 1 3), and 21 more; rules at connectedStones.kif:29, 30
+        // g[58]: 25 node words, bit 5 ((aux 0) white 1 2 1 1), bit 6 ((aux 0) white 1 2 1 2), bit 7 ((aux 0) white 1 2 1 3), bit 8 ((aux 0) white 1 2 1 4), and 21 more
+        g[57] = 0;
+        g[58] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x20 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x2 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[58]);
+            changed |= word != g[57];
+            g[57] = word;
+            let word = ((0xfffff & g[57]) << 5u32) | ((0xf7bdef & g[57]) << 1u32)
+                | ((0x1ef7bde & g[57]) >> 1u32) | ((0x1ffffe0 & g[57]) >> 5u32);
+            changed |= word != g[58];
+            g[58] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffffe & (s.0[0] >> 25u32) & !g[57] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x4000000 != 0) {
+        // g[59]: 25 node words, bit 6 (connected white 1 2 2 2), bit 2 (connected white 1 2 1 3), bit 0 (connected white 1 2 1 1), bit 1 (connected white 1 2 1 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[60]: 25 node words, bit 5 ((aux 0) white 1 2 2 1), bit 6 ((aux 0) white 1 2 2 2), bit 7 ((aux 0) white 1 2 2 3), bit 8 ((aux 0) white 1 2 2 4), and 21 more
+        g[59] = 0;
+        g[60] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x40 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x4 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x1 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[60]);
+            changed |= word != g[59];
+            g[59] = word;
+            let word = ((0xfffff & g[59]) << 5u32) | ((0xf7bdef & g[59]) << 1u32)
+                | ((0x1ef7bde & g[59]) >> 1u32) | ((0x1ffffe0 & g[59]) >> 5u32);
+            changed |= word != g[60];
+            g[60] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffffd & (s.0[0] >> 25u32) & !g[59] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x8000000 != 0) {
+        // g[61]: 25 node words, bit 7 (connected white 1 3 2 3), bit 3 (connected white 1 3 1 4), bit 1 (connected white 1 3 1 2), bit 0 (connected white 1 3 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[62]: 25 node words, bit 5 ((aux 0) white 1 2 3 1), bit 6 ((aux 0) white 1 2 3 2), bit 7 ((aux 0) white 1 2 3 3), bit 8 ((aux 0) white 1 2 3 4), and 21 more
+        g[61] = 0;
+        g[62] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x80 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x8 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x2 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[62]);
+            changed |= word != g[61];
+            g[61] = word;
+            let word = ((0xfffff & g[61]) << 5u32) | ((0xf7bdef & g[61]) << 1u32)
+                | ((0x1ef7bde & g[61]) >> 1u32) | ((0x1ffffe0 & g[61]) >> 5u32);
+            changed |= word != g[62];
+            g[62] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffffb & (s.0[0] >> 25u32) & !g[61] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x10000000 != 0) {
+        // g[63]: 25 node words, bit 8 (connected white 1 4 2 4), bit 4 (connected white 1 4 1 5), bit 2 (connected white 1 4 1 3), bit 0 (connected white 1 4 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[64]: 25 node words, bit 5 ((aux 0) white 1 2 4 1), bit 6 ((aux 0) white 1 2 4 2), bit 7 ((aux 0) white 1 2 4 3), bit 8 ((aux 0) white 1 2 4 4), and 21 more
+        g[63] = 0;
+        g[64] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x100 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x10 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x4 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[64]);
+            changed |= word != g[63];
+            g[63] = word;
+            let word = ((0xfffff & g[63]) << 5u32) | ((0xf7bdef & g[63]) << 1u32)
+                | ((0x1ef7bde & g[63]) >> 1u32) | ((0x1ffffe0 & g[63]) >> 5u32);
+            changed |= word != g[64];
+            g[64] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffff7 & (s.0[0] >> 25u32) & !g[63] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x20000000 != 0) {
+        // g[7]: 25 node words, bit 9 (connected white 1 5 2 5), bit 3 (connected white 1 5 1 4), bit 0 (connected white 1 5 1 1), bit 1 (connected white 1 5 1 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[8]: 25 node words, bit 5 ((aux 0) white 1 2 5 1), bit 6 ((aux 0) white 1 2 5 2), bit 7 ((aux 0) white 1 2 5 3), bit 8 ((aux 0) white 1 2 5 4), and 21 more
+        g[7] = 0;
+        g[8] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x200 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x8 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[8]);
+            changed |= word != g[7];
+            g[7] = word;
+            let word = ((0xfffff & g[7]) << 5u32) | ((0xf7bdef & g[7]) << 1u32)
+                | ((0x1ef7bde & g[7]) >> 1u32) | ((0x1ffffe0 & g[7]) >> 5u32);
+            changed |= word != g[8];
+            g[8] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffffef & (s.0[0] >> 25u32) & !g[7] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x40000000 != 0) {
+        // g[65]: 25 node words, bit 10 (connected white 2 1 3 1), bit 0 (connected white 2 1 1 1), bit 6 (connected white 2 1 2 2), bit 1 (connected white 2 1 1 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[66]: 25 node words, bit 5 ((aux 0) white 2 2 1 1), bit 6 ((aux 0) white 2 2 1 2), bit 7 ((aux 0) white 2 2 1 3), bit 8 ((aux 0) white 2 2 1 4), and 21 more
+        g[65] = 0;
+        g[66] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x400 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x40 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x1 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[66]);
+            changed |= word != g[65];
+            g[65] = word;
+            let word = ((0xfffff & g[65]) << 5u32) | ((0xf7bdef & g[65]) << 1u32)
+                | ((0x1ef7bde & g[65]) >> 1u32) | ((0x1ffffe0 & g[65]) >> 5u32);
+            changed |= word != g[66];
+            g[66] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffffdf & (s.0[0] >> 25u32) & !g[65] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x80000000 != 0) {
+        // g[67]: 25 node words, bit 11 (connected white 2 2 3 2), bit 1 (connected white 2 2 1 2), bit 7 (connected white 2 2 2 3), bit 5 (connected white 2 2 2 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[68]: 25 node words, bit 5 ((aux 0) white 2 2 2 1), bit 6 ((aux 0) white 2 2 2 2), bit 7 ((aux 0) white 2 2 2 3), bit 8 ((aux 0) white 2 2 2 4), and 21 more
+        g[67] = 0;
+        g[68] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x800 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x80 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x20 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x2 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[68]);
+            changed |= word != g[67];
+            g[67] = word;
+            let word = ((0xfffff & g[67]) << 5u32) | ((0xf7bdef & g[67]) << 1u32)
+                | ((0x1ef7bde & g[67]) >> 1u32) | ((0x1ffffe0 & g[67]) >> 5u32);
+            changed |= word != g[68];
+            g[68] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffffbf & (s.0[0] >> 25u32) & !g[67] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x100000000 != 0) {
+        // g[69]: 25 node words, bit 12 (connected white 2 3 3 3), bit 2 (connected white 2 3 1 3), bit 8 (connected white 2 3 2 4), bit 6 (connected white 2 3 2 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[70]: 25 node words, bit 5 ((aux 0) white 2 2 3 1), bit 6 ((aux 0) white 2 2 3 2), bit 7 ((aux 0) white 2 2 3 3), bit 8 ((aux 0) white 2 2 3 4), and 21 more
+        g[69] = 0;
+        g[70] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x1000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x100 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x40 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x4 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[70]);
+            changed |= word != g[69];
+            g[69] = word;
+            let word = ((0xfffff & g[69]) << 5u32) | ((0xf7bdef & g[69]) << 1u32)
+                | ((0x1ef7bde & g[69]) >> 1u32) | ((0x1ffffe0 & g[69]) >> 5u32);
+            changed |= word != g[70];
+            g[70] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffff7f & (s.0[0] >> 25u32) & !g[69] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x200000000 != 0) {
+        // g[71]: 25 node words, bit 13 (connected white 2 4 3 4), bit 3 (connected white 2 4 1 4), bit 9 (connected white 2 4 2 5), bit 7 (connected white 2 4 2 3), and 21 more; rules at connectedStones.kif:29, 30
+        // g[72]: 25 node words, bit 5 ((aux 0) white 2 2 4 1), bit 6 ((aux 0) white 2 2 4 2), bit 7 ((aux 0) white 2 2 4 3), bit 8 ((aux 0) white 2 2 4 4), and 21 more
+        g[71] = 0;
+        g[72] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x2000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x200 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x80 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x8 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[72]);
+            changed |= word != g[71];
+            g[71] = word;
+            let word = ((0xfffff & g[71]) << 5u32) | ((0xf7bdef & g[71]) << 1u32)
+                | ((0x1ef7bde & g[71]) >> 1u32) | ((0x1ffffe0 & g[71]) >> 5u32);
+            changed |= word != g[72];
+            g[72] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffeff & (s.0[0] >> 25u32) & !g[71] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x400000000 != 0) {
+        // g[73]: 25 node words, bit 14 (connected white 2 5 3 5), bit 4 (connected white 2 5 1 5), bit 8 (connected white 2 5 2 4), bit 0 (connected white 2 5 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[74]: 25 node words, bit 5 ((aux 0) white 2 2 5 1), bit 6 ((aux 0) white 2 2 5 2), bit 7 ((aux 0) white 2 2 5 3), bit 8 ((aux 0) white 2 2 5 4), and 21 more
+        g[73] = 0;
+        g[74] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x4000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x100 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x10 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[74]);
+            changed |= word != g[73];
+            g[73] = word;
+            let word = ((0xfffff & g[73]) << 5u32) | ((0xf7bdef & g[73]) << 1u32)
+                | ((0x1ef7bde & g[73]) >> 1u32) | ((0x1ffffe0 & g[73]) >> 5u32);
+            changed |= word != g[74];
+            g[74] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffdff & (s.0[0] >> 25u32) & !g[73] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x800000000 != 0) {
+        // g[75]: 25 node words, bit 15 (connected white 3 1 4 1), bit 5 (connected white 3 1 2 1), bit 11 (connected white 3 1 3 2), bit 0 (connected white 3 1 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[76]: 25 node words, bit 5 ((aux 0) white 3 2 1 1), bit 6 ((aux 0) white 3 2 1 2), bit 7 ((aux 0) white 3 2 1 3), bit 8 ((aux 0) white 3 2 1 4), and 21 more
+        g[75] = 0;
+        g[76] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x8000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x800 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x20 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[76]);
+            changed |= word != g[75];
+            g[75] = word;
+            let word = ((0xfffff & g[75]) << 5u32) | ((0xf7bdef & g[75]) << 1u32)
+                | ((0x1ef7bde & g[75]) >> 1u32) | ((0x1ffffe0 & g[75]) >> 5u32);
+            changed |= word != g[76];
+            g[76] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fffbff & (s.0[0] >> 25u32) & !g[75] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x1000000000 != 0) {
+        // g[77]: 25 node words, bit 16 (connected white 3 2 4 2), bit 6 (connected white 3 2 2 2), bit 12 (connected white 3 2 3 3), bit 10 (connected white 3 2 3 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[78]: 25 node words, bit 5 ((aux 0) white 3 2 2 1), bit 6 ((aux 0) white 3 2 2 2), bit 7 ((aux 0) white 3 2 2 3), bit 8 ((aux 0) white 3 2 2 4), and 21 more
+        g[77] = 0;
+        g[78] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x10000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x1000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x400 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x40 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[78]);
+            changed |= word != g[77];
+            g[77] = word;
+            let word = ((0xfffff & g[77]) << 5u32) | ((0xf7bdef & g[77]) << 1u32)
+                | ((0x1ef7bde & g[77]) >> 1u32) | ((0x1ffffe0 & g[77]) >> 5u32);
+            changed |= word != g[78];
+            g[78] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fff7ff & (s.0[0] >> 25u32) & !g[77] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x2000000000 != 0) {
+        // g[79]: 25 node words, bit 17 (connected white 3 3 4 3), bit 7 (connected white 3 3 2 3), bit 13 (connected white 3 3 3 4), bit 11 (connected white 3 3 3 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[80]: 25 node words, bit 5 ((aux 0) white 3 2 3 1), bit 6 ((aux 0) white 3 2 3 2), bit 7 ((aux 0) white 3 2 3 3), bit 8 ((aux 0) white 3 2 3 4), and 21 more
+        g[79] = 0;
+        g[80] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x20000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x2000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x800 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x80 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[80]);
+            changed |= word != g[79];
+            g[79] = word;
+            let word = ((0xfffff & g[79]) << 5u32) | ((0xf7bdef & g[79]) << 1u32)
+                | ((0x1ef7bde & g[79]) >> 1u32) | ((0x1ffffe0 & g[79]) >> 5u32);
+            changed |= word != g[80];
+            g[80] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffefff & (s.0[0] >> 25u32) & !g[79] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x4000000000 != 0) {
+        // g[81]: 25 node words, bit 18 (connected white 3 4 4 4), bit 8 (connected white 3 4 2 4), bit 14 (connected white 3 4 3 5), bit 12 (connected white 3 4 3 3), and 21 more; rules at connectedStones.kif:29, 30
+        // g[82]: 25 node words, bit 5 ((aux 0) white 3 2 4 1), bit 6 ((aux 0) white 3 2 4 2), bit 7 ((aux 0) white 3 2 4 3), bit 8 ((aux 0) white 3 2 4 4), and 21 more
+        g[81] = 0;
+        g[82] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x40000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x4000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x1000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x100 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[82]);
+            changed |= word != g[81];
+            g[81] = word;
+            let word = ((0xfffff & g[81]) << 5u32) | ((0xf7bdef & g[81]) << 1u32)
+                | ((0x1ef7bde & g[81]) >> 1u32) | ((0x1ffffe0 & g[81]) >> 5u32);
+            changed |= word != g[82];
+            g[82] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffdfff & (s.0[0] >> 25u32) & !g[81] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x8000000000 != 0) {
+        // g[83]: 25 node words, bit 19 (connected white 3 5 4 5), bit 9 (connected white 3 5 2 5), bit 13 (connected white 3 5 3 4), bit 0 (connected white 3 5 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[84]: 25 node words, bit 5 ((aux 0) white 3 2 5 1), bit 6 ((aux 0) white 3 2 5 2), bit 7 ((aux 0) white 3 2 5 3), bit 8 ((aux 0) white 3 2 5 4), and 21 more
+        g[83] = 0;
+        g[84] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x80000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x2000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x200 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[84]);
+            changed |= word != g[83];
+            g[83] = word;
+            let word = ((0xfffff & g[83]) << 5u32) | ((0xf7bdef & g[83]) << 1u32)
+                | ((0x1ef7bde & g[83]) >> 1u32) | ((0x1ffffe0 & g[83]) >> 5u32);
+            changed |= word != g[84];
+            g[84] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ffbfff & (s.0[0] >> 25u32) & !g[83] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x10000000000 != 0) {
+        // g[85]: 25 node words, bit 20 (connected white 4 1 5 1), bit 10 (connected white 4 1 3 1), bit 16 (connected white 4 1 4 2), bit 0 (connected white 4 1 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[86]: 25 node words, bit 5 ((aux 0) white 4 2 1 1), bit 6 ((aux 0) white 4 2 1 2), bit 7 ((aux 0) white 4 2 1 3), bit 8 ((aux 0) white 4 2 1 4), and 21 more
+        g[85] = 0;
+        g[86] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x100000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x10000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x400 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[86]);
+            changed |= word != g[85];
+            g[85] = word;
+            let word = ((0xfffff & g[85]) << 5u32) | ((0xf7bdef & g[85]) << 1u32)
+                | ((0x1ef7bde & g[85]) >> 1u32) | ((0x1ffffe0 & g[85]) >> 5u32);
+            changed |= word != g[86];
+            g[86] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1ff7fff & (s.0[0] >> 25u32) & !g[85] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x20000000000 != 0) {
+        // g[87]: 25 node words, bit 21 (connected white 4 2 5 2), bit 11 (connected white 4 2 3 2), bit 17 (connected white 4 2 4 3), bit 15 (connected white 4 2 4 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[88]: 25 node words, bit 5 ((aux 0) white 4 2 2 1), bit 6 ((aux 0) white 4 2 2 2), bit 7 ((aux 0) white 4 2 2 3), bit 8 ((aux 0) white 4 2 2 4), and 21 more
+        g[87] = 0;
+        g[88] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x200000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x20000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x8000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x800 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[88]);
+            changed |= word != g[87];
+            g[87] = word;
+            let word = ((0xfffff & g[87]) << 5u32) | ((0xf7bdef & g[87]) << 1u32)
+                | ((0x1ef7bde & g[87]) >> 1u32) | ((0x1ffffe0 & g[87]) >> 5u32);
+            changed |= word != g[88];
+            g[88] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1feffff & (s.0[0] >> 25u32) & !g[87] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x40000000000 != 0) {
+        // g[89]: 25 node words, bit 22 (connected white 4 3 5 3), bit 12 (connected white 4 3 3 3), bit 18 (connected white 4 3 4 4), bit 16 (connected white 4 3 4 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[90]: 25 node words, bit 5 ((aux 0) white 4 2 3 1), bit 6 ((aux 0) white 4 2 3 2), bit 7 ((aux 0) white 4 2 3 3), bit 8 ((aux 0) white 4 2 3 4), and 21 more
+        g[89] = 0;
+        g[90] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x400000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x40000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x10000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x1000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[90]);
+            changed |= word != g[89];
+            g[89] = word;
+            let word = ((0xfffff & g[89]) << 5u32) | ((0xf7bdef & g[89]) << 1u32)
+                | ((0x1ef7bde & g[89]) >> 1u32) | ((0x1ffffe0 & g[89]) >> 5u32);
+            changed |= word != g[90];
+            g[90] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fdffff & (s.0[0] >> 25u32) & !g[89] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x80000000000 != 0) {
+        // g[91]: 25 node words, bit 23 (connected white 4 4 5 4), bit 13 (connected white 4 4 3 4), bit 19 (connected white 4 4 4 5), bit 17 (connected white 4 4 4 3), and 21 more; rules at connectedStones.kif:29, 30
+        // g[92]: 25 node words, bit 5 ((aux 0) white 4 2 4 1), bit 6 ((aux 0) white 4 2 4 2), bit 7 ((aux 0) white 4 2 4 3), bit 8 ((aux 0) white 4 2 4 4), and 21 more
+        g[91] = 0;
+        g[92] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x800000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x80000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x20000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x2000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[92]);
+            changed |= word != g[91];
+            g[91] = word;
+            let word = ((0xfffff & g[91]) << 5u32) | ((0xf7bdef & g[91]) << 1u32)
+                | ((0x1ef7bde & g[91]) >> 1u32) | ((0x1ffffe0 & g[91]) >> 5u32);
+            changed |= word != g[92];
+            g[92] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1fbffff & (s.0[0] >> 25u32) & !g[91] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x100000000000 != 0) {
+        // g[93]: 25 node words, bit 24 (connected white 4 5 5 5), bit 14 (connected white 4 5 3 5), bit 18 (connected white 4 5 4 4), bit 0 (connected white 4 5 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[94]: 25 node words, bit 5 ((aux 0) white 4 2 5 1), bit 6 ((aux 0) white 4 2 5 2), bit 7 ((aux 0) white 4 2 5 3), bit 8 ((aux 0) white 4 2 5 4), and 21 more
+        g[93] = 0;
+        g[94] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x1000000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
+                | (0x40000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x4000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[94]);
+            changed |= word != g[93];
+            g[93] = word;
+            let word = ((0xfffff & g[93]) << 5u32) | ((0xf7bdef & g[93]) << 1u32)
+                | ((0x1ef7bde & g[93]) >> 1u32) | ((0x1ffffe0 & g[93]) >> 5u32);
+            changed |= word != g[94];
+            g[94] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1f7ffff & (s.0[0] >> 25u32) & !g[93] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x200000000000 != 0) {
+        // g[9]: 25 node words, bit 15 (connected white 5 1 4 1), bit 21 (connected white 5 1 5 2), bit 0 (connected white 5 1 1 1), bit 1 (connected white 5 1 1 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[10]: 25 node words, bit 5 ((aux 0) white 5 2 1 1), bit 6 ((aux 0) white 5 2 1 2), bit 7 ((aux 0) white 5 2 1 3), bit 8 ((aux 0) white 5 2 1 4), and 21 more
+        g[9] = 0;
+        g[10] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x200000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x8000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[10]);
+            changed |= word != g[9];
+            g[9] = word;
+            let word = ((0xfffff & g[9]) << 5u32) | ((0xf7bdef & g[9]) << 1u32)
+                | ((0x1ef7bde & g[9]) >> 1u32) | ((0x1ffffe0 & g[9]) >> 5u32);
+            changed |= word != g[10];
+            g[10] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1efffff & (s.0[0] >> 25u32) & !g[9] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x400000000000 != 0) {
+        // g[95]: 25 node words, bit 16 (connected white 5 2 4 2), bit 22 (connected white 5 2 5 3), bit 20 (connected white 5 2 5 1), bit 0 (connected white 5 2 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[96]: 25 node words, bit 5 ((aux 0) white 5 2 2 1), bit 6 ((aux 0) white 5 2 2 2), bit 7 ((aux 0) white 5 2 2 3), bit 8 ((aux 0) white 5 2 2 4), and 21 more
+        g[95] = 0;
+        g[96] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x400000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x100000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x10000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[96]);
+            changed |= word != g[95];
+            g[95] = word;
+            let word = ((0xfffff & g[95]) << 5u32) | ((0xf7bdef & g[95]) << 1u32)
+                | ((0x1ef7bde & g[95]) >> 1u32) | ((0x1ffffe0 & g[95]) >> 5u32);
+            changed |= word != g[96];
+            g[96] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1dfffff & (s.0[0] >> 25u32) & !g[95] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x800000000000 != 0) {
+        // g[97]: 25 node words, bit 17 (connected white 5 3 4 3), bit 23 (connected white 5 3 5 4), bit 21 (connected white 5 3 5 2), bit 0 (connected white 5 3 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[98]: 25 node words, bit 5 ((aux 0) white 5 2 3 1), bit 6 ((aux 0) white 5 2 3 2), bit 7 ((aux 0) white 5 2 3 3), bit 8 ((aux 0) white 5 2 3 4), and 21 more
+        g[97] = 0;
+        g[98] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x800000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x200000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x20000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[98]);
+            changed |= word != g[97];
+            g[97] = word;
+            let word = ((0xfffff & g[97]) << 5u32) | ((0xf7bdef & g[97]) << 1u32)
+                | ((0x1ef7bde & g[97]) >> 1u32) | ((0x1ffffe0 & g[97]) >> 5u32);
+            changed |= word != g[98];
+            g[98] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x1bfffff & (s.0[0] >> 25u32) & !g[97] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x1000000000000 != 0) {
+        // g[99]: 25 node words, bit 18 (connected white 5 4 4 4), bit 24 (connected white 5 4 5 5), bit 22 (connected white 5 4 5 3), bit 0 (connected white 5 4 1 1), and 21 more; rules at connectedStones.kif:29, 30
+        // g[100]: 25 node words, bit 5 ((aux 0) white 5 2 4 1), bit 6 ((aux 0) white 5 2 4 2), bit 7 ((aux 0) white 5 2 4 3), bit 8 ((aux 0) white 5 2 4 4), and 21 more
+        g[99] = 0;
+        g[100] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x1000000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
+                | (0x400000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x40000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[100]);
+            changed |= word != g[99];
+            g[99] = word;
+            let word = ((0xfffff & g[99]) << 5u32) | ((0xf7bdef & g[99]) << 1u32)
+                | ((0x1ef7bde & g[99]) >> 1u32) | ((0x1ffffe0 & g[99]) >> 5u32);
+            changed |= word != g[100];
+            g[100] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0x17fffff & (s.0[0] >> 25u32) & !g[99] != 0;
+    }
+    if !n[1] && (s.0[0] & 0x2000000000000 != 0) {
+        // g[101]: 25 node words, bit 19 (connected white 5 5 4 5), bit 23 (connected white 5 5 5 4), bit 0 (connected white 5 5 1 1), bit 1 (connected white 5 5 1 2), and 21 more; rules at connectedStones.kif:29, 30
+        // g[102]: 25 node words, bit 5 ((aux 0) white 5 2 5 1), bit 6 ((aux 0) white 5 2 5 2), bit 7 ((aux 0) white 5 2 5 3), bit 8 ((aux 0) white 5 2 5 4), and 21 more
+        g[101] = 0;
+        g[102] = 0;
+        loop {
+            let mut changed = false;
+            let word = (0x800000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
+                | (0x80000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
+                | (0x1ffffff & (s.0[0] >> 25u32) & g[102]);
+            changed |= word != g[101];
+            g[101] = word;
+            let word = ((0xfffff & g[101]) << 5u32) | ((0xf7bdef & g[101]) << 1u32)
+                | ((0x1ef7bde & g[101]) >> 1u32) | ((0x1ffffe0 & g[101]) >> 5u32);
+            changed |= word != g[102];
+            g[102] = word;
+            if !changed {
+                break;
+            }
+        }
+        n[1] = 0xffffff & (s.0[0] >> 25u32) & !g[101] != 0;
+    }
     // n[2]: terminal, rules at connectedStones.kif:33, 34
     n[2] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[0]) | (!n[1]);
     match &mut ask {

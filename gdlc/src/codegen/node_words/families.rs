@@ -41,13 +41,13 @@ type NearTable = (u32, Vec<u64>);
 /// at once.
 const WORD_FAMILY_MIN: usize = 4;
 
-/// `shape` (relative to `anchor`) with the base facts away from the anchor as literals of
-/// their own.
-fn fixed_away(shape: &[WordLit], anchor: u32) -> Vec<WordLit> {
+/// `shape` (relative to `anchor`) with the base facts at other distances than `kept` from the
+/// anchor as literals of their own.
+fn fixed_away(shape: &[WordLit], anchor: u32, kept: i32) -> Vec<WordLit> {
     let mut fixed: Vec<WordLit> = shape
         .iter()
         .map(|&lit| match lit {
-            WordLit::Base { word, shift, positive } if shift != 0 => {
+            WordLit::Base { word, shift, positive } if shift != kept => {
                 let bit = (anchor as i32 + shift) as u32;
                 WordLit::Fixed(Lit { prop: Prop::Base(64 * word + bit), positive })
             }
@@ -56,6 +56,20 @@ fn fixed_away(shape: &[WordLit], anchor: u32) -> Vec<WordLit> {
         .collect();
     fixed.sort();
     fixed
+}
+
+/// The distances from the anchor at which a rule of `shape` may keep its base facts relative
+/// (see [`fixed_away`]): the anchor's own first, then those of its base facts.
+fn kept_distances(shape: &[WordLit]) -> Vec<i32> {
+    let mut kept = vec![0];
+    for lit in shape {
+        if let WordLit::Base { shift, .. } = *lit {
+            if !kept.contains(&shift) {
+                kept.push(shift);
+            }
+        }
+    }
+    kept
 }
 
 impl Body<'_> {
@@ -179,12 +193,27 @@ impl Body<'_> {
         for (_, shape) in relative.iter().flatten() {
             *count.entry(shape).or_default() += 1;
         }
+        // A shape that no other rule has keeps relative the base facts at one distance from
+        // its anchor, the others fixed: at the anchor's own place, unless another distance
+        // gives a shape more such rules share (a colour whose facts sit past another's in the
+        // same word, its pieces at a fixed distance from the places of the node words).
+        let alone = |shape: &[WordLit]| count[shape] == 1;
+        let mut fixed_count: BTreeMap<Vec<WordLit>, usize> = BTreeMap::new();
+        for (anchor, shape) in relative.iter().flatten().filter(|(_, shape)| alone(shape)) {
+            for kept in kept_distances(shape) {
+                *fixed_count.entry(fixed_away(shape, *anchor, kept)).or_default() += 1;
+            }
+        }
         let mut shapes = WordShapes::new();
         for (i, shaped) in relative.iter().enumerate() {
             let Some((anchor, shape)) = shaped else { continue };
-            let shape = match count[shape.as_slice()] {
-                1 => fixed_away(shape, *anchor),
-                _ => shape.clone(),
+            let shape = match alone(shape) {
+                true => (kept_distances(shape).into_iter())
+                    .map(|kept| fixed_away(shape, *anchor, kept))
+                    .rev()
+                    .max_by_key(|fixed| fixed_count[fixed])
+                    .unwrap_or_else(|| shape.clone()),
+                false => shape.clone(),
             };
             let (anchors, members) = shapes.entry(shape).or_default();
             if *anchors >> anchor & 1 == 0 {
