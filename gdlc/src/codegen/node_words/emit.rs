@@ -1,7 +1,7 @@
 //! The generated code of node words: which nodes a function evaluates with the groups they
 //! are in, each group's word from its templates (a ray's by doubling), the bits that gathered
-//! members set, the tables of the move words that templates read, and the rules over group
-//! members tested a word at a time.
+//! members set, and the tables of the move words that templates read. The rules over group
+//! members tested a word at a time are in `families.rs`.
 
 use super::{Template, WordLit};
 use crate::codegen::emit::{join, shift_expr, shifted, Body, Emitter, Expr};

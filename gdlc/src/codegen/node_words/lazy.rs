@@ -34,18 +34,18 @@ impl Emitter<'_> {
                 };
             }
         }
-        for value in self.ground.outputs() {
-            if let Value::Lit(Lit { prop: Prop::Node(m), .. }) = *value {
-                if let Some(l) = loop_of_node(words, m) {
-                    readers.entry(l).or_default().insert(u32::MAX);
-                }
-            }
-        }
+        let read_out: BTreeSet<u32> = (self.ground.outputs())
+            .filter_map(|value| match *value {
+                Value::Lit(Lit { prop: Prop::Node(m), .. }) => loop_of_node(words, m),
+                _ => None,
+            })
+            .collect();
         let computed = |l: u32| words.loops[l as usize].iter().all(|&g| !self.transposed[g as usize]);
         readers
             .into_iter()
+            .filter(|&(l, _)| !read_out.contains(&l) && computed(l))
             .filter_map(|(l, readers)| match readers.into_iter().collect::<Vec<u32>>()[..] {
-                [reader] if reader != u32::MAX && computed(l) && self.reads_loops_lazily(reader) => Some((l, reader)),
+                [reader] if self.reads_loops_lazily(reader) => Some((l, reader)),
                 _ => None,
             })
             .collect()

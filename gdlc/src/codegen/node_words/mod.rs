@@ -25,7 +25,9 @@
 //!
 //! The analysis is here: [`find`] chooses the groups and their templates from the candidates
 //! of `candidates.rs`; `places.rs` finds the board and every node's place; `emit.rs` writes
-//! the groups' words and the reads of their members.
+//! the groups' words and the reads of their members, `families.rs` the rules over members
+//! tested a word at a time, and `lazy.rs` the loops made only where their one reader needs
+//! them.
 
 mod candidates;
 mod emit;
