@@ -183,10 +183,10 @@ impl Body<'_> {
     /// The rules among `rules` that read members of groups of node words, and otherwise only
     /// base facts and nodes, by shape: each literal as a word relative to the place of the
     /// rule's first group literal (its anchor). A rule whose shape no other rule has is shaped
-    /// again with the base facts away from its anchor as literals of their own (the same for
-    /// every rule), so that "this piece, and a piece there not connected to it" over every
-    /// second piece is one shape. For every shape, the anchors of its rules, and those rules
-    /// (one per anchor).
+    /// again with its base facts at all distances from its anchor but one as literals of their
+    /// own (see [`fixed_away`]), so that "this piece, and a piece there not connected to it"
+    /// over every second piece is one shape. For every shape, the anchors of its rules, and
+    /// those rules (one per anchor).
     fn word_shapes(&self, rules: &[Vec<Lit>]) -> WordShapes {
         let relative: Vec<Option<(u32, Vec<WordLit>)>> = rules.iter().map(|rule| self.relative_shape(rule)).collect();
         let mut count: BTreeMap<&[WordLit], usize> = BTreeMap::new();
@@ -197,24 +197,25 @@ impl Body<'_> {
         // its anchor, the others fixed: at the anchor's own place, unless another distance
         // gives a shape more such rules share (a colour whose facts sit past another's in the
         // same word, its pieces at a fixed distance from the places of the node words).
-        let alone = |shape: &[WordLit]| count[shape] == 1;
-        let mut fixed_count: BTreeMap<Vec<WordLit>, usize> = BTreeMap::new();
-        for (anchor, shape) in relative.iter().flatten().filter(|(_, shape)| alone(shape)) {
-            for kept in kept_distances(shape) {
-                *fixed_count.entry(fixed_away(shape, *anchor, kept)).or_default() += 1;
-            }
+        let candidates: Vec<Vec<Vec<WordLit>>> = (relative.iter())
+            .map(|shaped| match shaped {
+                Some((anchor, shape)) if count[shape.as_slice()] == 1 => {
+                    kept_distances(shape).into_iter().map(|kept| fixed_away(shape, *anchor, kept)).collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+        let mut fixed_count: BTreeMap<&[WordLit], usize> = BTreeMap::new();
+        for fixed in candidates.iter().flatten() {
+            *fixed_count.entry(fixed).or_default() += 1;
         }
         let mut shapes = WordShapes::new();
-        for (i, shaped) in relative.iter().enumerate() {
+        for (i, (shaped, candidates)) in relative.iter().zip(&candidates).enumerate() {
             let Some((anchor, shape)) = shaped else { continue };
-            let shape = match alone(shape) {
-                true => (kept_distances(shape).into_iter())
-                    .map(|kept| fixed_away(shape, *anchor, kept))
-                    .rev()
-                    .max_by_key(|fixed| fixed_count[fixed])
-                    .unwrap_or_else(|| shape.clone()),
-                false => shape.clone(),
-            };
+            // The first candidate (the anchor's own place) wins a tie: `max_by_key` keeps the
+            // last of equals.
+            let fixed = candidates.iter().rev().max_by_key(|fixed| fixed_count[fixed.as_slice()]);
+            let shape = fixed.unwrap_or(shape).clone();
             let (anchors, members) = shapes.entry(shape).or_default();
             if *anchors >> anchor & 1 == 0 {
                 *anchors |= 1 << anchor;

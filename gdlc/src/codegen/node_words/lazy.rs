@@ -25,13 +25,10 @@ impl Emitter<'_> {
         for (r, node) in self.ground.nodes.iter().enumerate() {
             let own = loop_of_node(words, r as u32);
             for lit in node.rules.iter().flatten() {
-                match lit.prop {
-                    Prop::Node(m) => match loop_of_node(words, m) {
-                        Some(l) if own != Some(l) => readers.entry(l).or_default().insert(r as u32),
-                        _ => false,
-                    },
-                    _ => false,
-                };
+                let Prop::Node(m) = lit.prop else { continue };
+                if let Some(l) = loop_of_node(words, m).filter(|&l| own != Some(l)) {
+                    readers.entry(l).or_default().insert(r as u32);
+                }
             }
         }
         let read_out: BTreeSet<u32> = (self.ground.outputs())

@@ -132,6 +132,11 @@ pub(super) struct Template {
 }
 
 impl Template {
+    /// What computing the template costs: a literal each, and its mask.
+    pub(super) fn cost(&self) -> usize {
+        self.literals.len() + 1
+    }
+
     /// The template where `value` gives the values of some of its literals: none when one of
     /// them is false, else the template without those that are true.
     pub(super) fn assuming(&self, value: impl Fn(WordLit) -> Option<bool>) -> Option<Template> {

@@ -68,7 +68,7 @@ impl Body<'_> {
     }
 }
 
-/// What computing `templates` costs: a literal each, and a mask each.
+/// What computing `templates` costs (see [`Template::cost`]).
 fn cost(templates: &[Template]) -> usize {
-    templates.iter().map(|t| t.literals.len() + 1).sum()
+    templates.iter().map(Template::cost).sum()
 }

@@ -46,17 +46,16 @@ pub(super) fn switches<'t>(
 /// so a word whose templates read many kinds (`affected` cells, two for each kind of piece
 /// move) costs what one kind's templates do.
 pub(super) fn word_cost(templates: &[Template], move_kinds: &[MoveKind]) -> (usize, usize) {
-    let cost = |t: &Template| t.literals.len() + 1;
     let all: Vec<&Template> = templates.iter().collect();
     let switches = switches(&all, move_kinds);
     let switched =
         |t: &Template| move_read(t).is_some_and(|kind| switches.contains_key(&move_kinds[kind as usize].role));
     let outside: Vec<&Template> = templates.iter().filter(|t| !switched(t)).collect();
     let arms = switches.values().map(|kinds| {
-        let dearest = kinds.values().map(|arm| arm.iter().map(|t| cost(t)).sum::<usize>()).max().unwrap_or(0);
+        let dearest = kinds.values().map(|arm| arm.iter().map(|t| t.cost()).sum::<usize>()).max().unwrap_or(0);
         SWITCH_COST + dearest
     });
-    (outside.iter().map(|t| cost(t)).sum::<usize>() + arms.sum::<usize>(), outside.len())
+    (outside.iter().map(|t| t.cost()).sum::<usize>() + arms.sum::<usize>(), outside.len())
 }
 
 /// The cost of a `match` on the kind played besides its arm, in literals: the lookup of the
