@@ -46,7 +46,7 @@ snapshot!(frame_products, "frame_products", Form::Straight, ["The bits kept when
 snapshot!(frame_guards, "frame_guards", Form::Straight, ["The bits kept when (waits b) and (waits a)."]);
 // `move_tables/`, `node_words/`: "some player moves to this cell" as a word of the move
 // table's row, its bits at the cells' places, read by the next values of a whole board.
-snapshot!(table_words, "table_words", Form::Straight, ["& !mt[0] & !(mt[0] >> 9u32)"]);
+snapshot!(table_words, "table_words", Form::Straight, ["& !(mt[0] >> 9u32)", "(0x1ff & !mt[0]) << 9u32"]);
 // `ground/thresholds.rs`: a pass when two of a player's pieces are stuck, counted.
 snapshot!(thresholds, "thresholds", Form::Straight, ["(at_least 2 9 0 (legal white noop))"]);
 // `emit/guards.rs`: each player's legal moves, and whether it has one, inside a test of its turn.

@@ -513,8 +513,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[4] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[4]) | (0x20 & (s.0[0] << 5u32) & s.0[0])
-                | (0x2 & (s.0[0] << 1u32) & s.0[0]);
+            let word = (0x1ffffff & s.0[0] & g[4])
+                | (s.0[0] & (((0x1 & s.0[0]) << 5u32) | ((0x1 & s.0[0]) << 1u32)));
             changed |= word != g[3];
             g[3] = word;
             let word = ((0xfffff & g[3]) << 5u32) | ((0xf7bdef & g[3]) << 1u32)
@@ -534,8 +534,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[12] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[12]) | (0x40 & (s.0[0] << 5u32) & s.0[0])
-                | (0x4 & (s.0[0] << 1u32) & s.0[0]) | (0x1 & s.0[0] & (s.0[0] >> 1u32));
+            let word = (0x1ffffff & s.0[0] & g[12])
+                | (s.0[0]
+                    & (((0x2 & s.0[0]) << 5u32) | ((0x2 & s.0[0]) << 1u32)
+                        | ((0x2 & s.0[0]) >> 1u32)));
             changed |= word != g[11];
             g[11] = word;
             let word = ((0xfffff & g[11]) << 5u32) | ((0xf7bdef & g[11]) << 1u32)
@@ -555,8 +557,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[14] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[14]) | (0x80 & (s.0[0] << 5u32) & s.0[0])
-                | (0x8 & (s.0[0] << 1u32) & s.0[0]) | (0x2 & s.0[0] & (s.0[0] >> 1u32));
+            let word = (0x1ffffff & s.0[0] & g[14])
+                | (s.0[0]
+                    & (((0x4 & s.0[0]) << 5u32) | ((0x4 & s.0[0]) << 1u32)
+                        | ((0x4 & s.0[0]) >> 1u32)));
             changed |= word != g[13];
             g[13] = word;
             let word = ((0xfffff & g[13]) << 5u32) | ((0xf7bdef & g[13]) << 1u32)
@@ -576,8 +580,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[16] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[16]) | (0x100 & (s.0[0] << 5u32) & s.0[0])
-                | (0x10 & (s.0[0] << 1u32) & s.0[0]) | (0x4 & s.0[0] & (s.0[0] >> 1u32));
+            let word = (0x1ffffff & s.0[0] & g[16])
+                | (s.0[0]
+                    & (((0x8 & s.0[0]) << 5u32) | ((0x8 & s.0[0]) << 1u32)
+                        | ((0x8 & s.0[0]) >> 1u32)));
             changed |= word != g[15];
             g[15] = word;
             let word = ((0xfffff & g[15]) << 5u32) | ((0xf7bdef & g[15]) << 1u32)
@@ -597,8 +603,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[18] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[18]) | (0x200 & (s.0[0] << 5u32) & s.0[0])
-                | (0x8 & s.0[0] & (s.0[0] >> 1u32));
+            let word = (0x1ffffff & s.0[0] & g[18])
+                | (s.0[0] & (((0x10 & s.0[0]) << 5u32) | ((0x10 & s.0[0]) >> 1u32)));
             changed |= word != g[17];
             g[17] = word;
             let word = ((0xfffff & g[17]) << 5u32) | ((0xf7bdef & g[17]) << 1u32)
@@ -618,8 +624,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[20] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[20]) | (0x400 & (s.0[0] << 5u32) & s.0[0])
-                | (0x40 & (s.0[0] << 1u32) & s.0[0]) | (0x1 & s.0[0] & (s.0[0] >> 5u32));
+            let word = (0x1ffffff & s.0[0] & g[20])
+                | (s.0[0]
+                    & (((0x20 & s.0[0]) << 5u32) | ((0x20 & s.0[0]) << 1u32)
+                        | ((0x20 & s.0[0]) >> 5u32)));
             changed |= word != g[19];
             g[19] = word;
             let word = ((0xfffff & g[19]) << 5u32) | ((0xf7bdef & g[19]) << 1u32)
@@ -639,9 +647,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[22] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1ffffff & s.0[0] & g[22]) | (0x800 & (s.0[0] << 5u32) & s.0[0])
-                | (0x80 & (s.0[0] << 1u32) & s.0[0]) | (0x20 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x2 & s.0[0] & (s.0[0] >> 5u32));
+            let word = (0x1ffffff & s.0[0] & g[22])
+                | (s.0[0]
+                    & (((0x40 & s.0[0]) << 5u32) | ((0x40 & s.0[0]) << 1u32)
+                        | ((0x40 & s.0[0]) >> 1u32) | ((0x40 & s.0[0]) >> 5u32)));
             changed |= word != g[21];
             g[21] = word;
             let word = ((0xfffff & g[21]) << 5u32) | ((0xf7bdef & g[21]) << 1u32)
@@ -662,9 +671,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[24])
-                | (0x1000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x100 & (s.0[0] << 1u32) & s.0[0])
-                | (0x40 & s.0[0] & (s.0[0] >> 1u32)) | (0x4 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x80 & s.0[0]) << 5u32) | ((0x80 & s.0[0]) << 1u32)
+                        | ((0x80 & s.0[0]) >> 1u32) | ((0x80 & s.0[0]) >> 5u32)));
             changed |= word != g[23];
             g[23] = word;
             let word = ((0xfffff & g[23]) << 5u32) | ((0xf7bdef & g[23]) << 1u32)
@@ -685,9 +694,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[26])
-                | (0x2000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x200 & (s.0[0] << 1u32) & s.0[0])
-                | (0x80 & s.0[0] & (s.0[0] >> 1u32)) | (0x8 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x100 & s.0[0]) << 5u32) | ((0x100 & s.0[0]) << 1u32)
+                        | ((0x100 & s.0[0]) >> 1u32) | ((0x100 & s.0[0]) >> 5u32)));
             changed |= word != g[25];
             g[25] = word;
             let word = ((0xfffff & g[25]) << 5u32) | ((0xf7bdef & g[25]) << 1u32)
@@ -708,9 +717,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[28])
-                | (0x4000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x100 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x10 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x200 & s.0[0]) << 5u32) | ((0x200 & s.0[0]) >> 1u32)
+                        | ((0x200 & s.0[0]) >> 5u32)));
             changed |= word != g[27];
             g[27] = word;
             let word = ((0xfffff & g[27]) << 5u32) | ((0xf7bdef & g[27]) << 1u32)
@@ -731,9 +740,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[30])
-                | (0x8000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x800 & (s.0[0] << 1u32) & s.0[0])
-                | (0x20 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x400 & s.0[0]) << 5u32) | ((0x400 & s.0[0]) << 1u32)
+                        | ((0x400 & s.0[0]) >> 5u32)));
             changed |= word != g[29];
             g[29] = word;
             let word = ((0xfffff & g[29]) << 5u32) | ((0xf7bdef & g[29]) << 1u32)
@@ -754,10 +763,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[32])
-                | (0x10000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x1000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x400 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x40 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x800 & s.0[0]) << 5u32) | ((0x800 & s.0[0]) << 1u32)
+                        | ((0x800 & s.0[0]) >> 1u32) | ((0x800 & s.0[0]) >> 5u32)));
             changed |= word != g[31];
             g[31] = word;
             let word = ((0xfffff & g[31]) << 5u32) | ((0xf7bdef & g[31]) << 1u32)
@@ -778,10 +786,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[34])
-                | (0x20000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x2000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x800 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x80 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x1000 & s.0[0]) << 5u32) | ((0x1000 & s.0[0]) << 1u32)
+                        | ((0x1000 & s.0[0]) >> 1u32) | ((0x1000 & s.0[0]) >> 5u32)));
             changed |= word != g[33];
             g[33] = word;
             let word = ((0xfffff & g[33]) << 5u32) | ((0xf7bdef & g[33]) << 1u32)
@@ -802,10 +809,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[36])
-                | (0x40000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x4000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x1000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x100 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x2000 & s.0[0]) << 5u32) | ((0x2000 & s.0[0]) << 1u32)
+                        | ((0x2000 & s.0[0]) >> 1u32) | ((0x2000 & s.0[0]) >> 5u32)));
             changed |= word != g[35];
             g[35] = word;
             let word = ((0xfffff & g[35]) << 5u32) | ((0xf7bdef & g[35]) << 1u32)
@@ -826,9 +832,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[38])
-                | (0x80000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x2000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x200 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x4000 & s.0[0]) << 5u32) | ((0x4000 & s.0[0]) >> 1u32)
+                        | ((0x4000 & s.0[0]) >> 5u32)));
             changed |= word != g[37];
             g[37] = word;
             let word = ((0xfffff & g[37]) << 5u32) | ((0xf7bdef & g[37]) << 1u32)
@@ -849,9 +855,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[40])
-                | (0x100000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x10000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x400 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x8000 & s.0[0]) << 5u32) | ((0x8000 & s.0[0]) << 1u32)
+                        | ((0x8000 & s.0[0]) >> 5u32)));
             changed |= word != g[39];
             g[39] = word;
             let word = ((0xfffff & g[39]) << 5u32) | ((0xf7bdef & g[39]) << 1u32)
@@ -872,10 +878,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[42])
-                | (0x200000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x20000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x8000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x800 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x10000 & s.0[0]) << 5u32) | ((0x10000 & s.0[0]) << 1u32)
+                        | ((0x10000 & s.0[0]) >> 1u32) | ((0x10000 & s.0[0]) >> 5u32)));
             changed |= word != g[41];
             g[41] = word;
             let word = ((0xfffff & g[41]) << 5u32) | ((0xf7bdef & g[41]) << 1u32)
@@ -896,10 +901,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[44])
-                | (0x400000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x40000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x10000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x1000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x20000 & s.0[0]) << 5u32) | ((0x20000 & s.0[0]) << 1u32)
+                        | ((0x20000 & s.0[0]) >> 1u32) | ((0x20000 & s.0[0]) >> 5u32)));
             changed |= word != g[43];
             g[43] = word;
             let word = ((0xfffff & g[43]) << 5u32) | ((0xf7bdef & g[43]) << 1u32)
@@ -920,10 +924,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[46])
-                | (0x800000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x80000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x20000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x2000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x40000 & s.0[0]) << 5u32) | ((0x40000 & s.0[0]) << 1u32)
+                        | ((0x40000 & s.0[0]) >> 1u32) | ((0x40000 & s.0[0]) >> 5u32)));
             changed |= word != g[45];
             g[45] = word;
             let word = ((0xfffff & g[45]) << 5u32) | ((0xf7bdef & g[45]) << 1u32)
@@ -944,9 +947,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[48])
-                | (0x1000000 & (s.0[0] << 5u32) & s.0[0])
-                | (0x40000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x4000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x80000 & s.0[0]) << 5u32) | ((0x80000 & s.0[0]) >> 1u32)
+                        | ((0x80000 & s.0[0]) >> 5u32)));
             changed |= word != g[47];
             g[47] = word;
             let word = ((0xfffff & g[47]) << 5u32) | ((0xf7bdef & g[47]) << 1u32)
@@ -967,8 +970,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[50])
-                | (0x200000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x8000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x100000 & s.0[0]) << 1u32) | ((0x100000 & s.0[0]) >> 5u32)));
             changed |= word != g[49];
             g[49] = word;
             let word = ((0xfffff & g[49]) << 5u32) | ((0xf7bdef & g[49]) << 1u32)
@@ -989,9 +992,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[52])
-                | (0x400000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x100000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x10000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x200000 & s.0[0]) << 1u32) | ((0x200000 & s.0[0]) >> 1u32)
+                        | ((0x200000 & s.0[0]) >> 5u32)));
             changed |= word != g[51];
             g[51] = word;
             let word = ((0xfffff & g[51]) << 5u32) | ((0xf7bdef & g[51]) << 1u32)
@@ -1012,9 +1015,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[54])
-                | (0x800000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x200000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x20000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x400000 & s.0[0]) << 1u32) | ((0x400000 & s.0[0]) >> 1u32)
+                        | ((0x400000 & s.0[0]) >> 5u32)));
             changed |= word != g[53];
             g[53] = word;
             let word = ((0xfffff & g[53]) << 5u32) | ((0xf7bdef & g[53]) << 1u32)
@@ -1035,9 +1038,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[56])
-                | (0x1000000 & (s.0[0] << 1u32) & s.0[0])
-                | (0x400000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x40000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x800000 & s.0[0]) << 1u32) | ((0x800000 & s.0[0]) >> 1u32)
+                        | ((0x800000 & s.0[0]) >> 5u32)));
             changed |= word != g[55];
             g[55] = word;
             let word = ((0xfffff & g[55]) << 5u32) | ((0xf7bdef & g[55]) << 1u32)
@@ -1058,8 +1061,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         loop {
             let mut changed = false;
             let word = (0x1ffffff & s.0[0] & g[6])
-                | (0x800000 & s.0[0] & (s.0[0] >> 1u32))
-                | (0x80000 & s.0[0] & (s.0[0] >> 5u32));
+                | (s.0[0]
+                    & (((0x1000000 & s.0[0]) >> 1u32) | ((0x1000000 & s.0[0]) >> 5u32)));
             changed |= word != g[5];
             g[5] = word;
             let word = ((0xfffff & g[5]) << 5u32) | ((0xf7bdef & g[5]) << 1u32)
@@ -1081,9 +1084,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[58] = 0;
         loop {
             let mut changed = false;
-            let word = (0x20 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x2 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[58]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[58]) | ((0x2000000 & s.0[0]) >> 20u32)
+                    | ((0x2000000 & s.0[0]) >> 24u32));
             changed |= word != g[57];
             g[57] = word;
             let word = ((0xfffff & g[57]) << 5u32) | ((0xf7bdef & g[57]) << 1u32)
@@ -1103,10 +1106,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[60] = 0;
         loop {
             let mut changed = false;
-            let word = (0x40 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x4 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x1 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[60]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[60]) | ((0x4000000 & s.0[0]) >> 20u32)
+                    | ((0x4000000 & s.0[0]) >> 24u32) | ((0x4000000 & s.0[0]) >> 26u32));
             changed |= word != g[59];
             g[59] = word;
             let word = ((0xfffff & g[59]) << 5u32) | ((0xf7bdef & g[59]) << 1u32)
@@ -1126,10 +1128,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[62] = 0;
         loop {
             let mut changed = false;
-            let word = (0x80 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x8 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x2 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[62]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[62]) | ((0x8000000 & s.0[0]) >> 20u32)
+                    | ((0x8000000 & s.0[0]) >> 24u32) | ((0x8000000 & s.0[0]) >> 26u32));
             changed |= word != g[61];
             g[61] = word;
             let word = ((0xfffff & g[61]) << 5u32) | ((0xf7bdef & g[61]) << 1u32)
@@ -1149,10 +1150,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[64] = 0;
         loop {
             let mut changed = false;
-            let word = (0x100 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x10 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x4 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[64]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[64]) | ((0x10000000 & s.0[0]) >> 20u32)
+                    | ((0x10000000 & s.0[0]) >> 24u32)
+                    | ((0x10000000 & s.0[0]) >> 26u32));
             changed |= word != g[63];
             g[63] = word;
             let word = ((0xfffff & g[63]) << 5u32) | ((0xf7bdef & g[63]) << 1u32)
@@ -1172,9 +1173,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[8] = 0;
         loop {
             let mut changed = false;
-            let word = (0x200 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x8 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[8]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[8]) | ((0x20000000 & s.0[0]) >> 20u32)
+                    | ((0x20000000 & s.0[0]) >> 26u32));
             changed |= word != g[7];
             g[7] = word;
             let word = ((0xfffff & g[7]) << 5u32) | ((0xf7bdef & g[7]) << 1u32)
@@ -1194,10 +1195,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[66] = 0;
         loop {
             let mut changed = false;
-            let word = (0x400 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x40 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x1 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[66]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[66]) | ((0x40000000 & s.0[0]) >> 20u32)
+                    | ((0x40000000 & s.0[0]) >> 24u32)
+                    | ((0x40000000 & s.0[0]) >> 30u32));
             changed |= word != g[65];
             g[65] = word;
             let word = ((0xfffff & g[65]) << 5u32) | ((0xf7bdef & g[65]) << 1u32)
@@ -1217,11 +1218,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[68] = 0;
         loop {
             let mut changed = false;
-            let word = (0x800 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x80 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x20 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x2 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[68]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[68]) | ((0x80000000 & s.0[0]) >> 20u32)
+                    | ((0x80000000 & s.0[0]) >> 24u32) | ((0x80000000 & s.0[0]) >> 26u32)
+                    | ((0x80000000 & s.0[0]) >> 30u32));
             changed |= word != g[67];
             g[67] = word;
             let word = ((0xfffff & g[67]) << 5u32) | ((0xf7bdef & g[67]) << 1u32)
@@ -1241,11 +1241,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[70] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x100 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x40 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x4 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[70]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[70]) | ((0x100000000 & s.0[0]) >> 20u32)
+                    | ((0x100000000 & s.0[0]) >> 24u32)
+                    | ((0x100000000 & s.0[0]) >> 26u32)
+                    | ((0x100000000 & s.0[0]) >> 30u32));
             changed |= word != g[69];
             g[69] = word;
             let word = ((0xfffff & g[69]) << 5u32) | ((0xf7bdef & g[69]) << 1u32)
@@ -1265,11 +1265,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[72] = 0;
         loop {
             let mut changed = false;
-            let word = (0x2000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x200 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x80 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x8 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[72]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[72]) | ((0x200000000 & s.0[0]) >> 20u32)
+                    | ((0x200000000 & s.0[0]) >> 24u32)
+                    | ((0x200000000 & s.0[0]) >> 26u32)
+                    | ((0x200000000 & s.0[0]) >> 30u32));
             changed |= word != g[71];
             g[71] = word;
             let word = ((0xfffff & g[71]) << 5u32) | ((0xf7bdef & g[71]) << 1u32)
@@ -1289,10 +1289,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[74] = 0;
         loop {
             let mut changed = false;
-            let word = (0x4000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x100 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x10 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[74]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[74]) | ((0x400000000 & s.0[0]) >> 20u32)
+                    | ((0x400000000 & s.0[0]) >> 26u32)
+                    | ((0x400000000 & s.0[0]) >> 30u32));
             changed |= word != g[73];
             g[73] = word;
             let word = ((0xfffff & g[73]) << 5u32) | ((0xf7bdef & g[73]) << 1u32)
@@ -1312,10 +1312,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[76] = 0;
         loop {
             let mut changed = false;
-            let word = (0x8000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x800 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x20 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[76]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[76]) | ((0x800000000 & s.0[0]) >> 20u32)
+                    | ((0x800000000 & s.0[0]) >> 24u32)
+                    | ((0x800000000 & s.0[0]) >> 30u32));
             changed |= word != g[75];
             g[75] = word;
             let word = ((0xfffff & g[75]) << 5u32) | ((0xf7bdef & g[75]) << 1u32)
@@ -1335,11 +1335,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[78] = 0;
         loop {
             let mut changed = false;
-            let word = (0x10000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x1000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x400 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x40 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[78]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[78]) | ((0x1000000000 & s.0[0]) >> 20u32)
+                    | ((0x1000000000 & s.0[0]) >> 24u32)
+                    | ((0x1000000000 & s.0[0]) >> 26u32)
+                    | ((0x1000000000 & s.0[0]) >> 30u32));
             changed |= word != g[77];
             g[77] = word;
             let word = ((0xfffff & g[77]) << 5u32) | ((0xf7bdef & g[77]) << 1u32)
@@ -1359,11 +1359,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[80] = 0;
         loop {
             let mut changed = false;
-            let word = (0x20000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x2000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x800 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x80 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[80]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[80]) | ((0x2000000000 & s.0[0]) >> 20u32)
+                    | ((0x2000000000 & s.0[0]) >> 24u32)
+                    | ((0x2000000000 & s.0[0]) >> 26u32)
+                    | ((0x2000000000 & s.0[0]) >> 30u32));
             changed |= word != g[79];
             g[79] = word;
             let word = ((0xfffff & g[79]) << 5u32) | ((0xf7bdef & g[79]) << 1u32)
@@ -1383,11 +1383,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[82] = 0;
         loop {
             let mut changed = false;
-            let word = (0x40000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x4000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x1000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x100 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[82]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[82]) | ((0x4000000000 & s.0[0]) >> 20u32)
+                    | ((0x4000000000 & s.0[0]) >> 24u32)
+                    | ((0x4000000000 & s.0[0]) >> 26u32)
+                    | ((0x4000000000 & s.0[0]) >> 30u32));
             changed |= word != g[81];
             g[81] = word;
             let word = ((0xfffff & g[81]) << 5u32) | ((0xf7bdef & g[81]) << 1u32)
@@ -1407,10 +1407,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[84] = 0;
         loop {
             let mut changed = false;
-            let word = (0x80000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x2000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x200 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[84]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[84]) | ((0x8000000000 & s.0[0]) >> 20u32)
+                    | ((0x8000000000 & s.0[0]) >> 26u32)
+                    | ((0x8000000000 & s.0[0]) >> 30u32));
             changed |= word != g[83];
             g[83] = word;
             let word = ((0xfffff & g[83]) << 5u32) | ((0xf7bdef & g[83]) << 1u32)
@@ -1430,10 +1430,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[86] = 0;
         loop {
             let mut changed = false;
-            let word = (0x100000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x10000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x400 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[86]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[86]) | ((0x10000000000 & s.0[0]) >> 20u32)
+                    | ((0x10000000000 & s.0[0]) >> 24u32)
+                    | ((0x10000000000 & s.0[0]) >> 30u32));
             changed |= word != g[85];
             g[85] = word;
             let word = ((0xfffff & g[85]) << 5u32) | ((0xf7bdef & g[85]) << 1u32)
@@ -1453,11 +1453,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[88] = 0;
         loop {
             let mut changed = false;
-            let word = (0x200000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x20000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x8000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x800 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[88]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[88]) | ((0x20000000000 & s.0[0]) >> 20u32)
+                    | ((0x20000000000 & s.0[0]) >> 24u32)
+                    | ((0x20000000000 & s.0[0]) >> 26u32)
+                    | ((0x20000000000 & s.0[0]) >> 30u32));
             changed |= word != g[87];
             g[87] = word;
             let word = ((0xfffff & g[87]) << 5u32) | ((0xf7bdef & g[87]) << 1u32)
@@ -1477,11 +1477,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[90] = 0;
         loop {
             let mut changed = false;
-            let word = (0x400000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x40000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x10000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x1000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[90]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[90]) | ((0x40000000000 & s.0[0]) >> 20u32)
+                    | ((0x40000000000 & s.0[0]) >> 24u32)
+                    | ((0x40000000000 & s.0[0]) >> 26u32)
+                    | ((0x40000000000 & s.0[0]) >> 30u32));
             changed |= word != g[89];
             g[89] = word;
             let word = ((0xfffff & g[89]) << 5u32) | ((0xf7bdef & g[89]) << 1u32)
@@ -1501,11 +1501,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[92] = 0;
         loop {
             let mut changed = false;
-            let word = (0x800000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x80000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x20000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x2000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[92]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[92]) | ((0x80000000000 & s.0[0]) >> 20u32)
+                    | ((0x80000000000 & s.0[0]) >> 24u32)
+                    | ((0x80000000000 & s.0[0]) >> 26u32)
+                    | ((0x80000000000 & s.0[0]) >> 30u32));
             changed |= word != g[91];
             g[91] = word;
             let word = ((0xfffff & g[91]) << 5u32) | ((0xf7bdef & g[91]) << 1u32)
@@ -1525,10 +1525,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[94] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1000000 & (s.0[0] >> 20u32) & (s.0[0] >> 25u32))
-                | (0x40000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x4000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[94]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[94]) | ((0x100000000000 & s.0[0]) >> 20u32)
+                    | ((0x100000000000 & s.0[0]) >> 26u32)
+                    | ((0x100000000000 & s.0[0]) >> 30u32));
             changed |= word != g[93];
             g[93] = word;
             let word = ((0xfffff & g[93]) << 5u32) | ((0xf7bdef & g[93]) << 1u32)
@@ -1548,9 +1548,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[10] = 0;
         loop {
             let mut changed = false;
-            let word = (0x200000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x8000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[10]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[10]) | ((0x200000000000 & s.0[0]) >> 24u32)
+                    | ((0x200000000000 & s.0[0]) >> 30u32));
             changed |= word != g[9];
             g[9] = word;
             let word = ((0xfffff & g[9]) << 5u32) | ((0xf7bdef & g[9]) << 1u32)
@@ -1570,10 +1570,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[96] = 0;
         loop {
             let mut changed = false;
-            let word = (0x400000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x100000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x10000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[96]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[96]) | ((0x400000000000 & s.0[0]) >> 24u32)
+                    | ((0x400000000000 & s.0[0]) >> 26u32)
+                    | ((0x400000000000 & s.0[0]) >> 30u32));
             changed |= word != g[95];
             g[95] = word;
             let word = ((0xfffff & g[95]) << 5u32) | ((0xf7bdef & g[95]) << 1u32)
@@ -1593,10 +1593,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[98] = 0;
         loop {
             let mut changed = false;
-            let word = (0x800000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x200000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x20000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[98]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[98]) | ((0x800000000000 & s.0[0]) >> 24u32)
+                    | ((0x800000000000 & s.0[0]) >> 26u32)
+                    | ((0x800000000000 & s.0[0]) >> 30u32));
             changed |= word != g[97];
             g[97] = word;
             let word = ((0xfffff & g[97]) << 5u32) | ((0xf7bdef & g[97]) << 1u32)
@@ -1616,10 +1616,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[100] = 0;
         loop {
             let mut changed = false;
-            let word = (0x1000000 & (s.0[0] >> 24u32) & (s.0[0] >> 25u32))
-                | (0x400000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x40000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[100]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[100]) | ((0x1000000000000 & s.0[0]) >> 24u32)
+                    | ((0x1000000000000 & s.0[0]) >> 26u32)
+                    | ((0x1000000000000 & s.0[0]) >> 30u32));
             changed |= word != g[99];
             g[99] = word;
             let word = ((0xfffff & g[99]) << 5u32) | ((0xf7bdef & g[99]) << 1u32)
@@ -1639,9 +1639,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         g[102] = 0;
         loop {
             let mut changed = false;
-            let word = (0x800000 & (s.0[0] >> 25u32) & (s.0[0] >> 26u32))
-                | (0x80000 & (s.0[0] >> 25u32) & (s.0[0] >> 30u32))
-                | (0x1ffffff & (s.0[0] >> 25u32) & g[102]);
+            let word = (s.0[0] >> 25u32)
+                & ((0x1ffffff & g[102]) | ((0x2000000000000 & s.0[0]) >> 26u32)
+                    | ((0x2000000000000 & s.0[0]) >> 30u32));
             changed |= word != g[101];
             g[101] = word;
             let word = ((0xfffff & g[101]) << 5u32) | ((0xf7bdef & g[101]) << 1u32)

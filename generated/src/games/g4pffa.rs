@@ -2384,33 +2384,45 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
     let mut g = [0u64; 18];
     // g[1]: 18 node words, bit 9 (legal red (move 3 5 4 5)), bit 7 (legal red (move 3 3 4 3)), bit 13 (legal red (move 4 3 5 3)), bit 15 (legal red (move 4 5 5 5)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[1] = (0x3df7de & (s.0[1] >> 6u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x3df7de & (s.0[1] >> 35u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x3df7de & s.0[2] & (s.0[2] >> 35u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[1] = s.0[2]
+        & (((0xf7df780 & s.0[1]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 6u32)
+            | ((0x1efbef000000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 35u32));
     // g[2]: 18 node words, bit 9 (legal red (move 3 5 2 5)), bit 7 (legal red (move 3 3 2 3)), bit 8 (legal red (move 3 4 2 4)), bit 27 (legal red (move 6 6 5 6)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[2] = (0xfbcf7c0 & (s.0[1] << 5u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xfbcf7c0 & (s.0[1] >> 24u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xfbcf7c0 & s.0[2] & (s.0[2] >> 24u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[2] = s.0[2]
+        & (((0x7de7be & s.0[1]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 5u32)
+            | ((0xfbcf7c0000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 24u32));
     // g[4]: 20 node words, bit 9 (legal red (move 3 5 3 4)), bit 7 (legal red (move 3 3 3 2)), bit 5 (legal red (move 2 6 2 5)), bit 22 (legal red (move 5 6 5 5)), and 16 more; rules at 4pffa.kif:18, 25, 32
-    g[4] = (0xf79e7bc & (s.0[1] << 1u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf79e7bc & (s.0[1] >> 28u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf79e7bc & s.0[2] & (s.0[2] >> 28u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[4] = s.0[2]
+        & (((0x7bcf3de & s.0[1]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 1u32)
+            | ((0xf79e7bc0000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 28u32));
     // g[6]: 18 node words, bit 22 (legal red (move 5 6 4 6)), bit 20 (legal red (move 5 4 4 4)), bit 13 (legal red (move 4 3 3 3)), bit 18 (legal red (move 5 2 4 2)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[6] = (0xf7df780 & (s.0[1] << 6u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf7df780 & (s.0[1] >> 23u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf7df780 & s.0[2] & (s.0[2] >> 23u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[6] = s.0[2]
+        & (((0x3df7de & s.0[1]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 6u32)
+            | ((0x7befbc0000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 23u32));
     // n[0]: (legal red (move 1 4 2 3)), rules at 4pffa.kif:18, 25, 32
     n[0] = ((s.0[2] & 0x1 == 0x1) & (s.0[1] & 0x1000000000000004 == 0x1000000000000004))
         | ((s.0[2] & 0x1 == 0x1) & (s.0[1] & 0x1000000080000000 == 0x1000000080000000))
@@ -2419,96 +2431,125 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // g[11]: 25 node words, bit 9 (opencell 3 5), bit 7 (opencell 3 3), bit 5 (opencell 2 6), bit 1 (opencell 2 2), and 21 more; rules at 4pffa.kif:111
     g[11] = 0xffdf7fe & !s.0[1] & !(s.0[1] >> 29u32) & !s.0[2] & !(s.0[2] >> 29u32);
     // g[0]: 7 node words, bit 0 (legal red (move 1 4 2 4)), bit 5 (legal red (move 2 6 3 4)), bit 22 (legal red (move 5 6 6 4)), bit 20 (legal red (move 5 4 6 2)), and 3 more; rules at 4pffa.kif:18, 25, 32
-    g[0] = (0x1 & (s.0[1] >> 3u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1 & (s.0[1] >> 32u32) & s.0[2]
+    g[0] = s.0[2]
+        & ((((0x8 & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1 & s.0[2] & (s.0[2] >> 32u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x700038 & s.0[2] & (g[11] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0x38001c0 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) >> 3u32)
+            | ((0x100000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 32u32));
     // g[3]: 21 node words, bit 9 (legal red (move 3 5 3 6)), bit 7 (legal red (move 3 3 3 4)), bit 1 (legal red (move 2 2 2 3)), bit 20 (legal red (move 5 4 5 5)), and 17 more; rules at 4pffa.kif:18, 25, 32
-    g[3] = (0x7bcf3de & (s.0[1] >> 1u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x7bcf3de & (s.0[1] >> 30u32) & s.0[2]
+    g[3] = s.0[2]
+        & ((((0xf79e7bc & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x7bcf3de & s.0[2] & (s.0[2] >> 30u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1 & s.0[2] & (g[11] >> 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0x2 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) >> 1u32)
+            | ((0x1ef3cf780000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 30u32));
     // g[5]: 19 node words, bit 5 (legal red (move 2 6 3 6)), bit 1 (legal red (move 2 2 3 2)), bit 22 (legal red (move 5 6 6 6)), bit 20 (legal red (move 5 4 6 4)), and 15 more; rules at 4pffa.kif:18, 25, 32
-    g[5] = (0x7de7be & (s.0[1] >> 5u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x7de7be & (s.0[1] >> 34u32) & s.0[2]
+    g[5] = s.0[2]
+        & ((((0xfbcf7c0 & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x7de7be & s.0[2] & (s.0[2] >> 34u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1 & s.0[2] & (g[11] >> 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0x20 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) >> 5u32)
+            | ((0x1f79ef800000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 34u32));
     // g[7]: 15 node words, bit 0 (legal red (move 1 4 2 5)), bit 5 (legal red (move 2 6 3 5)), bit 22 (legal red (move 5 6 6 5)), bit 20 (legal red (move 5 4 6 3)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[7] = (0x78003d & (s.0[1] >> 4u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x78003d & (s.0[1] >> 33u32) & s.0[2]
+    g[7] = s.0[2]
+        & ((((0x78003d0 & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x78003d & s.0[2] & (s.0[2] >> 33u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1c700 & s.0[2] & (g[11] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0x1c7000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) >> 4u32)
+            | ((0xf0007a00000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 33u32));
     // g[8]: 15 node words, bit 9 (legal red (move 3 5 4 6)), bit 7 (legal red (move 3 3 4 4)), bit 13 (legal red (move 4 3 5 4)), bit 15 (legal red (move 4 5 5 6)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[8] = (0xf3c0 & (s.0[1] >> 7u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf3c0 & (s.0[1] >> 36u32) & s.0[2]
+    g[8] = s.0[2]
+        & ((((0x79e000 & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf3c0 & s.0[2] & (s.0[2] >> 36u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1c000f & s.0[2] & (g[11] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0xe000780 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) >> 7u32)
+            | ((0xf3c0000000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 36u32));
     // g[9]: 14 node words, bit 9 (legal red (move 3 5 2 6)), bit 7 (legal red (move 3 3 2 4)), bit 8 (legal red (move 3 4 2 5)), bit 23 (legal red (move 6 2 5 3)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[9] = (0x78003c0 & (s.0[1] << 4u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x78003c0 & (s.0[1] >> 25u32) & s.0[2]
+    g[9] = s.0[2]
+        & ((((0x78003c & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x78003c0 & s.0[2] & (s.0[2] >> 25u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x1c7000 & s.0[2] & (g[11] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0x1c700 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) << 4u32)
+            | ((0xf000780000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 25u32));
     // g[10]: 14 node words, bit 22 (legal red (move 5 6 4 5)), bit 20 (legal red (move 5 4 4 3)), bit 13 (legal red (move 4 3 3 2)), bit 15 (legal red (move 4 5 3 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[10] = (0x79e000 & (s.0[1] << 7u32) & s.0[2]
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x79e000 & (s.0[1] >> 22u32) & s.0[2]
+    g[10] = s.0[2]
+        & ((((0xf3c0 & s.0[1]
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x79e000 & s.0[2] & (s.0[2] >> 22u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xe000700 & s.0[2] & (g[11] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+            | (0x1c000e & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))) << 7u32)
+            | ((0x1e7800000000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                >> 22u32));
     // g[12]: 13 node words, bit 0 (legal red (move 1 4 3 5)), bit 9 (legal red (move 3 5 5 6)), bit 7 (legal red (move 3 3 5 4)), bit 1 (legal red (move 2 2 4 3)), and 9 more; rules at 4pffa.kif:18, 25, 32
-    g[12] = (0x1 & s.0[2] & (g[11] >> 9u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf01e & s.0[2] & (g[11] >> 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x3c0 & s.0[2] & (g[11] >> 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[12] = s.0[2]
+        & (((0x200 & g[11]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 9u32)
+            | ((0xf01e000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 12u32)
+            | ((0x780000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                >> 13u32));
     // g[13]: 12 node words, bit 9 (legal red (move 3 5 5 4)), bit 7 (legal red (move 3 3 5 2)), bit 5 (legal red (move 2 6 4 5)), bit 13 (legal red (move 4 3 6 2)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[13] = (0x1e03c & s.0[2] & (g[11] >> 10u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x780 & s.0[2] & (g[11] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[13] = s.0[2]
+        & (((0x780f000 & g[11]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 10u32)
+            | ((0x3c0000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                >> 11u32));
     // g[14]: 6 node words, bit 7 (legal red (move 3 3 2 5)), bit 8 (legal red (move 3 4 2 6)), bit 23 (legal red (move 6 2 5 4)), bit 25 (legal red (move 6 4 5 6)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[14] = 0x38001c0 & s.0[2] & (g[11] << 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64);
     // g[15]: 12 node words, bit 22 (legal red (move 5 6 3 5)), bit 20 (legal red (move 5 4 3 3)), bit 13 (legal red (move 4 3 2 2)), bit 15 (legal red (move 4 5 2 4)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[15] = (0x780000 & s.0[2] & (g[11] << 13u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0xf01e000 & s.0[2] & (g[11] << 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[15] = s.0[2]
+        & (((0x3c0 & g[11]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 13u32)
+            | ((0xf01e & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                << 12u32));
     // g[16]: 6 node words, bit 22 (legal red (move 5 6 4 4)), bit 20 (legal red (move 5 4 4 2)), bit 15 (legal red (move 4 5 3 3)), bit 21 (legal red (move 5 5 4 3)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[16] = 0x71c000 & s.0[2] & (g[11] << 8u32)
         & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64);
     // g[17]: 12 node words, bit 20 (legal red (move 5 4 3 5)), bit 13 (legal red (move 4 3 2 4)), bit 18 (legal red (move 5 2 3 3)), bit 15 (legal red (move 4 5 2 6)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[17] = (0x3c0000 & s.0[2] & (g[11] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-        | (0x780f000 & s.0[2] & (g[11] << 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+    g[17] = s.0[2]
+        & (((0x780 & g[11]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 11u32)
+            | ((0x1e03c & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                << 10u32));
     let parts: [u64; 16] = if s.0[1] & 0x1000000000000000 != 0 {
         [
             (u64::from(s.0[1] & 0x1000000000000000 == 0) << 11) | (g[7] & 0x78003d)
@@ -2577,108 +2618,142 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut g = [0u64; 18];
     // g[0]: 21 node words, bit 11 (legal yellow (move 4 1 4 2)), bit 23 (legal yellow (move 6 2 6 3)), bit 1 (legal yellow (move 2 2 2 3)), bit 19 (legal yellow (move 5 3 5 4)), and 17 more; rules at 4pffa.kif:18, 25, 32
-    g[0] = (0x7bcfbde & (s.0[1] >> 1u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x7bcfbde & (s.0[1] >> 30u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x7bcfbde & (s.0[2] >> 1u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[0] = (s.0[2] >> 29u32)
+        & (((0xf79f7bc
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            >> 1u32)
+            | ((0x1ef3ef780000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 30u32));
     // g[1]: 19 node words, bit 23 (legal yellow (move 6 2 5 2)), bit 7 (legal yellow (move 3 3 2 3)), bit 8 (legal yellow (move 3 4 2 4)), bit 6 (legal yellow (move 3 2 2 2)), and 15 more; rules at 4pffa.kif:18, 25, 32
-    g[1] = (0xfbcffc0 & (s.0[1] << 5u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xfbcffc0 & (s.0[1] >> 24u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xfbcffc0 & (s.0[2] << 5u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[1] = (s.0[2] >> 29u32)
+        & (((0x7de7fe
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            << 5u32)
+            | ((0xfbcffc0000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 24u32));
     // g[2]: 18 node words, bit 1 (legal yellow (move 2 2 3 2)), bit 19 (legal yellow (move 5 3 6 3)), bit 20 (legal yellow (move 5 4 6 4)), bit 18 (legal yellow (move 5 2 6 2)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[2] = (0x7de7be & (s.0[1] >> 5u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x7de7be & (s.0[1] >> 34u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x7de7be & (s.0[2] >> 5u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[2] = (s.0[2] >> 29u32)
+        & (((0xfbcf7c0
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            >> 5u32)
+            | ((0x1f79ef800000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 34u32));
     // g[3]: 18 node words, bit 19 (legal yellow (move 5 3 4 3)), bit 13 (legal yellow (move 4 3 3 3)), bit 20 (legal yellow (move 5 4 4 4)), bit 15 (legal yellow (move 4 5 3 5)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[3] = (0xf7df780 & (s.0[1] << 6u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xf7df780 & (s.0[1] >> 23u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xf7df780 & (s.0[2] << 6u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[3] = (s.0[2] >> 29u32)
+        & (((0x3df7de
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            << 6u32)
+            | ((0x7befbc0000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 23u32));
     // g[4]: 20 node words, bit 19 (legal yellow (move 5 3 5 2)), bit 7 (legal yellow (move 3 3 3 2)), bit 13 (legal yellow (move 4 3 4 2)), bit 20 (legal yellow (move 5 4 5 3)), and 16 more; rules at 4pffa.kif:18, 25, 32
-    g[4] = (0xf79e7bc & (s.0[1] << 1u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xf79e7bc & (s.0[1] >> 28u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xf79e7bc & (s.0[2] << 1u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[4] = (s.0[2] >> 29u32)
+        & (((0x7bcf3de
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            << 1u32)
+            | ((0xf79e7bc0000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 28u32));
     // g[5]: 18 node words, bit 7 (legal yellow (move 3 3 4 3)), bit 13 (legal yellow (move 4 3 5 3)), bit 8 (legal yellow (move 3 4 4 4)), bit 6 (legal yellow (move 3 2 4 2)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[5] = (0x3df7de & (s.0[1] >> 6u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x3df7de & (s.0[1] >> 35u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x3df7de & (s.0[2] >> 6u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[5] = (s.0[2] >> 29u32)
+        & (((0xf7df780
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            >> 6u32)
+            | ((0x1efbef000000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 35u32));
     // g[10]: 25 node words, bit 9 (opencell 3 5), bit 7 (opencell 3 3), bit 5 (opencell 2 6), bit 1 (opencell 2 2), and 21 more; rules at 4pffa.kif:111
     g[10] = 0xffdf7fe & !s.0[1] & !(s.0[1] >> 29u32) & !s.0[2] & !(s.0[2] >> 29u32);
     // g[6]: 15 node words, bit 11 (legal yellow (move 4 1 5 2)), bit 7 (legal yellow (move 3 3 4 4)), bit 13 (legal yellow (move 4 3 5 4)), bit 8 (legal yellow (move 3 4 4 5)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[6] = (0xfbc0 & (s.0[1] >> 7u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xfbc0 & (s.0[1] >> 36u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xfbc0 & (s.0[2] >> 7u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x1c000e & (s.0[2] >> 29u32) & (g[10] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[6] = (s.0[2] >> 29u32)
+        & ((((0x7de000
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            | (0xe000700 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))) >> 7u32)
+            | ((0xfbc0000000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 36u32));
     // g[7]: 15 node words, bit 23 (legal yellow (move 6 2 5 3)), bit 7 (legal yellow (move 3 3 2 4)), bit 8 (legal yellow (move 3 4 2 5)), bit 6 (legal yellow (move 3 2 2 3)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[7] = (0x78003c0 & (s.0[1] << 4u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x78003c0 & (s.0[1] >> 25u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x78003c0 & (s.0[2] << 4u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x1c7800 & (s.0[2] >> 29u32) & (g[10] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[7] = (s.0[2] >> 29u32)
+        & ((((0x78003c
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            | (0x1c780 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))) << 4u32)
+            | ((0xf000780000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 25u32));
     // g[8]: 14 node words, bit 19 (legal yellow (move 5 3 6 2)), bit 20 (legal yellow (move 5 4 6 3)), bit 4 (legal yellow (move 2 5 3 4)), bit 2 (legal yellow (move 2 3 3 2)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[8] = (0x78003c & (s.0[1] >> 4u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x78003c & (s.0[1] >> 33u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x78003c & (s.0[2] >> 4u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x1c700 & (s.0[2] >> 29u32) & (g[10] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[8] = (s.0[2] >> 29u32)
+        & ((((0x78003c0
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            | (0x1c7000 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))) >> 4u32)
+            | ((0xf0007800000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 33u32));
     // g[9]: 14 node words, bit 19 (legal yellow (move 5 3 4 2)), bit 13 (legal yellow (move 4 3 3 2)), bit 20 (legal yellow (move 5 4 4 3)), bit 15 (legal yellow (move 4 5 3 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[9] = (0x79e000 & (s.0[1] << 7u32) & (s.0[2] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x79e000 & (s.0[1] >> 22u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x79e000 & (s.0[2] << 7u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xe000700 & (s.0[2] >> 29u32) & (g[10] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[9] = (s.0[2] >> 29u32)
+        & ((((0xf3c0
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+            | (0x1c000e & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))) << 7u32)
+            | ((0x1e7800000000 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 22u32));
     // g[11]: 13 node words, bit 11 (legal yellow (move 4 1 6 2)), bit 1 (legal yellow (move 2 2 4 3)), bit 7 (legal yellow (move 3 3 5 4)), bit 13 (legal yellow (move 4 3 6 4)), and 9 more; rules at 4pffa.kif:18, 25, 32
-    g[11] = (0xf81e & (s.0[2] >> 29u32) & (g[10] >> 12u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x3c0 & (s.0[2] >> 29u32) & (g[10] >> 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[11] = (s.0[2] >> 29u32)
+        & (((0xf81e000 & g[10]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) >> 12u32)
+            | ((0x780000 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 13u32));
     // g[12]: 13 node words, bit 11 (legal yellow (move 4 1 2 2)), bit 23 (legal yellow (move 6 2 4 3)), bit 19 (legal yellow (move 5 3 3 4)), bit 13 (legal yellow (move 4 3 2 4)), and 9 more; rules at 4pffa.kif:18, 25, 32
-    g[12] = (0x3c0000 & (s.0[2] >> 29u32) & (g[10] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x780f800 & (s.0[2] >> 29u32) & (g[10] << 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[12] = (s.0[2] >> 29u32)
+        & (((0x780 & g[10]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) << 11u32)
+            | ((0x1e03e & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                << 10u32));
     // g[13]: 6 node words, bit 23 (legal yellow (move 6 2 5 4)), bit 7 (legal yellow (move 3 3 2 5)), bit 8 (legal yellow (move 3 4 2 6)), bit 6 (legal yellow (move 3 2 2 4)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[13] = 0x38001c0 & (s.0[2] >> 29u32) & (g[10] << 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64);
     // g[14]: 12 node words, bit 19 (legal yellow (move 5 3 3 2)), bit 13 (legal yellow (move 4 3 2 2)), bit 20 (legal yellow (move 5 4 3 3)), bit 26 (legal yellow (move 6 5 4 4)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[14] = (0x780000 & (s.0[2] >> 29u32) & (g[10] << 13u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0xf01e000 & (s.0[2] >> 29u32) & (g[10] << 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[14] = (s.0[2] >> 29u32)
+        & (((0x3c0 & g[10]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) << 13u32)
+            | ((0xf01e & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                << 12u32));
     // g[15]: 12 node words, bit 7 (legal yellow (move 3 3 5 2)), bit 13 (legal yellow (move 4 3 6 2)), bit 8 (legal yellow (move 3 4 5 3)), bit 15 (legal yellow (move 4 5 6 4)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[15] = (0x1e03c & (s.0[2] >> 29u32) & (g[10] >> 10u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-        | (0x780 & (s.0[2] >> 29u32) & (g[10] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+    g[15] = (s.0[2] >> 29u32)
+        & (((0x780f000 & g[10]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) >> 10u32)
+            | ((0x3c0000 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                >> 11u32));
     // g[16]: 6 node words, bit 20 (legal yellow (move 5 4 6 2)), bit 4 (legal yellow (move 2 5 3 3)), bit 21 (legal yellow (move 5 5 6 3)), bit 5 (legal yellow (move 2 6 3 4)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[16] = 0x700038 & (s.0[2] >> 29u32) & (g[10] >> 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64);
@@ -2754,33 +2829,41 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 1];
     let mut g = [0u64; 18];
     // g[1]: 18 node words, bit 21 (legal blue (move 5 5 6 5)), bit 19 (legal blue (move 5 3 6 3)), bit 22 (legal blue (move 5 6 6 6)), bit 20 (legal blue (move 5 4 6 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[1] = (0x7de7be & s.0[1] & (s.0[1] >> 34u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x7de7be & s.0[1] & (s.0[2] >> 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x7de7be & s.0[1] & (s.0[2] >> 34u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[1] = s.0[1]
+        & (((0xfbcf7c0 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 5u32)
+            | ((0x1f79ef800000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 34u32));
     // g[2]: 18 node words, bit 21 (legal blue (move 5 5 4 5)), bit 19 (legal blue (move 5 3 4 3)), bit 15 (legal blue (move 4 5 3 5)), bit 22 (legal blue (move 5 6 4 6)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[2] = (0xf7df780 & s.0[1] & (s.0[1] >> 23u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf7df780 & s.0[1] & (s.0[2] << 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf7df780 & s.0[1] & (s.0[2] >> 23u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[2] = s.0[1]
+        & (((0x3df7de & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) << 6u32)
+            | ((0x7befbc0000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 23u32));
     // g[3]: 20 node words, bit 21 (legal blue (move 5 5 5 6)), bit 19 (legal blue (move 5 3 5 4)), bit 23 (legal blue (move 6 2 6 3)), bit 15 (legal blue (move 4 5 4 6)), and 16 more; rules at 4pffa.kif:18, 25, 32
-    g[3] = (0x7bcf3de & s.0[1] & (s.0[1] >> 30u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x7bcf3de & s.0[1] & (s.0[2] >> 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x7bcf3de & s.0[1] & (s.0[2] >> 30u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[3] = s.0[1]
+        & (((0xf79e7bc & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 1u32)
+            | ((0x1ef3cf780000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 30u32));
     // g[6]: 18 node words, bit 15 (legal blue (move 4 5 5 5)), bit 13 (legal blue (move 4 3 5 3)), bit 10 (legal blue (move 3 6 4 6)), bit 8 (legal blue (move 3 4 4 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[6] = (0x3df7de & s.0[1] & (s.0[1] >> 35u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x3df7de & s.0[1] & (s.0[2] >> 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x3df7de & s.0[1] & (s.0[2] >> 35u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[6] = s.0[1]
+        & (((0xf7df780 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 6u32)
+            | ((0x1efbef000000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 35u32));
     // n[0]: (legal blue (move 7 4 6 5)), rules at 4pffa.kif:18, 25, 32
     n[0] = (s.0[1] & 0x480000010000000 == 0x480000010000000)
         | ((s.0[2] & 0x4000000 == 0x4000000)
@@ -2790,93 +2873,114 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
     // g[11]: 25 node words, bit 9 (opencell 3 5), bit 7 (opencell 3 3), bit 5 (opencell 2 6), bit 1 (opencell 2 2), and 21 more; rules at 4pffa.kif:111
     g[11] = 0xffdf7fe & !s.0[1] & !(s.0[1] >> 29u32) & !s.0[2] & !(s.0[2] >> 29u32);
     // g[0]: 7 node words, bit 28 (legal blue (move 7 4 6 4)), bit 23 (legal blue (move 6 2 5 4)), bit 8 (legal blue (move 3 4 2 6)), bit 24 (legal blue (move 6 3 5 5)), and 3 more; rules at 4pffa.kif:18, 25, 32
-    g[0] = (0x10000000 & s.0[1] & (s.0[1] >> 26u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x10000000 & s.0[1] & (s.0[2] << 3u32)
+    g[0] = s.0[1]
+        & ((((0x2000000 & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x10000000 & s.0[1] & (s.0[2] >> 26u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x38001c0 & s.0[1] & (g[11] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0x700038 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) << 3u32)
+            | ((0x40000000000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 26u32));
     // g[4]: 21 node words, bit 21 (legal blue (move 5 5 5 4)), bit 19 (legal blue (move 5 3 5 2)), bit 27 (legal blue (move 6 6 6 5)), bit 15 (legal blue (move 4 5 4 4)), and 17 more; rules at 4pffa.kif:18, 25, 32
-    g[4] = (0xf79e7bc & s.0[1] & (s.0[1] >> 28u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf79e7bc & s.0[1] & (s.0[2] << 1u32)
+    g[4] = s.0[1]
+        & ((((0x7bcf3de & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf79e7bc & s.0[1] & (s.0[2] >> 28u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x10000000 & s.0[1] & (g[11] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0x8000000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) << 1u32)
+            | ((0xf79e7bc0000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 28u32));
     // g[5]: 19 node words, bit 27 (legal blue (move 6 6 5 6)), bit 23 (legal blue (move 6 2 5 2)), bit 10 (legal blue (move 3 6 2 6)), bit 8 (legal blue (move 3 4 2 4)), and 15 more; rules at 4pffa.kif:18, 25, 32
-    g[5] = (0xfbcf7c0 & s.0[1] & (s.0[1] >> 24u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xfbcf7c0 & s.0[1] & (s.0[2] << 5u32)
+    g[5] = s.0[1]
+        & ((((0x7de7be & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xfbcf7c0 & s.0[1] & (s.0[2] >> 24u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x10000000 & s.0[1] & (g[11] << 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0x800000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) << 5u32)
+            | ((0xfbcf7c0000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 24u32));
     // g[7]: 15 node words, bit 28 (legal blue (move 7 4 6 3)), bit 23 (legal blue (move 6 2 5 3)), bit 8 (legal blue (move 3 4 2 5)), bit 24 (legal blue (move 6 3 5 4)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[7] = (0x178003c0 & s.0[1] & (s.0[1] >> 25u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x178003c0 & s.0[1] & (s.0[2] << 4u32)
+    g[7] = s.0[1]
+        & ((((0x178003c & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x178003c0 & s.0[1] & (s.0[2] >> 25u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x1c7000 & s.0[1] & (g[11] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0x1c700 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) << 4u32)
+            | ((0x2f000780000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 25u32));
     // g[8]: 14 node words, bit 21 (legal blue (move 5 5 6 4)), bit 19 (legal blue (move 5 3 6 2)), bit 22 (legal blue (move 5 6 6 5)), bit 20 (legal blue (move 5 4 6 3)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[8] = (0x78003c & s.0[1] & (s.0[1] >> 33u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x78003c & s.0[1] & (s.0[2] >> 4u32)
+    g[8] = s.0[1]
+        & ((((0x78003c0 & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x78003c & s.0[1] & (s.0[2] >> 33u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x1c700 & s.0[1] & (g[11] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0x1c7000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) >> 4u32)
+            | ((0xf0007800000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 33u32));
     // g[9]: 15 node words, bit 21 (legal blue (move 5 5 4 4)), bit 19 (legal blue (move 5 3 4 2)), bit 15 (legal blue (move 4 5 3 4)), bit 22 (legal blue (move 5 6 4 5)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[9] = (0x79e000 & s.0[1] & (s.0[1] >> 22u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x79e000 & s.0[1] & (s.0[2] << 7u32)
+    g[9] = s.0[1]
+        & ((((0xf3c0 & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x79e000 & s.0[1] & (s.0[2] >> 22u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x1e000700 & s.0[1] & (g[11] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0x3c000e & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) << 7u32)
+            | ((0x1e7800000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 22u32));
     // g[10]: 14 node words, bit 15 (legal blue (move 4 5 5 6)), bit 13 (legal blue (move 4 3 5 4)), bit 8 (legal blue (move 3 4 4 5)), bit 6 (legal blue (move 3 2 4 3)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[10] = (0xf3c0 & s.0[1] & (s.0[1] >> 36u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf3c0 & s.0[1] & (s.0[2] >> 7u32)
+    g[10] = s.0[1]
+        & ((((0x79e000 & s.0[2]
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf3c0 & s.0[1] & (s.0[2] >> 36u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x1c000e & s.0[1] & (g[11] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+            | (0xe000700 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))) >> 7u32)
+            | ((0xf3c0000000000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                >> 36u32));
     // g[12]: 13 node words, bit 28 (legal blue (move 7 4 5 3)), bit 21 (legal blue (move 5 5 3 4)), bit 19 (legal blue (move 5 3 3 2)), bit 27 (legal blue (move 6 6 4 5)), and 9 more; rules at 4pffa.kif:18, 25, 32
-    g[12] = (0x780000 & s.0[1] & (g[11] << 13u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0xf01e000 & s.0[1] & (g[11] << 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x10000000 & s.0[1] & (g[11] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[12] = s.0[1]
+        & (((0x3c0 & g[11] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+            << 13u32)
+            | ((0xf01e & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) << 12u32)
+            | ((0x80000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) << 9u32));
     // g[13]: 12 node words, bit 21 (legal blue (move 5 5 3 6)), bit 19 (legal blue (move 5 3 3 4)), bit 23 (legal blue (move 6 2 4 3)), bit 15 (legal blue (move 4 5 2 6)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[13] = (0x3c0000 & s.0[1] & (g[11] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x780f000 & s.0[1] & (g[11] << 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[13] = s.0[1]
+        & (((0x780 & g[11] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+            << 11u32)
+            | ((0x1e03c & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                << 10u32));
     // g[14]: 6 node words, bit 21 (legal blue (move 5 5 6 3)), bit 22 (legal blue (move 5 6 6 4)), bit 20 (legal blue (move 5 4 6 2)), bit 5 (legal blue (move 2 6 3 4)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[14] = 0x700038 & s.0[1] & (g[11] >> 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
     // g[15]: 12 node words, bit 15 (legal blue (move 4 5 6 6)), bit 13 (legal blue (move 4 3 6 4)), bit 8 (legal blue (move 3 4 5 5)), bit 6 (legal blue (move 3 2 5 3)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[15] = (0xf01e & s.0[1] & (g[11] >> 12u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x3c0 & s.0[1] & (g[11] >> 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[15] = s.0[1]
+        & (((0xf01e000 & g[11]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 12u32)
+            | ((0x780000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                >> 13u32));
     // g[16]: 12 node words, bit 15 (legal blue (move 4 5 6 4)), bit 13 (legal blue (move 4 3 6 2)), bit 10 (legal blue (move 3 6 5 5)), bit 8 (legal blue (move 3 4 5 3)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[16] = (0x1e03c & s.0[1] & (g[11] >> 10u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-        | (0x780 & s.0[1] & (g[11] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+    g[16] = s.0[1]
+        & (((0x780f000 & g[11]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 10u32)
+            | ((0x3c0000 & g[11]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                >> 11u32));
     // g[17]: 6 node words, bit 13 (legal blue (move 4 3 5 5)), bit 8 (legal blue (move 3 4 4 6)), bit 6 (legal blue (move 3 2 4 4)), bit 14 (legal blue (move 4 4 5 6)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[17] = 0x71c0 & s.0[1] & (g[11] >> 8u32)
         & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
@@ -2947,108 +3051,142 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
 fn legal_3(s: &State, out: &mut Vec<Move>) {
     let mut g = [0u64; 17];
     // g[0]: 21 node words, bit 17 (legal green (move 4 7 4 6)), bit 27 (legal green (move 6 6 6 5)), bit 5 (legal green (move 2 6 2 5)), bit 21 (legal green (move 5 5 5 4)), and 17 more; rules at 4pffa.kif:18, 25, 32
-    g[0] = (0xf7be7bc & (s.0[1] << 1u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf7be7bc & (s.0[1] >> 29u32) & (s.0[2] << 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf7be7bc & (s.0[1] >> 29u32) & (s.0[2] >> 28u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[0] = (s.0[1] >> 29u32)
+        & (((0x7bdf3de
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            << 1u32)
+            | ((0xf7be7bc0000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 28u32));
     // g[1]: 18 node words, bit 27 (legal green (move 6 6 5 6)), bit 9 (legal green (move 3 5 2 5)), bit 26 (legal green (move 6 5 5 5)), bit 8 (legal green (move 3 4 2 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[1] = (0xfbcf7c0 & (s.0[1] << 5u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xfbcf7c0 & (s.0[1] >> 29u32) & (s.0[2] << 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xfbcf7c0 & (s.0[1] >> 29u32) & (s.0[2] >> 24u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[1] = (s.0[1] >> 29u32)
+        & (((0x7de7be
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            << 5u32)
+            | ((0xfbcf7c0000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 24u32));
     // g[2]: 19 node words, bit 5 (legal green (move 2 6 3 6)), bit 21 (legal green (move 5 5 6 5)), bit 22 (legal green (move 5 6 6 6)), bit 4 (legal green (move 2 5 3 5)), and 15 more; rules at 4pffa.kif:18, 25, 32
-    g[2] = (0x7fe7be & (s.0[1] >> 5u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x7fe7be & (s.0[1] >> 29u32) & (s.0[2] >> 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x7fe7be & (s.0[1] >> 29u32) & (s.0[2] >> 34u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[2] = (s.0[1] >> 29u32)
+        & (((0xffcf7c0
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            >> 5u32)
+            | ((0x1ff9ef800000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 34u32));
     // g[3]: 18 node words, bit 21 (legal green (move 5 5 4 5)), bit 22 (legal green (move 5 6 4 6)), bit 15 (legal green (move 4 5 3 5)), bit 20 (legal green (move 5 4 4 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[3] = (0xf7df780 & (s.0[1] << 6u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf7df780 & (s.0[1] >> 29u32) & (s.0[2] << 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf7df780 & (s.0[1] >> 29u32) & (s.0[2] >> 23u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[3] = (s.0[1] >> 29u32)
+        & (((0x3df7de
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            << 6u32)
+            | ((0x7befbc0000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 23u32));
     // g[4]: 20 node words, bit 21 (legal green (move 5 5 5 6)), bit 9 (legal green (move 3 5 3 6)), bit 26 (legal green (move 6 5 6 6)), bit 4 (legal green (move 2 5 2 6)), and 16 more; rules at 4pffa.kif:18, 25, 32
-    g[4] = (0x7bcf3de & (s.0[1] >> 1u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x7bcf3de & (s.0[1] >> 29u32) & (s.0[2] >> 1u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x7bcf3de & (s.0[1] >> 29u32) & (s.0[2] >> 30u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[4] = (s.0[1] >> 29u32)
+        & (((0xf79e7bc
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            >> 1u32)
+            | ((0x1ef3cf780000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 30u32));
     // g[5]: 18 node words, bit 9 (legal green (move 3 5 4 5)), bit 15 (legal green (move 4 5 5 5)), bit 8 (legal green (move 3 4 4 4)), bit 10 (legal green (move 3 6 4 6)), and 14 more; rules at 4pffa.kif:18, 25, 32
-    g[5] = (0x3df7de & (s.0[1] >> 6u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x3df7de & (s.0[1] >> 29u32) & (s.0[2] >> 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x3df7de & (s.0[1] >> 29u32) & (s.0[2] >> 35u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[5] = (s.0[1] >> 29u32)
+        & (((0xf7df780
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            >> 6u32)
+            | ((0x1efbef000000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 35u32));
     // g[10]: 25 node words, bit 9 (opencell 3 5), bit 7 (opencell 3 3), bit 5 (opencell 2 6), bit 1 (opencell 2 2), and 21 more; rules at 4pffa.kif:111
     g[10] = 0xffdf7fe & !s.0[1] & !(s.0[1] >> 29u32) & !s.0[2] & !(s.0[2] >> 29u32);
     // g[6]: 15 node words, bit 17 (legal green (move 4 7 3 6)), bit 21 (legal green (move 5 5 4 4)), bit 22 (legal green (move 5 6 4 5)), bit 15 (legal green (move 4 5 3 4)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[6] = (0x7be000 & (s.0[1] << 7u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x7be000 & (s.0[1] >> 29u32) & (s.0[2] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x7be000 & (s.0[1] >> 29u32) & (s.0[2] >> 22u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xe000700 & (s.0[1] >> 29u32) & (g[10] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[6] = (s.0[1] >> 29u32)
+        & ((((0xf7c0
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            | (0x1c000e & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))) << 7u32)
+            | ((0x1ef800000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 22u32));
     // g[7]: 15 node words, bit 5 (legal green (move 2 6 3 5)), bit 21 (legal green (move 5 5 6 4)), bit 22 (legal green (move 5 6 6 5)), bit 4 (legal green (move 2 5 3 4)), and 11 more; rules at 4pffa.kif:18, 25, 32
-    g[7] = (0x78003c & (s.0[1] >> 4u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x78003c & (s.0[1] >> 29u32) & (s.0[2] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x78003c & (s.0[1] >> 29u32) & (s.0[2] >> 33u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x3c700 & (s.0[1] >> 29u32) & (g[10] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[7] = (s.0[1] >> 29u32)
+        & ((((0x78003c0
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            | (0x3c7000 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))) >> 4u32)
+            | ((0xf0007800000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 33u32));
     // g[8]: 14 node words, bit 9 (legal green (move 3 5 4 6)), bit 15 (legal green (move 4 5 5 6)), bit 8 (legal green (move 3 4 4 5)), bit 13 (legal green (move 4 3 5 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[8] = (0xf3c0 & (s.0[1] >> 7u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf3c0 & (s.0[1] >> 29u32) & (s.0[2] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf3c0 & (s.0[1] >> 29u32) & (s.0[2] >> 36u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x1c000e & (s.0[1] >> 29u32) & (g[10] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[8] = (s.0[1] >> 29u32)
+        & ((((0x79e000
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            | (0xe000700 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))) >> 7u32)
+            | ((0xf3c0000000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 36u32));
     // g[9]: 14 node words, bit 9 (legal green (move 3 5 2 6)), bit 26 (legal green (move 6 5 5 6)), bit 8 (legal green (move 3 4 2 5)), bit 24 (legal green (move 6 3 5 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-    g[9] = (0x78003c0 & (s.0[1] << 4u32) & (s.0[1] >> 29u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x78003c0 & (s.0[1] >> 29u32) & (s.0[2] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x78003c0 & (s.0[1] >> 29u32) & (s.0[2] >> 25u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x1c7000 & (s.0[1] >> 29u32) & (g[10] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[9] = (s.0[1] >> 29u32)
+        & ((((0x78003c
+            & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                | (s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+            | (0x1c700 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))) << 4u32)
+            | ((0xf000780000000 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 25u32));
     // g[11]: 13 node words, bit 17 (legal green (move 4 7 6 6)), bit 5 (legal green (move 2 6 4 5)), bit 9 (legal green (move 3 5 5 4)), bit 4 (legal green (move 2 5 4 4)), and 9 more; rules at 4pffa.kif:18, 25, 32
-    g[11] = (0x3e03c & (s.0[1] >> 29u32) & (g[10] >> 10u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x780 & (s.0[1] >> 29u32) & (g[10] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[11] = (s.0[1] >> 29u32)
+        & (((0xf80f000 & g[10]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)) >> 10u32)
+            | ((0x3c0000 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 11u32));
     // g[12]: 13 node words, bit 17 (legal green (move 4 7 2 6)), bit 27 (legal green (move 6 6 4 5)), bit 21 (legal green (move 5 5 3 4)), bit 22 (legal green (move 5 6 3 5)), and 9 more; rules at 4pffa.kif:18, 25, 32
-    g[12] = (0x780000 & (s.0[1] >> 29u32) & (g[10] << 13u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0xf03e000 & (s.0[1] >> 29u32) & (g[10] << 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[12] = (s.0[1] >> 29u32)
+        & (((0x3c0 & g[10] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+            << 13u32)
+            | ((0xf03e & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                << 12u32));
     // g[13]: 6 node words, bit 5 (legal green (move 2 6 3 4)), bit 21 (legal green (move 5 5 6 3)), bit 22 (legal green (move 5 6 6 4)), bit 4 (legal green (move 2 5 3 3)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[13] = 0x700038 & (s.0[1] >> 29u32) & (g[10] >> 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64);
     // g[14]: 12 node words, bit 21 (legal green (move 5 5 3 6)), bit 26 (legal green (move 6 5 4 6)), bit 15 (legal green (move 4 5 2 6)), bit 20 (legal green (move 5 4 3 5)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[14] = (0x3c0000 & (s.0[1] >> 29u32) & (g[10] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x780f000 & (s.0[1] >> 29u32) & (g[10] << 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[14] = (s.0[1] >> 29u32)
+        & (((0x780 & g[10] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+            << 11u32)
+            | ((0x1e03c & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                << 10u32));
     // g[15]: 12 node words, bit 9 (legal green (move 3 5 5 6)), bit 4 (legal green (move 2 5 4 6)), bit 15 (legal green (move 4 5 6 6)), bit 8 (legal green (move 3 4 5 5)), and 8 more; rules at 4pffa.kif:18, 25, 32
-    g[15] = (0xf01e & (s.0[1] >> 29u32) & (g[10] >> 12u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-        | (0x3c0 & (s.0[1] >> 29u32) & (g[10] >> 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+    g[15] = (s.0[1] >> 29u32)
+        & (((0xf01e000 & g[10]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)) >> 12u32)
+            | ((0x780000 & g[10]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                >> 13u32));
     // g[16]: 6 node words, bit 8 (legal green (move 3 4 2 6)), bit 24 (legal green (move 6 3 5 5)), bit 25 (legal green (move 6 4 5 6)), bit 7 (legal green (move 3 3 2 5)), and 2 more; rules at 4pffa.kif:18, 25, 32
     g[16] = 0x38001c0 & (s.0[1] >> 29u32) & (g[10] << 3u32)
         & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64);
@@ -3126,10 +3264,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 50 node words, bit 9 (next (cell 3 5 red)), bit 7 (next (cell 3 3 red)), bit 5 (next (cell 2 6 red)), bit 1 (next (cell 2 2 red)), and 46 more; rules at 4pffa.kif:40, 42, 46
-    g[0] = ((0x12c00c400000000 & s.0[1] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0xda80440 & s.0[1] & !mt[0] & !(mt[0] >> 27u32))
-        | (0xd3be3bc0000000 & s.0[2] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0x255f3be & s.0[2] & !mt[0] & !(mt[0] >> 27u32)))
+    g[0] = ((s.0[1]
+        & ((0x12c00c400000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+            | (0xda80440 & !mt[0] & !(mt[0] >> 27u32))))
+        | (s.0[2]
+            & ((0xd3be3bc0000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+                | (0x255f3be & !mt[0] & !(mt[0] >> 27u32)))))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
@@ -3159,10 +3299,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[1]: 50 node words, bit 15 (next (cell 4 5 blue)), bit 22 (next (cell 5 6 blue)), bit 20 (next (cell 5 4 blue)), bit 13 (next (cell 4 3 blue)), and 46 more; rules at 4pffa.kif:40, 42, 46
-    g[1] = ((0xd3be3bc0000000 & s.0[1] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0x255f3be & s.0[1] & !mt[0] & !(mt[0] >> 27u32))
-        | (0x12c00c400000000 & s.0[2] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0xda80440 & s.0[2] & !mt[0] & !(mt[0] >> 27u32)))
+    g[1] = ((s.0[1]
+        & ((0xd3be3bc0000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+            | (0x255f3be & !mt[0] & !(mt[0] >> 27u32))))
+        | (s.0[2]
+            & ((0x12c00c400000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+                | (0xda80440 & !mt[0] & !(mt[0] >> 27u32)))))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_4[((entry >> 6) as usize)
@@ -3192,10 +3334,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // n[0]: (aux 1)
-    n[0] = (0x7fefbff0000000 & (s.0[1] << 27u32) & mt[0])
-        | (0x7fefbff0000000 & (s.0[1] >> 2u32) & mt[0])
-        | (0x7fefbff0000000 & (s.0[2] << 27u32) & mt[0])
-        | (0x7fefbff0000000 & (s.0[2] >> 2u32) & mt[0]) != 0;
+    n[0] = mt[0]
+        & (((0xffdf7fe & (s.0[1] | s.0[2])) << 27u32)
+            | ((0x1ffbeffc0000000 & (s.0[1] | s.0[2])) >> 2u32)) != 0;
     // n[1]: (captured red), rules at 4pffa.kif:128
     n[1] = (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[0]);
     // n[2]: (captured yellow), rules at 4pffa.kif:128
@@ -3522,33 +3663,49 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut joint = [Move(0); 4];
     let drawn_0 = if s.0[1] & 0x1000000000000000 != 0 {
         // g[1]: 18 node words, bit 9 (legal red (move 3 5 4 5)), bit 7 (legal red (move 3 3 4 3)), bit 13 (legal red (move 4 3 5 3)), bit 15 (legal red (move 4 5 5 5)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[1] = (0x3df7de & (s.0[1] >> 6u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x3df7de & (s.0[1] >> 35u32) & s.0[2]
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x3df7de & s.0[2] & (s.0[2] >> 35u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[1] = s.0[2]
+            & (((0xf7df780 & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 6u32)
+                | ((0x1efbef000000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 35u32));
         // g[2]: 18 node words, bit 9 (legal red (move 3 5 2 5)), bit 7 (legal red (move 3 3 2 3)), bit 8 (legal red (move 3 4 2 4)), bit 27 (legal red (move 6 6 5 6)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[2] = (0xfbcf7c0 & (s.0[1] << 5u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xfbcf7c0 & (s.0[1] >> 24u32) & s.0[2]
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xfbcf7c0 & s.0[2] & (s.0[2] >> 24u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[2] = s.0[2]
+            & (((0x7de7be & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 5u32)
+                | ((0xfbcf7c0000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 24u32));
         // g[4]: 20 node words, bit 9 (legal red (move 3 5 3 4)), bit 7 (legal red (move 3 3 3 2)), bit 5 (legal red (move 2 6 2 5)), bit 22 (legal red (move 5 6 5 5)), and 16 more; rules at 4pffa.kif:18, 25, 32
-        g[4] = (0xf79e7bc & (s.0[1] << 1u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf79e7bc & (s.0[1] >> 28u32) & s.0[2]
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf79e7bc & s.0[2] & (s.0[2] >> 28u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[4] = s.0[2]
+            & (((0x7bcf3de & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 1u32)
+                | ((0xf79e7bc0000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 28u32));
         // g[6]: 18 node words, bit 22 (legal red (move 5 6 4 6)), bit 20 (legal red (move 5 4 4 4)), bit 13 (legal red (move 4 3 3 3)), bit 18 (legal red (move 5 2 4 2)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[6] = (0xf7df780 & (s.0[1] << 6u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf7df780 & (s.0[1] >> 23u32) & s.0[2]
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf7df780 & s.0[2] & (s.0[2] >> 23u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[6] = s.0[2]
+            & (((0x3df7de & s.0[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 6u32)
+                | ((0x7befbc0000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 23u32));
         // n[0]: (legal red (move 1 4 2 3)), rules at 4pffa.kif:18, 25, 32
         n[0] = ((s.0[2] & 0x1 == 0x1)
             & (s.0[1] & 0x1000000000000004 == 0x1000000000000004))
@@ -3557,96 +3714,140 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             | ((s.0[2] & 0x80000001 == 0x80000001)
                 & (s.0[1] & 0x1000000000000000 == 0x1000000000000000));
         // g[0]: 7 node words, bit 0 (legal red (move 1 4 2 4)), bit 5 (legal red (move 2 6 3 4)), bit 22 (legal red (move 5 6 6 4)), bit 20 (legal red (move 5 4 6 2)), and 3 more; rules at 4pffa.kif:18, 25, 32
-        g[0] = (0x1 & (s.0[1] >> 3u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1 & (s.0[1] >> 32u32) & s.0[2]
+        g[0] = s.0[2]
+            & ((((0x8 & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1 & s.0[2] & (s.0[2] >> 32u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x700038 & s.0[2] & (g[42] >> 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0x38001c0 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                >> 3u32)
+                | ((0x100000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 32u32));
         // g[3]: 21 node words, bit 9 (legal red (move 3 5 3 6)), bit 7 (legal red (move 3 3 3 4)), bit 1 (legal red (move 2 2 2 3)), bit 20 (legal red (move 5 4 5 5)), and 17 more; rules at 4pffa.kif:18, 25, 32
-        g[3] = (0x7bcf3de & (s.0[1] >> 1u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x7bcf3de & (s.0[1] >> 30u32) & s.0[2]
+        g[3] = s.0[2]
+            & ((((0xf79e7bc & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x7bcf3de & s.0[2] & (s.0[2] >> 30u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1 & s.0[2] & (g[42] >> 1u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0x2 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                >> 1u32)
+                | ((0x1ef3cf780000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 30u32));
         // g[5]: 19 node words, bit 5 (legal red (move 2 6 3 6)), bit 1 (legal red (move 2 2 3 2)), bit 22 (legal red (move 5 6 6 6)), bit 20 (legal red (move 5 4 6 4)), and 15 more; rules at 4pffa.kif:18, 25, 32
-        g[5] = (0x7de7be & (s.0[1] >> 5u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x7de7be & (s.0[1] >> 34u32) & s.0[2]
+        g[5] = s.0[2]
+            & ((((0xfbcf7c0 & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x7de7be & s.0[2] & (s.0[2] >> 34u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1 & s.0[2] & (g[42] >> 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0x20 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                >> 5u32)
+                | ((0x1f79ef800000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 34u32));
         // g[26]: 15 node words, bit 0 (legal red (move 1 4 2 5)), bit 5 (legal red (move 2 6 3 5)), bit 22 (legal red (move 5 6 6 5)), bit 20 (legal red (move 5 4 6 3)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[26] = (0x78003d & (s.0[1] >> 4u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x78003d & (s.0[1] >> 33u32) & s.0[2]
+        g[26] = s.0[2]
+            & ((((0x78003d0 & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x78003d & s.0[2] & (s.0[2] >> 33u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1c700 & s.0[2] & (g[42] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0x1c7000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                >> 4u32)
+                | ((0xf0007a00000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 33u32));
         // g[27]: 15 node words, bit 9 (legal red (move 3 5 4 6)), bit 7 (legal red (move 3 3 4 4)), bit 13 (legal red (move 4 3 5 4)), bit 15 (legal red (move 4 5 5 6)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[27] = (0xf3c0 & (s.0[1] >> 7u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf3c0 & (s.0[1] >> 36u32) & s.0[2]
+        g[27] = s.0[2]
+            & ((((0x79e000 & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf3c0 & s.0[2] & (s.0[2] >> 36u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1c000f & s.0[2] & (g[42] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0xe000780 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                >> 7u32)
+                | ((0xf3c0000000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 36u32));
         // g[28]: 14 node words, bit 9 (legal red (move 3 5 2 6)), bit 7 (legal red (move 3 3 2 4)), bit 8 (legal red (move 3 4 2 5)), bit 23 (legal red (move 6 2 5 3)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[28] = (0x78003c0 & (s.0[1] << 4u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x78003c0 & (s.0[1] >> 25u32) & s.0[2]
+        g[28] = s.0[2]
+            & ((((0x78003c & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x78003c0 & s.0[2] & (s.0[2] >> 25u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x1c7000 & s.0[2] & (g[42] << 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0x1c700 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                << 4u32)
+                | ((0xf000780000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 25u32));
         // g[29]: 14 node words, bit 22 (legal red (move 5 6 4 5)), bit 20 (legal red (move 5 4 4 3)), bit 13 (legal red (move 4 3 3 2)), bit 15 (legal red (move 4 5 3 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[29] = (0x79e000 & (s.0[1] << 7u32) & s.0[2]
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x79e000 & (s.0[1] >> 22u32) & s.0[2]
+        g[29] = s.0[2]
+            & ((((0xf3c0 & s.0[1]
                 & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x79e000 & s.0[2] & (s.0[2] >> 22u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xe000700 & s.0[2] & (g[42] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+                | (0x1c000e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)))
+                << 7u32)
+                | ((0x1e7800000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))))
+                    >> 22u32));
         // g[43]: 13 node words, bit 0 (legal red (move 1 4 3 5)), bit 9 (legal red (move 3 5 5 6)), bit 7 (legal red (move 3 3 5 4)), bit 1 (legal red (move 2 2 4 3)), and 9 more; rules at 4pffa.kif:18, 25, 32
-        g[43] = (0x1 & s.0[2] & (g[42] >> 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf01e & s.0[2] & (g[42] >> 12u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x3c0 & s.0[2] & (g[42] >> 13u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[43] = s.0[2]
+            & (((0x200 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 9u32)
+                | ((0xf01e000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    >> 12u32)
+                | ((0x780000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    >> 13u32));
         // g[44]: 12 node words, bit 9 (legal red (move 3 5 5 4)), bit 7 (legal red (move 3 3 5 2)), bit 5 (legal red (move 2 6 4 5)), bit 13 (legal red (move 4 3 6 2)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[44] = (0x1e03c & s.0[2] & (g[42] >> 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x780 & s.0[2] & (g[42] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[44] = s.0[2]
+            & (((0x780f000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) >> 10u32)
+                | ((0x3c0000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    >> 11u32));
         // g[45]: 6 node words, bit 7 (legal red (move 3 3 2 5)), bit 8 (legal red (move 3 4 2 6)), bit 23 (legal red (move 6 2 5 4)), bit 25 (legal red (move 6 4 5 6)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[45] = 0x38001c0 & s.0[2] & (g[42] << 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64);
         // g[46]: 12 node words, bit 22 (legal red (move 5 6 3 5)), bit 20 (legal red (move 5 4 3 3)), bit 13 (legal red (move 4 3 2 2)), bit 15 (legal red (move 4 5 2 4)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[46] = (0x780000 & s.0[2] & (g[42] << 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0xf01e000 & s.0[2] & (g[42] << 12u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[46] = s.0[2]
+            & (((0x3c0 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 13u32)
+                | ((0xf01e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    << 12u32));
         // g[47]: 6 node words, bit 22 (legal red (move 5 6 4 4)), bit 20 (legal red (move 5 4 4 2)), bit 15 (legal red (move 4 5 3 3)), bit 21 (legal red (move 5 5 4 3)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[47] = 0x71c000 & s.0[2] & (g[42] << 8u32)
             & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64);
         // g[48]: 12 node words, bit 20 (legal red (move 5 4 3 5)), bit 13 (legal red (move 4 3 2 4)), bit 18 (legal red (move 5 2 3 3)), bit 15 (legal red (move 4 5 2 6)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[48] = (0x3c0000 & s.0[2] & (g[42] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
-            | (0x780f000 & s.0[2] & (g[42] << 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64));
+        g[48] = s.0[2]
+            & (((0x780 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64)) << 11u32)
+                | ((0x1e03c & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x1000000000000000 != 0) as u64))
+                    << 10u32));
         let parts: [u64; 16] = [
             (u64::from(s.0[1] & 0x1000000000000000 == 0) << 11) | (g[26] & 0x78003d)
                 | (g[44] & 0x780) | (u64::from(n[0]) << 1)
@@ -3697,106 +3898,154 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let drawn_1 = if s.0[1] & 0x2000000000000000 != 0 {
         // g[7]: 21 node words, bit 11 (legal yellow (move 4 1 4 2)), bit 23 (legal yellow (move 6 2 6 3)), bit 1 (legal yellow (move 2 2 2 3)), bit 19 (legal yellow (move 5 3 5 4)), and 17 more; rules at 4pffa.kif:18, 25, 32
-        g[7] = (0x7bcfbde & (s.0[1] >> 1u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x7bcfbde & (s.0[1] >> 30u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x7bcfbde & (s.0[2] >> 1u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[7] = (s.0[2] >> 29u32)
+            & (((0xf79f7bc
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                >> 1u32)
+                | ((0x1ef3ef780000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 30u32));
         // g[8]: 19 node words, bit 23 (legal yellow (move 6 2 5 2)), bit 7 (legal yellow (move 3 3 2 3)), bit 8 (legal yellow (move 3 4 2 4)), bit 6 (legal yellow (move 3 2 2 2)), and 15 more; rules at 4pffa.kif:18, 25, 32
-        g[8] = (0xfbcffc0 & (s.0[1] << 5u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xfbcffc0 & (s.0[1] >> 24u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xfbcffc0 & (s.0[2] << 5u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[8] = (s.0[2] >> 29u32)
+            & (((0x7de7fe
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                << 5u32)
+                | ((0xfbcffc0000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 24u32));
         // g[9]: 18 node words, bit 1 (legal yellow (move 2 2 3 2)), bit 19 (legal yellow (move 5 3 6 3)), bit 20 (legal yellow (move 5 4 6 4)), bit 18 (legal yellow (move 5 2 6 2)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[9] = (0x7de7be & (s.0[1] >> 5u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x7de7be & (s.0[1] >> 34u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x7de7be & (s.0[2] >> 5u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[9] = (s.0[2] >> 29u32)
+            & (((0xfbcf7c0
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                >> 5u32)
+                | ((0x1f79ef800000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 34u32));
         // g[10]: 18 node words, bit 19 (legal yellow (move 5 3 4 3)), bit 13 (legal yellow (move 4 3 3 3)), bit 20 (legal yellow (move 5 4 4 4)), bit 15 (legal yellow (move 4 5 3 5)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[10] = (0xf7df780 & (s.0[1] << 6u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xf7df780 & (s.0[1] >> 23u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xf7df780 & (s.0[2] << 6u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[10] = (s.0[2] >> 29u32)
+            & (((0x3df7de
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                << 6u32)
+                | ((0x7befbc0000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 23u32));
         // g[11]: 20 node words, bit 19 (legal yellow (move 5 3 5 2)), bit 7 (legal yellow (move 3 3 3 2)), bit 13 (legal yellow (move 4 3 4 2)), bit 20 (legal yellow (move 5 4 5 3)), and 16 more; rules at 4pffa.kif:18, 25, 32
-        g[11] = (0xf79e7bc & (s.0[1] << 1u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xf79e7bc & (s.0[1] >> 28u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xf79e7bc & (s.0[2] << 1u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[11] = (s.0[2] >> 29u32)
+            & (((0x7bcf3de
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                << 1u32)
+                | ((0xf79e7bc0000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 28u32));
         // g[12]: 18 node words, bit 7 (legal yellow (move 3 3 4 3)), bit 13 (legal yellow (move 4 3 5 3)), bit 8 (legal yellow (move 3 4 4 4)), bit 6 (legal yellow (move 3 2 4 2)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[12] = (0x3df7de & (s.0[1] >> 6u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x3df7de & (s.0[1] >> 35u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x3df7de & (s.0[2] >> 6u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[12] = (s.0[2] >> 29u32)
+            & (((0xf7df780
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                >> 6u32)
+                | ((0x1efbef000000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 35u32));
         // g[30]: 15 node words, bit 11 (legal yellow (move 4 1 5 2)), bit 7 (legal yellow (move 3 3 4 4)), bit 13 (legal yellow (move 4 3 5 4)), bit 8 (legal yellow (move 3 4 4 5)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[30] = (0xfbc0 & (s.0[1] >> 7u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xfbc0 & (s.0[1] >> 36u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xfbc0 & (s.0[2] >> 7u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x1c000e & (s.0[2] >> 29u32) & (g[42] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[30] = (s.0[2] >> 29u32)
+            & ((((0x7de000
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                | (0xe000700 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)))
+                >> 7u32)
+                | ((0xfbc0000000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 36u32));
         // g[31]: 15 node words, bit 23 (legal yellow (move 6 2 5 3)), bit 7 (legal yellow (move 3 3 2 4)), bit 8 (legal yellow (move 3 4 2 5)), bit 6 (legal yellow (move 3 2 2 3)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[31] = (0x78003c0 & (s.0[1] << 4u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x78003c0 & (s.0[1] >> 25u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x78003c0 & (s.0[2] << 4u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x1c7800 & (s.0[2] >> 29u32) & (g[42] << 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[31] = (s.0[2] >> 29u32)
+            & ((((0x78003c
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                | (0x1c780 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)))
+                << 4u32)
+                | ((0xf000780000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 25u32));
         // g[32]: 14 node words, bit 19 (legal yellow (move 5 3 6 2)), bit 20 (legal yellow (move 5 4 6 3)), bit 4 (legal yellow (move 2 5 3 4)), bit 2 (legal yellow (move 2 3 3 2)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[32] = (0x78003c & (s.0[1] >> 4u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x78003c & (s.0[1] >> 33u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x78003c & (s.0[2] >> 4u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x1c700 & (s.0[2] >> 29u32) & (g[42] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[32] = (s.0[2] >> 29u32)
+            & ((((0x78003c0
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                | (0x1c7000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)))
+                >> 4u32)
+                | ((0xf0007800000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 33u32));
         // g[33]: 14 node words, bit 19 (legal yellow (move 5 3 4 2)), bit 13 (legal yellow (move 4 3 3 2)), bit 20 (legal yellow (move 5 4 4 3)), bit 15 (legal yellow (move 4 5 3 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[33] = (0x79e000 & (s.0[1] << 7u32) & (s.0[2] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x79e000 & (s.0[1] >> 22u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x79e000 & (s.0[2] << 7u32) & (s.0[2] >> 29u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xe000700 & (s.0[2] >> 29u32) & (g[42] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[33] = (s.0[2] >> 29u32)
+            & ((((0xf3c0
+                & ((s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))))
+                | (0x1c000e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)))
+                << 7u32)
+                | ((0x1e7800000000 & s.0[1]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 22u32));
         // g[49]: 13 node words, bit 11 (legal yellow (move 4 1 6 2)), bit 1 (legal yellow (move 2 2 4 3)), bit 7 (legal yellow (move 3 3 5 4)), bit 13 (legal yellow (move 4 3 6 4)), and 9 more; rules at 4pffa.kif:18, 25, 32
-        g[49] = (0xf81e & (s.0[2] >> 29u32) & (g[42] >> 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x3c0 & (s.0[2] >> 29u32) & (g[42] >> 13u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[49] = (s.0[2] >> 29u32)
+            & (((0xf81e000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) >> 12u32)
+                | ((0x780000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 13u32));
         // g[50]: 13 node words, bit 11 (legal yellow (move 4 1 2 2)), bit 23 (legal yellow (move 6 2 4 3)), bit 19 (legal yellow (move 5 3 3 4)), bit 13 (legal yellow (move 4 3 2 4)), and 9 more; rules at 4pffa.kif:18, 25, 32
-        g[50] = (0x3c0000 & (s.0[2] >> 29u32) & (g[42] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x780f800 & (s.0[2] >> 29u32) & (g[42] << 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[50] = (s.0[2] >> 29u32)
+            & (((0x780 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) << 11u32)
+                | ((0x1e03e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    << 10u32));
         // g[51]: 6 node words, bit 23 (legal yellow (move 6 2 5 4)), bit 7 (legal yellow (move 3 3 2 5)), bit 8 (legal yellow (move 3 4 2 6)), bit 6 (legal yellow (move 3 2 2 4)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[51] = 0x38001c0 & (s.0[2] >> 29u32) & (g[42] << 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64);
         // g[52]: 12 node words, bit 19 (legal yellow (move 5 3 3 2)), bit 13 (legal yellow (move 4 3 2 2)), bit 20 (legal yellow (move 5 4 3 3)), bit 26 (legal yellow (move 6 5 4 4)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[52] = (0x780000 & (s.0[2] >> 29u32) & (g[42] << 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0xf01e000 & (s.0[2] >> 29u32) & (g[42] << 12u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[52] = (s.0[2] >> 29u32)
+            & (((0x3c0 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) << 13u32)
+                | ((0xf01e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    << 12u32));
         // g[53]: 12 node words, bit 7 (legal yellow (move 3 3 5 2)), bit 13 (legal yellow (move 4 3 6 2)), bit 8 (legal yellow (move 3 4 5 3)), bit 15 (legal yellow (move 4 5 6 4)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[53] = (0x1e03c & (s.0[2] >> 29u32) & (g[42] >> 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
-            | (0x780 & (s.0[2] >> 29u32) & (g[42] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64));
+        g[53] = (s.0[2] >> 29u32)
+            & (((0x780f000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64)) >> 10u32)
+                | ((0x3c0000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64))
+                    >> 11u32));
         // g[54]: 6 node words, bit 20 (legal yellow (move 5 4 6 2)), bit 4 (legal yellow (move 2 5 3 3)), bit 21 (legal yellow (move 5 5 6 3)), bit 5 (legal yellow (move 2 6 3 4)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[54] = 0x700038 & (s.0[2] >> 29u32) & (g[42] >> 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000000000 != 0) as u64);
@@ -3853,33 +4102,49 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let drawn_2 = if s.0[1] & 0x400000000000000 != 0 {
         // g[14]: 18 node words, bit 21 (legal blue (move 5 5 6 5)), bit 19 (legal blue (move 5 3 6 3)), bit 22 (legal blue (move 5 6 6 6)), bit 20 (legal blue (move 5 4 6 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[14] = (0x7de7be & s.0[1] & (s.0[1] >> 34u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x7de7be & s.0[1] & (s.0[2] >> 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x7de7be & s.0[1] & (s.0[2] >> 34u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[14] = s.0[1]
+            & (((0xfbcf7c0 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 5u32)
+                | ((0x1f79ef800000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 34u32));
         // g[15]: 18 node words, bit 21 (legal blue (move 5 5 4 5)), bit 19 (legal blue (move 5 3 4 3)), bit 15 (legal blue (move 4 5 3 5)), bit 22 (legal blue (move 5 6 4 6)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[15] = (0xf7df780 & s.0[1] & (s.0[1] >> 23u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf7df780 & s.0[1] & (s.0[2] << 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf7df780 & s.0[1] & (s.0[2] >> 23u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[15] = s.0[1]
+            & (((0x3df7de & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) << 6u32)
+                | ((0x7befbc0000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 23u32));
         // g[16]: 20 node words, bit 21 (legal blue (move 5 5 5 6)), bit 19 (legal blue (move 5 3 5 4)), bit 23 (legal blue (move 6 2 6 3)), bit 15 (legal blue (move 4 5 4 6)), and 16 more; rules at 4pffa.kif:18, 25, 32
-        g[16] = (0x7bcf3de & s.0[1] & (s.0[1] >> 30u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x7bcf3de & s.0[1] & (s.0[2] >> 1u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x7bcf3de & s.0[1] & (s.0[2] >> 30u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[16] = s.0[1]
+            & (((0xf79e7bc & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 1u32)
+                | ((0x1ef3cf780000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 30u32));
         // g[19]: 18 node words, bit 15 (legal blue (move 4 5 5 5)), bit 13 (legal blue (move 4 3 5 3)), bit 10 (legal blue (move 3 6 4 6)), bit 8 (legal blue (move 3 4 4 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[19] = (0x3df7de & s.0[1] & (s.0[1] >> 35u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x3df7de & s.0[1] & (s.0[2] >> 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x3df7de & s.0[1] & (s.0[2] >> 35u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[19] = s.0[1]
+            & (((0xf7df780 & s.0[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 6u32)
+                | ((0x1efbef000000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 35u32));
         // n[1]: (legal blue (move 7 4 6 5)), rules at 4pffa.kif:18, 25, 32
         n[1] = (s.0[1] & 0x480000010000000 == 0x480000010000000)
             | ((s.0[2] & 0x4000000 == 0x4000000)
@@ -3887,93 +4152,137 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             | ((s.0[2] & 0x80000000000000 == 0x80000000000000)
                 & (s.0[1] & 0x400000010000000 == 0x400000010000000));
         // g[13]: 7 node words, bit 28 (legal blue (move 7 4 6 4)), bit 23 (legal blue (move 6 2 5 4)), bit 8 (legal blue (move 3 4 2 6)), bit 24 (legal blue (move 6 3 5 5)), and 3 more; rules at 4pffa.kif:18, 25, 32
-        g[13] = (0x10000000 & s.0[1] & (s.0[1] >> 26u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x10000000 & s.0[1] & (s.0[2] << 3u32)
+        g[13] = s.0[1]
+            & ((((0x2000000 & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x10000000 & s.0[1] & (s.0[2] >> 26u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x38001c0 & s.0[1] & (g[42] << 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0x700038 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                << 3u32)
+                | ((0x40000000000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 26u32));
         // g[17]: 21 node words, bit 21 (legal blue (move 5 5 5 4)), bit 19 (legal blue (move 5 3 5 2)), bit 27 (legal blue (move 6 6 6 5)), bit 15 (legal blue (move 4 5 4 4)), and 17 more; rules at 4pffa.kif:18, 25, 32
-        g[17] = (0xf79e7bc & s.0[1] & (s.0[1] >> 28u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf79e7bc & s.0[1] & (s.0[2] << 1u32)
+        g[17] = s.0[1]
+            & ((((0x7bcf3de & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf79e7bc & s.0[1] & (s.0[2] >> 28u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x10000000 & s.0[1] & (g[42] << 1u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0x8000000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                << 1u32)
+                | ((0xf79e7bc0000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 28u32));
         // g[18]: 19 node words, bit 27 (legal blue (move 6 6 5 6)), bit 23 (legal blue (move 6 2 5 2)), bit 10 (legal blue (move 3 6 2 6)), bit 8 (legal blue (move 3 4 2 4)), and 15 more; rules at 4pffa.kif:18, 25, 32
-        g[18] = (0xfbcf7c0 & s.0[1] & (s.0[1] >> 24u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xfbcf7c0 & s.0[1] & (s.0[2] << 5u32)
+        g[18] = s.0[1]
+            & ((((0x7de7be & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xfbcf7c0 & s.0[1] & (s.0[2] >> 24u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x10000000 & s.0[1] & (g[42] << 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0x800000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                << 5u32)
+                | ((0xfbcf7c0000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 24u32));
         // g[34]: 15 node words, bit 28 (legal blue (move 7 4 6 3)), bit 23 (legal blue (move 6 2 5 3)), bit 8 (legal blue (move 3 4 2 5)), bit 24 (legal blue (move 6 3 5 4)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[34] = (0x178003c0 & s.0[1] & (s.0[1] >> 25u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x178003c0 & s.0[1] & (s.0[2] << 4u32)
+        g[34] = s.0[1]
+            & ((((0x178003c & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x178003c0 & s.0[1] & (s.0[2] >> 25u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x1c7000 & s.0[1] & (g[42] << 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0x1c700 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                << 4u32)
+                | ((0x2f000780000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 25u32));
         // g[35]: 14 node words, bit 21 (legal blue (move 5 5 6 4)), bit 19 (legal blue (move 5 3 6 2)), bit 22 (legal blue (move 5 6 6 5)), bit 20 (legal blue (move 5 4 6 3)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[35] = (0x78003c & s.0[1] & (s.0[1] >> 33u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x78003c & s.0[1] & (s.0[2] >> 4u32)
+        g[35] = s.0[1]
+            & ((((0x78003c0 & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x78003c & s.0[1] & (s.0[2] >> 33u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x1c700 & s.0[1] & (g[42] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0x1c7000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                >> 4u32)
+                | ((0xf0007800000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 33u32));
         // g[36]: 15 node words, bit 21 (legal blue (move 5 5 4 4)), bit 19 (legal blue (move 5 3 4 2)), bit 15 (legal blue (move 4 5 3 4)), bit 22 (legal blue (move 5 6 4 5)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[36] = (0x79e000 & s.0[1] & (s.0[1] >> 22u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x79e000 & s.0[1] & (s.0[2] << 7u32)
+        g[36] = s.0[1]
+            & ((((0xf3c0 & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x79e000 & s.0[1] & (s.0[2] >> 22u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x1e000700 & s.0[1] & (g[42] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0x3c000e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                << 7u32)
+                | ((0x1e7800000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 22u32));
         // g[37]: 14 node words, bit 15 (legal blue (move 4 5 5 6)), bit 13 (legal blue (move 4 3 5 4)), bit 8 (legal blue (move 3 4 4 5)), bit 6 (legal blue (move 3 2 4 3)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[37] = (0xf3c0 & s.0[1] & (s.0[1] >> 36u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf3c0 & s.0[1] & (s.0[2] >> 7u32)
+        g[37] = s.0[1]
+            & ((((0x79e000 & s.0[2]
                 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf3c0 & s.0[1] & (s.0[2] >> 36u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x1c000e & s.0[1] & (g[42] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+                | (0xe000700 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                >> 7u32)
+                | ((0xf3c0000000000
+                    & ((s.0[1]
+                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        | (s.0[2]
+                            & 0u64
+                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                    >> 36u32));
         // g[56]: 13 node words, bit 28 (legal blue (move 7 4 5 3)), bit 21 (legal blue (move 5 5 3 4)), bit 19 (legal blue (move 5 3 3 2)), bit 27 (legal blue (move 6 6 4 5)), and 9 more; rules at 4pffa.kif:18, 25, 32
-        g[56] = (0x780000 & s.0[1] & (g[42] << 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0xf01e000 & s.0[1] & (g[42] << 12u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x10000000 & s.0[1] & (g[42] << 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[56] = s.0[1]
+            & (((0x3c0 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) << 13u32)
+                | ((0xf01e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    << 12u32)
+                | ((0x80000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    << 9u32));
         // g[57]: 12 node words, bit 21 (legal blue (move 5 5 3 6)), bit 19 (legal blue (move 5 3 3 4)), bit 23 (legal blue (move 6 2 4 3)), bit 15 (legal blue (move 4 5 2 6)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[57] = (0x3c0000 & s.0[1] & (g[42] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x780f000 & s.0[1] & (g[42] << 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[57] = s.0[1]
+            & (((0x780 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) << 11u32)
+                | ((0x1e03c & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    << 10u32));
         // g[58]: 6 node words, bit 21 (legal blue (move 5 5 6 3)), bit 22 (legal blue (move 5 6 6 4)), bit 20 (legal blue (move 5 4 6 2)), bit 5 (legal blue (move 2 6 3 4)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[58] = 0x700038 & s.0[1] & (g[42] >> 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
         // g[59]: 12 node words, bit 15 (legal blue (move 4 5 6 6)), bit 13 (legal blue (move 4 3 6 4)), bit 8 (legal blue (move 3 4 5 5)), bit 6 (legal blue (move 3 2 5 3)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[59] = (0xf01e & s.0[1] & (g[42] >> 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x3c0 & s.0[1] & (g[42] >> 13u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[59] = s.0[1]
+            & (((0xf01e000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 12u32)
+                | ((0x780000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    >> 13u32));
         // g[60]: 12 node words, bit 15 (legal blue (move 4 5 6 4)), bit 13 (legal blue (move 4 3 6 2)), bit 10 (legal blue (move 3 6 5 5)), bit 8 (legal blue (move 3 4 5 3)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[60] = (0x1e03c & s.0[1] & (g[42] >> 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-            | (0x780 & s.0[1] & (g[42] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64));
+        g[60] = s.0[1]
+            & (((0x780f000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)) >> 10u32)
+                | ((0x3c0000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    >> 11u32));
         // g[61]: 6 node words, bit 13 (legal blue (move 4 3 5 5)), bit 8 (legal blue (move 3 4 4 6)), bit 6 (legal blue (move 3 2 4 4)), bit 14 (legal blue (move 4 4 5 6)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[61] = 0x71c0 & s.0[1] & (g[42] >> 8u32)
             & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
@@ -4026,106 +4335,144 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let drawn_3 = if s.0[1] & 0x800000000000000 != 0 {
         // g[20]: 21 node words, bit 17 (legal green (move 4 7 4 6)), bit 27 (legal green (move 6 6 6 5)), bit 5 (legal green (move 2 6 2 5)), bit 21 (legal green (move 5 5 5 4)), and 17 more; rules at 4pffa.kif:18, 25, 32
-        g[20] = (0xf7be7bc & (s.0[1] << 1u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf7be7bc & (s.0[1] >> 29u32) & (s.0[2] << 1u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf7be7bc & (s.0[1] >> 29u32) & (s.0[2] >> 28u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[20] = (s.0[1] >> 29u32)
+            & (((0x7bdf3de
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                << 1u32)
+                | ((0xf7be7bc0000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 28u32));
         // g[21]: 18 node words, bit 27 (legal green (move 6 6 5 6)), bit 9 (legal green (move 3 5 2 5)), bit 26 (legal green (move 6 5 5 5)), bit 8 (legal green (move 3 4 2 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[21] = (0xfbcf7c0 & (s.0[1] << 5u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xfbcf7c0 & (s.0[1] >> 29u32) & (s.0[2] << 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xfbcf7c0 & (s.0[1] >> 29u32) & (s.0[2] >> 24u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[21] = (s.0[1] >> 29u32)
+            & (((0x7de7be
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                << 5u32)
+                | ((0xfbcf7c0000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 24u32));
         // g[22]: 19 node words, bit 5 (legal green (move 2 6 3 6)), bit 21 (legal green (move 5 5 6 5)), bit 22 (legal green (move 5 6 6 6)), bit 4 (legal green (move 2 5 3 5)), and 15 more; rules at 4pffa.kif:18, 25, 32
-        g[22] = (0x7fe7be & (s.0[1] >> 5u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x7fe7be & (s.0[1] >> 29u32) & (s.0[2] >> 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x7fe7be & (s.0[1] >> 29u32) & (s.0[2] >> 34u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[22] = (s.0[1] >> 29u32)
+            & (((0xffcf7c0
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                >> 5u32)
+                | ((0x1ff9ef800000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 34u32));
         // g[23]: 18 node words, bit 21 (legal green (move 5 5 4 5)), bit 22 (legal green (move 5 6 4 6)), bit 15 (legal green (move 4 5 3 5)), bit 20 (legal green (move 5 4 4 4)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[23] = (0xf7df780 & (s.0[1] << 6u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf7df780 & (s.0[1] >> 29u32) & (s.0[2] << 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf7df780 & (s.0[1] >> 29u32) & (s.0[2] >> 23u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[23] = (s.0[1] >> 29u32)
+            & (((0x3df7de
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                << 6u32)
+                | ((0x7befbc0000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 23u32));
         // g[24]: 20 node words, bit 21 (legal green (move 5 5 5 6)), bit 9 (legal green (move 3 5 3 6)), bit 26 (legal green (move 6 5 6 6)), bit 4 (legal green (move 2 5 2 6)), and 16 more; rules at 4pffa.kif:18, 25, 32
-        g[24] = (0x7bcf3de & (s.0[1] >> 1u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x7bcf3de & (s.0[1] >> 29u32) & (s.0[2] >> 1u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x7bcf3de & (s.0[1] >> 29u32) & (s.0[2] >> 30u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[24] = (s.0[1] >> 29u32)
+            & (((0xf79e7bc
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                >> 1u32)
+                | ((0x1ef3cf780000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 30u32));
         // g[25]: 18 node words, bit 9 (legal green (move 3 5 4 5)), bit 15 (legal green (move 4 5 5 5)), bit 8 (legal green (move 3 4 4 4)), bit 10 (legal green (move 3 6 4 6)), and 14 more; rules at 4pffa.kif:18, 25, 32
-        g[25] = (0x3df7de & (s.0[1] >> 6u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x3df7de & (s.0[1] >> 29u32) & (s.0[2] >> 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x3df7de & (s.0[1] >> 29u32) & (s.0[2] >> 35u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[25] = (s.0[1] >> 29u32)
+            & (((0xf7df780
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                >> 6u32)
+                | ((0x1efbef000000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 35u32));
         // g[38]: 15 node words, bit 17 (legal green (move 4 7 3 6)), bit 21 (legal green (move 5 5 4 4)), bit 22 (legal green (move 5 6 4 5)), bit 15 (legal green (move 4 5 3 4)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[38] = (0x7be000 & (s.0[1] << 7u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x7be000 & (s.0[1] >> 29u32) & (s.0[2] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x7be000 & (s.0[1] >> 29u32) & (s.0[2] >> 22u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xe000700 & (s.0[1] >> 29u32) & (g[42] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[38] = (s.0[1] >> 29u32)
+            & ((((0xf7c0
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                | (0x1c000e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)))
+                << 7u32)
+                | ((0x1ef800000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 22u32));
         // g[39]: 15 node words, bit 5 (legal green (move 2 6 3 5)), bit 21 (legal green (move 5 5 6 4)), bit 22 (legal green (move 5 6 6 5)), bit 4 (legal green (move 2 5 3 4)), and 11 more; rules at 4pffa.kif:18, 25, 32
-        g[39] = (0x78003c & (s.0[1] >> 4u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x78003c & (s.0[1] >> 29u32) & (s.0[2] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x78003c & (s.0[1] >> 29u32) & (s.0[2] >> 33u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x3c700 & (s.0[1] >> 29u32) & (g[42] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[39] = (s.0[1] >> 29u32)
+            & ((((0x78003c0
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                | (0x3c7000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)))
+                >> 4u32)
+                | ((0xf0007800000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 33u32));
         // g[40]: 14 node words, bit 9 (legal green (move 3 5 4 6)), bit 15 (legal green (move 4 5 5 6)), bit 8 (legal green (move 3 4 4 5)), bit 13 (legal green (move 4 3 5 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[40] = (0xf3c0 & (s.0[1] >> 7u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf3c0 & (s.0[1] >> 29u32) & (s.0[2] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf3c0 & (s.0[1] >> 29u32) & (s.0[2] >> 36u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x1c000e & (s.0[1] >> 29u32) & (g[42] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[40] = (s.0[1] >> 29u32)
+            & ((((0x79e000
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                | (0xe000700 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)))
+                >> 7u32)
+                | ((0xf3c0000000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 36u32));
         // g[41]: 14 node words, bit 9 (legal green (move 3 5 2 6)), bit 26 (legal green (move 6 5 5 6)), bit 8 (legal green (move 3 4 2 5)), bit 24 (legal green (move 6 3 5 4)), and 10 more; rules at 4pffa.kif:18, 25, 32
-        g[41] = (0x78003c0 & (s.0[1] << 4u32) & (s.0[1] >> 29u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x78003c0 & (s.0[1] >> 29u32) & (s.0[2] << 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x78003c0 & (s.0[1] >> 29u32) & (s.0[2] >> 25u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x1c7000 & (s.0[1] >> 29u32) & (g[42] << 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[41] = (s.0[1] >> 29u32)
+            & ((((0x78003c
+                & ((s.0[1] & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    | (s.0[2]
+                        & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))))
+                | (0x1c700 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)))
+                << 4u32)
+                | ((0xf000780000000 & s.0[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 25u32));
         // g[62]: 13 node words, bit 17 (legal green (move 4 7 6 6)), bit 5 (legal green (move 2 6 4 5)), bit 9 (legal green (move 3 5 5 4)), bit 4 (legal green (move 2 5 4 4)), and 9 more; rules at 4pffa.kif:18, 25, 32
-        g[62] = (0x3e03c & (s.0[1] >> 29u32) & (g[42] >> 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x780 & (s.0[1] >> 29u32) & (g[42] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[62] = (s.0[1] >> 29u32)
+            & (((0xf80f000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)) >> 10u32)
+                | ((0x3c0000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 11u32));
         // g[63]: 13 node words, bit 17 (legal green (move 4 7 2 6)), bit 27 (legal green (move 6 6 4 5)), bit 21 (legal green (move 5 5 3 4)), bit 22 (legal green (move 5 6 3 5)), and 9 more; rules at 4pffa.kif:18, 25, 32
-        g[63] = (0x780000 & (s.0[1] >> 29u32) & (g[42] << 13u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0xf03e000 & (s.0[1] >> 29u32) & (g[42] << 12u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[63] = (s.0[1] >> 29u32)
+            & (((0x3c0 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)) << 13u32)
+                | ((0xf03e & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    << 12u32));
         // g[64]: 6 node words, bit 5 (legal green (move 2 6 3 4)), bit 21 (legal green (move 5 5 6 3)), bit 22 (legal green (move 5 6 6 4)), bit 4 (legal green (move 2 5 3 3)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[64] = 0x700038 & (s.0[1] >> 29u32) & (g[42] >> 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64);
         // g[65]: 12 node words, bit 21 (legal green (move 5 5 3 6)), bit 26 (legal green (move 6 5 4 6)), bit 15 (legal green (move 4 5 2 6)), bit 20 (legal green (move 5 4 3 5)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[65] = (0x3c0000 & (s.0[1] >> 29u32) & (g[42] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x780f000 & (s.0[1] >> 29u32) & (g[42] << 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[65] = (s.0[1] >> 29u32)
+            & (((0x780 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)) << 11u32)
+                | ((0x1e03c & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    << 10u32));
         // g[66]: 12 node words, bit 9 (legal green (move 3 5 5 6)), bit 4 (legal green (move 2 5 4 6)), bit 15 (legal green (move 4 5 6 6)), bit 8 (legal green (move 3 4 5 5)), and 8 more; rules at 4pffa.kif:18, 25, 32
-        g[66] = (0xf01e & (s.0[1] >> 29u32) & (g[42] >> 12u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
-            | (0x3c0 & (s.0[1] >> 29u32) & (g[42] >> 13u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64));
+        g[66] = (s.0[1] >> 29u32)
+            & (((0xf01e000 & g[42]
+                & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64)) >> 12u32)
+                | ((0x780000 & g[42]
+                    & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64))
+                    >> 13u32));
         // g[67]: 6 node words, bit 8 (legal green (move 3 4 2 6)), bit 24 (legal green (move 6 3 5 5)), bit 25 (legal green (move 6 4 5 6)), bit 7 (legal green (move 3 3 2 5)), and 2 more; rules at 4pffa.kif:18, 25, 32
         g[67] = 0x38001c0 & (s.0[1] >> 29u32) & (g[42] << 3u32)
             & 0u64.wrapping_sub((s.0[1] & 0x800000000000000 != 0) as u64);
@@ -4183,10 +4530,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     }
     // g[68]: 50 node words, bit 9 (next (cell 3 5 red)), bit 7 (next (cell 3 3 red)), bit 5 (next (cell 2 6 red)), bit 1 (next (cell 2 2 red)), and 46 more; rules at 4pffa.kif:40, 42, 46
-    g[68] = ((0x12c00c400000000 & s.0[1] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0xda80440 & s.0[1] & !mt[0] & !(mt[0] >> 27u32))
-        | (0xd3be3bc0000000 & s.0[2] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0x255f3be & s.0[2] & !mt[0] & !(mt[0] >> 27u32)))
+    g[68] = ((s.0[1]
+        & ((0x12c00c400000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+            | (0xda80440 & !mt[0] & !(mt[0] >> 27u32))))
+        | (s.0[2]
+            & ((0xd3be3bc0000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+                | (0x255f3be & !mt[0] & !(mt[0] >> 27u32)))))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
@@ -4216,10 +4565,12 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[69]: 50 node words, bit 15 (next (cell 4 5 blue)), bit 22 (next (cell 5 6 blue)), bit 20 (next (cell 5 4 blue)), bit 13 (next (cell 4 3 blue)), and 46 more; rules at 4pffa.kif:40, 42, 46
-    g[69] = ((0xd3be3bc0000000 & s.0[1] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0x255f3be & s.0[1] & !mt[0] & !(mt[0] >> 27u32))
-        | (0x12c00c400000000 & s.0[2] & !(mt[0] << 29u32) & !(mt[0] << 2u32))
-        | (0xda80440 & s.0[2] & !mt[0] & !(mt[0] >> 27u32)))
+    g[69] = ((s.0[1]
+        & ((0xd3be3bc0000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+            | (0x255f3be & !mt[0] & !(mt[0] >> 27u32))))
+        | (s.0[2]
+            & ((0x12c00c400000000 & !(mt[0] << 29u32) & !(mt[0] << 2u32))
+                | (0xda80440 & !mt[0] & !(mt[0] >> 27u32)))))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_4[((entry >> 6) as usize)
@@ -4249,10 +4600,9 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // n[2]: (aux 1)
-    n[2] = (0x7fefbff0000000 & (s.0[1] << 27u32) & mt[0])
-        | (0x7fefbff0000000 & (s.0[1] >> 2u32) & mt[0])
-        | (0x7fefbff0000000 & (s.0[2] << 27u32) & mt[0])
-        | (0x7fefbff0000000 & (s.0[2] >> 2u32) & mt[0]) != 0;
+    n[2] = mt[0]
+        & (((0xffdf7fe & (s.0[1] | s.0[2])) << 27u32)
+            | ((0x1ffbeffc0000000 & (s.0[1] | s.0[2])) >> 2u32)) != 0;
     // n[3]: (captured red), rules at 4pffa.kif:128
     n[3] = (s.0[1] & 0x1000000000000000 == 0x1000000000000000) & (n[2]);
     // n[4]: (captured yellow), rules at 4pffa.kif:128

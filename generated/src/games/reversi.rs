@@ -11468,9 +11468,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[2]: 63 node words, bit 1 (piececount 1 2 black 1), bit 2 (piececount 1 3 black 1), bit 3 (piececount 1 4 black 1), bit 4 (piececount 1 5 black 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = (0x2 & !(s.0[0] << 1u32) & s.0[0])
-            | (0x2 & (s.0[0] << 1u32) & !s.0[0])
-            | (0xfffffffffffffffc & s.0[0] & (g[0] << 1u32));
+        let mut w: u64 = (s.0[0]
+            & (((0x1 & !s.0[0]) | (0x7ffffffffffffffe & g[0])) << 1u32))
+            | (0x2 & (s.0[0] << 1u32) & !s.0[0]);
         let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11487,9 +11487,9 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[3]: 63 node words, bit 1 (piececount 1 2 red 1), bit 2 (piececount 1 3 red 1), bit 3 (piececount 1 4 red 1), bit 4 (piececount 1 5 red 1), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = (0x2 & !(s.0[1] << 1u32) & s.0[1])
-            | (0x2 & (s.0[1] << 1u32) & !s.0[1])
-            | (0xfffffffffffffffc & s.0[1] & (g[1] << 1u32));
+        let mut w: u64 = (s.0[1]
+            & (((0x1 & !s.0[1]) | (0x7ffffffffffffffe & g[1])) << 1u32))
+            | (0x2 & (s.0[1] << 1u32) & !s.0[1]);
         let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11506,8 +11506,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[4]: 63 node words, bit 1 (piececount 1 2 black 2), bit 2 (piececount 1 3 black 2), bit 3 (piececount 1 4 black 2), bit 4 (piececount 1 5 black 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = (0x2 & (s.0[0] << 1u32) & s.0[0])
-            | (0xfffffffffffffffc & s.0[0] & (g[2] << 1u32));
+        let mut w: u64 = s.0[0]
+            & (((0x1 & s.0[0]) | (0x7ffffffffffffffe & g[2])) << 1u32);
         let mut p: u64 = 0xfffffffffffffffc & !s.0[0];
         w |= p & (w << 1u32);
         p &= p << 1u32;
@@ -11524,8 +11524,8 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     }
     // g[5]: 63 node words, bit 1 (piececount 1 2 red 2), bit 2 (piececount 1 3 red 2), bit 3 (piececount 1 4 red 2), bit 4 (piececount 1 5 red 2), and 59 more; rules at reversi.kif:105, 107, 110, 115, 119, 124
     {
-        let mut w: u64 = (0x2 & (s.0[1] << 1u32) & s.0[1])
-            | (0xfffffffffffffffc & s.0[1] & (g[3] << 1u32));
+        let mut w: u64 = s.0[1]
+            & (((0x1 & s.0[1]) | (0x7ffffffffffffffe & g[3])) << 1u32);
         let mut p: u64 = 0xfffffffffffffffc & !s.0[1];
         w |= p & (w << 1u32);
         p &= p << 1u32;

@@ -4229,10 +4229,10 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // n[14]: (legal light (drop 5))
     n[14] = (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x400000 != 0);
     // g[6]: 17 node words, bit 2 (legal light (pawnmove 1 5 2 5)), bit 6 (legal light (pawnmove 2 5 3 4)), bit 7 (legal light (pawnmove 2 6 3 5)), bit 5 (legal light (pawnmove 2 4 3 3)), and 13 more
-    g[6] = (0x7bdef0 & (s.0[5] >> 31u32) & (g[1] >> 4u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x4 & (s.0[5] >> 31u32) & (g[2] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[6] = (s.0[5] >> 31u32)
+        & (((0x7bdef00 & g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0x40 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)))
+            >> 4u32);
     // g[7]: 20 node words, bit 6 (legal light (pawnmove 2 5 2 6)), bit 5 (legal light (pawnmove 2 4 2 5)), bit 11 (legal light (pawnmove 3 5 3 6)), bit 10 (legal light (pawnmove 3 4 3 5)), and 16 more
     g[7] = 0x7bdef78 & (s.0[5] >> 31u32) & (g[2] >> 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
@@ -4240,10 +4240,10 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     g[8] = 0xf7bdef0 & (s.0[5] >> 31u32) & (g[2] << 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
     // g[9]: 21 node words, bit 6 (legal light (pawnmove 2 5 3 5)), bit 7 (legal light (pawnmove 2 6 3 6)), bit 5 (legal light (pawnmove 2 4 3 4)), bit 11 (legal light (pawnmove 3 5 4 5)), and 17 more
-    g[9] = (0x4 & (s.0[5] >> 31u32) & (g[1] >> 5u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x7ffff8 & (s.0[5] >> 31u32) & (g[2] >> 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[9] = (s.0[5] >> 31u32)
+        & (((0x80 & g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            | (0xfffff00 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))) >> 5u32);
     // g[10]: 20 node words, bit 11 (legal light (pawnmove 3 5 2 5)), bit 12 (legal light (pawnmove 3 6 2 6)), bit 10 (legal light (pawnmove 3 4 2 4)), bit 16 (legal light (pawnmove 4 5 3 5)), and 16 more
     g[10] = 0xfffff00 & (s.0[5] >> 31u32) & (g[2] << 5u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
@@ -4260,67 +4260,77 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     g[13] = 0xf7bde00 & (s.0[5] >> 31u32) & (g[1] << 6u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
     // g[14]: 13 node words, bit 0 (legal light (knightmove 1 3 2 5)), bit 10 (legal light (knightmove 3 4 4 6)), bit 8 (legal light (knightmove 3 2 4 4)), bit 15 (legal light (knightmove 4 4 5 6)), and 9 more
-    g[14] = (0x1 & s.0[5] & (g[1] >> 6u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1ce738 & s.0[5] & (g[1] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1 & s.0[5] & (g[2] >> 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1ce738 & s.0[5] & (g[2] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[14] = s.0[5]
+        & (((0x40
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            >> 6u32)
+            | ((0xe739c00
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 7u32));
     // g[15]: 13 node words, bit 0 (legal light (knightmove 1 3 3 4)), bit 6 (legal light (knightmove 2 5 4 6)), bit 10 (legal light (knightmove 3 4 5 5)), bit 8 (legal light (knightmove 3 2 5 3)), and 9 more
-    g[15] = (0x1 & s.0[5] & (g[1] >> 10u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1ef78 & s.0[5] & (g[1] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1 & s.0[5] & (g[2] >> 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1ef78 & s.0[5] & (g[2] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[15] = s.0[5]
+        & (((0x400
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            >> 10u32)
+            | ((0xf7bc000
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 11u32));
     // g[16]: 13 node words, bit 0 (legal light (knightmove 1 3 3 2)), bit 6 (legal light (knightmove 2 5 4 4)), bit 10 (legal light (knightmove 3 4 5 3)), bit 17 (legal light (knightmove 4 6 6 5)), and 9 more
-    g[16] = (0x1 & s.0[5] & (g[1] >> 8u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x3def0 & s.0[5] & (g[1] >> 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x1 & s.0[5] & (g[2] >> 8u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x3def0 & s.0[5] & (g[2] >> 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[16] = s.0[5]
+        & (((0x100
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            >> 8u32)
+            | ((0x7bde000
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 9u32));
     // g[17]: 12 node words, bit 6 (legal light (knightmove 2 5 3 3)), bit 10 (legal light (knightmove 3 4 4 2)), bit 17 (legal light (knightmove 4 6 5 4)), bit 15 (legal light (knightmove 4 4 5 2)), and 8 more
-    g[17] = (0x739ce0 & s.0[5] & (g[1] >> 3u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x739ce0 & s.0[5] & (g[2] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[17] = s.0[5]
+        & ((0x39ce700
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            >> 3u32);
     // g[18]: 12 node words, bit 10 (legal light (knightmove 3 4 2 6)), bit 8 (legal light (knightmove 3 2 2 4)), bit 15 (legal light (knightmove 4 4 3 6)), bit 9 (legal light (knightmove 3 3 2 5)), and 8 more
-    g[18] = (0x39ce700 & s.0[5] & (g[1] << 3u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x39ce700 & s.0[5] & (g[2] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[18] = s.0[5]
+        & ((0x739ce0
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            << 3u32);
     // g[19]: 12 node words, bit 10 (legal light (knightmove 3 4 2 2)), bit 17 (legal light (knightmove 4 6 3 4)), bit 15 (legal light (knightmove 4 4 3 2)), bit 21 (legal light (knightmove 5 5 4 3)), and 8 more
-    g[19] = (0xe739c00 & s.0[5] & (g[1] << 7u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0xe739c00 & s.0[5] & (g[2] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[19] = s.0[5]
+        & ((0x1ce738
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            << 7u32);
     // g[20]: 12 node words, bit 17 (legal light (knightmove 4 6 2 5)), bit 15 (legal light (knightmove 4 4 2 3)), bit 21 (legal light (knightmove 5 5 3 4)), bit 19 (legal light (knightmove 5 3 3 2)), and 8 more
-    g[20] = (0xf7bc000 & s.0[5] & (g[1] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0xf7bc000 & s.0[5] & (g[2] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[20] = s.0[5]
+        & ((0x1ef78
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            << 11u32);
     // g[21]: 12 node words, bit 15 (legal light (knightmove 4 4 2 5)), bit 21 (legal light (knightmove 5 5 3 6)), bit 19 (legal light (knightmove 5 3 3 4)), bit 13 (legal light (knightmove 4 2 2 3)), and 8 more
-    g[21] = (0x7bde000 & s.0[5] & (g[1] << 9u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x7bde000 & s.0[5] & (g[2] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[21] = s.0[5]
+        & ((0x3def0
+            & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+            << 9u32);
     // g[22]: 9 node words, bit 1 (legal light (checkermove 1 4 2 5)), bit 6 (legal light (checkermove 2 5 3 6)), bit 4 (legal light (checkermove 2 3 3 4)), bit 10 (legal light (checkermove 3 4 4 5)), and 5 more
-    g[22] = (0x2 & s.0[4] & (g[2] >> 5u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x154550 & s.0[4] & (g[2] >> 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[22] = s.0[4]
+        & (((0x40 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            >> 5u32)
+            | ((0x5515400 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)) >> 6u32));
     // g[23]: 9 node words, bit 1 (legal light (checkermove 1 4 2 3)), bit 6 (legal light (checkermove 2 5 3 4)), bit 4 (legal light (checkermove 2 3 3 2)), bit 12 (legal light (checkermove 3 6 4 5)), and 5 more
-    g[23] = (0x2 & s.0[4] & (g[2] >> 3u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-        | (0x515450 & s.0[4] & (g[2] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+    g[23] = s.0[4]
+        & (((0x10 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+            >> 3u32)
+            | ((0x5154500 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)) >> 4u32));
     // g[24]: 8 node words, bit 12 (legal light (checkermove 3 6 2 5)), bit 10 (legal light (checkermove 3 4 2 3)), bit 16 (legal light (checkermove 4 5 3 4)), bit 14 (legal light (checkermove 4 3 3 2)), and 4 more
     g[24] = 0x5515400 & s.0[4] & (g[2] << 6u32)
         & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
@@ -4601,10 +4611,10 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     // n[14]: (legal dark (drop 5))
     n[14] = (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x400000 != 0);
     // g[6]: 17 node words, bit 28 (legal dark (pawnmove 7 3 6 3)), bit 24 (legal dark (pawnmove 6 3 5 4)), bit 25 (legal dark (pawnmove 6 4 5 5)), bit 23 (legal dark (pawnmove 6 2 5 3)), and 13 more
-    g[6] = (0x7bdef00 & (s.0[3] >> 31u32) & (g[0] << 4u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x10000000 & (s.0[3] >> 31u32) & (g[2] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[6] = (s.0[3] >> 31u32)
+        & (((0x7bdef0 & g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x1000000 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))) << 4u32);
     // g[7]: 20 node words, bit 24 (legal dark (pawnmove 6 3 6 4)), bit 25 (legal dark (pawnmove 6 4 6 5)), bit 23 (legal dark (pawnmove 6 2 6 3)), bit 19 (legal dark (pawnmove 5 3 5 4)), and 16 more
     g[7] = 0x7bdef78 & (s.0[3] >> 31u32) & (g[2] >> 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
@@ -4612,10 +4622,10 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     g[8] = 0xf7bdef0 & (s.0[3] >> 31u32) & (g[2] << 1u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
     // g[9]: 21 node words, bit 24 (legal dark (pawnmove 6 3 5 3)), bit 25 (legal dark (pawnmove 6 4 5 4)), bit 23 (legal dark (pawnmove 6 2 5 2)), bit 19 (legal dark (pawnmove 5 3 4 3)), and 17 more
-    g[9] = (0x10000000 & (s.0[3] >> 31u32) & (g[0] << 5u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0xfffff00 & (s.0[3] >> 31u32) & (g[2] << 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[9] = (s.0[3] >> 31u32)
+        & (((0x800000 & g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            | (0x7ffff8 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)))
+            << 5u32);
     // g[10]: 20 node words, bit 19 (legal dark (pawnmove 5 3 6 3)), bit 20 (legal dark (pawnmove 5 4 6 4)), bit 18 (legal dark (pawnmove 5 2 6 2)), bit 14 (legal dark (pawnmove 4 3 5 3)), and 16 more
     g[10] = 0x7ffff8 & (s.0[3] >> 31u32) & (g[2] >> 5u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
@@ -4632,67 +4642,77 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     g[13] = 0x7bdef0 & (s.0[3] >> 31u32) & (g[0] >> 4u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
     // g[14]: 13 node words, bit 30 (legal dark (knightmove 7 5 6 3)), bit 22 (legal dark (knightmove 5 6 4 4)), bit 20 (legal dark (knightmove 5 4 4 2)), bit 21 (legal dark (knightmove 5 5 4 3)), and 9 more
-    g[14] = (0xe739c00 & s.0[3] & (g[0] << 7u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x40000000 & s.0[3] & (g[0] << 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0xe739c00 & s.0[3] & (g[2] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x40000000 & s.0[3] & (g[2] << 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[14] = s.0[3]
+        & (((0x1ce738
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            << 7u32)
+            | ((0x1000000
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 6u32));
     // g[15]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 6)), bit 24 (legal dark (knightmove 6 3 4 4)), bit 20 (legal dark (knightmove 5 4 3 5)), bit 21 (legal dark (knightmove 5 5 3 6)), and 9 more
-    g[15] = (0x7bde000 & s.0[3] & (g[0] << 9u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x40000000 & s.0[3] & (g[0] << 8u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x7bde000 & s.0[3] & (g[2] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x40000000 & s.0[3] & (g[2] << 8u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[15] = s.0[3]
+        & (((0x3def0
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            << 9u32)
+            | ((0x400000
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 8u32));
     // g[16]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 4)), bit 24 (legal dark (knightmove 6 3 4 2)), bit 22 (legal dark (knightmove 5 6 3 5)), bit 20 (legal dark (knightmove 5 4 3 3)), and 9 more
-    g[16] = (0xf7bc000 & s.0[3] & (g[0] << 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x40000000 & s.0[3] & (g[0] << 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0xf7bc000 & s.0[3] & (g[2] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x40000000 & s.0[3] & (g[2] << 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[16] = s.0[3]
+        & (((0x1ef78
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            << 11u32)
+            | ((0x100000
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 10u32));
     // g[17]: 12 node words, bit 24 (legal dark (knightmove 6 3 5 5)), bit 20 (legal dark (knightmove 5 4 4 6)), bit 15 (legal dark (knightmove 4 4 3 6)), bit 13 (legal dark (knightmove 4 2 3 4)), and 8 more
-    g[17] = (0x39ce700 & s.0[3] & (g[0] << 3u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x39ce700 & s.0[3] & (g[2] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[17] = s.0[3]
+        & ((0x739ce0
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            << 3u32);
     // g[18]: 12 node words, bit 22 (legal dark (knightmove 5 6 6 4)), bit 20 (legal dark (knightmove 5 4 6 2)), bit 21 (legal dark (knightmove 5 5 6 3)), bit 15 (legal dark (knightmove 4 4 5 2)), and 8 more
-    g[18] = (0x739ce0 & s.0[3] & (g[0] >> 3u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x739ce0 & s.0[3] & (g[2] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[18] = s.0[3]
+        & ((0x39ce700
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            >> 3u32);
     // g[19]: 12 node words, bit 20 (legal dark (knightmove 5 4 6 6)), bit 15 (legal dark (knightmove 4 4 5 6)), bit 13 (legal dark (knightmove 4 2 5 4)), bit 9 (legal dark (knightmove 3 3 4 5)), and 8 more
-    g[19] = (0x1ce738 & s.0[3] & (g[0] >> 7u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x1ce738 & s.0[3] & (g[2] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[19] = s.0[3]
+        & ((0xe739c00
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            >> 7u32);
     // g[20]: 12 node words, bit 15 (legal dark (knightmove 4 4 6 5)), bit 13 (legal dark (knightmove 4 2 6 3)), bit 11 (legal dark (knightmove 3 5 5 6)), bit 9 (legal dark (knightmove 3 3 5 4)), and 8 more
-    g[20] = (0x1ef78 & s.0[3] & (g[0] >> 11u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x1ef78 & s.0[3] & (g[2] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[20] = s.0[3]
+        & ((0xf7bc000
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            >> 11u32);
     // g[21]: 12 node words, bit 15 (legal dark (knightmove 4 4 6 3)), bit 11 (legal dark (knightmove 3 5 5 4)), bit 17 (legal dark (knightmove 4 6 6 5)), bit 9 (legal dark (knightmove 3 3 5 2)), and 8 more
-    g[21] = (0x3def0 & s.0[3] & (g[0] >> 9u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x3def0 & s.0[3] & (g[2] >> 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[21] = s.0[3]
+        & ((0x7bde000
+            & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+            >> 9u32);
     // g[22]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 5)), bit 26 (legal dark (checkermove 6 5 5 6)), bit 24 (legal dark (checkermove 6 3 5 4)), bit 20 (legal dark (checkermove 5 4 4 5)), and 5 more
-    g[22] = (0x5154500 & s.0[2] & (g[2] << 4u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x20000000 & s.0[2] & (g[2] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[22] = s.0[2]
+        & (((0x515450 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            << 4u32)
+            | ((0x4000000 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)) << 3u32));
     // g[23]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 3)), bit 26 (legal dark (checkermove 6 5 5 4)), bit 24 (legal dark (checkermove 6 3 5 2)), bit 22 (legal dark (checkermove 5 6 4 5)), and 5 more
-    g[23] = (0x5515400 & s.0[2] & (g[2] << 6u32)
-        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-        | (0x20000000 & s.0[2] & (g[2] << 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+    g[23] = s.0[2]
+        & (((0x154550 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+            << 6u32)
+            | ((0x1000000 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)) << 5u32));
     // g[24]: 8 node words, bit 22 (legal dark (checkermove 5 6 6 5)), bit 20 (legal dark (checkermove 5 4 6 3)), bit 16 (legal dark (checkermove 4 5 5 4)), bit 14 (legal dark (checkermove 4 3 5 2)), and 4 more
     g[24] = 0x515450 & s.0[2] & (g[2] >> 4u32)
         & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
@@ -6628,13 +6648,15 @@ pub fn terminal(s: &State) -> bool {
     g[1] = (0x5555550 & s.0[2]) | (0xffffff8 & s.0[3])
         | (((0x3fff8000000000 & s.0[2]) | (0x7fffffc00000000 & s.0[3])) >> 31u32);
     // n[0]: (line light), rules at ttcc4_2player.kif:363, 365, 367
-    n[0] = ((0x84200 & g[0] & (g[0] >> 1u32) & (g[0] >> 2u32))
-        | (0xe00 & g[0] & (g[0] >> 5u32) & (g[0] >> 10u32)) != 0)
+    n[0] = (g[0]
+        & ((0x84200 & (g[0] >> 1u32) & (g[0] >> 2u32))
+            | (0xe00 & (g[0] >> 5u32) & (g[0] >> 10u32))) != 0)
         | ((g[0] & 0x800 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x80000 != 0))
         | ((g[0] & 0x200 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x200000 != 0));
     // n[1]: (line dark), rules at ttcc4_2player.kif:363, 365, 367
-    n[1] = ((0x84200 & g[1] & (g[1] >> 1u32) & (g[1] >> 2u32))
-        | (0xe00 & g[1] & (g[1] >> 5u32) & (g[1] >> 10u32)) != 0)
+    n[1] = (g[1]
+        & ((0x84200 & (g[1] >> 1u32) & (g[1] >> 2u32))
+            | (0xe00 & (g[1] >> 5u32) & (g[1] >> 10u32))) != 0)
         | ((g[1] & 0x800 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x80000 != 0))
         | ((g[1] & 0x200 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x200000 != 0));
     // n[2]: terminal, rules at ttcc4_2player.kif:223, 226
@@ -6653,13 +6675,15 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     g[1] = (0x5555550 & s.0[2]) | (0xffffff8 & s.0[3])
         | (((0x3fff8000000000 & s.0[2]) | (0x7fffffc00000000 & s.0[3])) >> 31u32);
     // n[0]: (line light), rules at ttcc4_2player.kif:363, 365, 367
-    n[0] = ((0x84200 & g[0] & (g[0] >> 1u32) & (g[0] >> 2u32))
-        | (0xe00 & g[0] & (g[0] >> 5u32) & (g[0] >> 10u32)) != 0)
+    n[0] = (g[0]
+        & ((0x84200 & (g[0] >> 1u32) & (g[0] >> 2u32))
+            | (0xe00 & (g[0] >> 5u32) & (g[0] >> 10u32))) != 0)
         | ((g[0] & 0x800 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x80000 != 0))
         | ((g[0] & 0x200 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x200000 != 0));
     // n[1]: (line dark), rules at ttcc4_2player.kif:363, 365, 367
-    n[1] = ((0x84200 & g[1] & (g[1] >> 1u32) & (g[1] >> 2u32))
-        | (0xe00 & g[1] & (g[1] >> 5u32) & (g[1] >> 10u32)) != 0)
+    n[1] = (g[1]
+        & ((0x84200 & (g[1] >> 1u32) & (g[1] >> 2u32))
+            | (0xe00 & (g[1] >> 5u32) & (g[1] >> 10u32))) != 0)
         | ((g[1] & 0x800 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x80000 != 0))
         | ((g[1] & 0x200 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x200000 != 0));
     // n[2]: anyline, rules at ttcc4_2player.kif:248
@@ -6945,13 +6969,15 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[22] = (s.0[1] & 0x2000000000 == 0)
         | ((s.0[1] & 0x2000000000 == 0x2000000000) & (!n[21]));
     // n[119]: (line light), rules at ttcc4_2player.kif:363, 365, 367
-    n[119] = ((0x84200 & g[0] & (g[0] >> 1u32) & (g[0] >> 2u32))
-        | (0xe00 & g[0] & (g[0] >> 5u32) & (g[0] >> 10u32)) != 0)
+    n[119] = (g[0]
+        & ((0x84200 & (g[0] >> 1u32) & (g[0] >> 2u32))
+            | (0xe00 & (g[0] >> 5u32) & (g[0] >> 10u32))) != 0)
         | ((g[0] & 0x800 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x80000 != 0))
         | ((g[0] & 0x200 != 0) & (g[0] & 0x8000 != 0) & (g[0] & 0x200000 != 0));
     // n[120]: (line dark), rules at ttcc4_2player.kif:363, 365, 367
-    n[120] = ((0x84200 & g[1] & (g[1] >> 1u32) & (g[1] >> 2u32))
-        | (0xe00 & g[1] & (g[1] >> 5u32) & (g[1] >> 10u32)) != 0)
+    n[120] = (g[1]
+        & ((0x84200 & (g[1] >> 1u32) & (g[1] >> 2u32))
+            | (0xe00 & (g[1] >> 5u32) & (g[1] >> 10u32))) != 0)
         | ((g[1] & 0x800 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x80000 != 0))
         | ((g[1] & 0x200 != 0) & (g[1] & 0x8000 != 0) & (g[1] & 0x200000 != 0));
     // n[121]: terminal, rules at ttcc4_2player.kif:223, 226
@@ -6968,10 +6994,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // n[27]: (legal light (drop 5))
         n[27] = (s.0[1] & 0x4000000000 == 0x4000000000) & (g[2] & 0x400000 != 0);
         // g[6]: 17 node words, bit 2 (legal light (pawnmove 1 5 2 5)), bit 6 (legal light (pawnmove 2 5 3 4)), bit 7 (legal light (pawnmove 2 6 3 5)), bit 5 (legal light (pawnmove 2 4 3 3)), and 13 more
-        g[6] = (0x7bdef0 & (s.0[5] >> 31u32) & (g[1] >> 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x4 & (s.0[5] >> 31u32) & (g[2] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[6] = (s.0[5] >> 31u32)
+            & (((0x7bdef00 & g[1]
+                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (0x40 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)))
+                >> 4u32);
         // g[7]: 20 node words, bit 6 (legal light (pawnmove 2 5 2 6)), bit 5 (legal light (pawnmove 2 4 2 5)), bit 11 (legal light (pawnmove 3 5 3 6)), bit 10 (legal light (pawnmove 3 4 3 5)), and 16 more
         g[7] = 0x7bdef78 & (s.0[5] >> 31u32) & (g[2] >> 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
@@ -6979,10 +7006,10 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[8] = 0xf7bdef0 & (s.0[5] >> 31u32) & (g[2] << 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
         // g[9]: 21 node words, bit 6 (legal light (pawnmove 2 5 3 5)), bit 7 (legal light (pawnmove 2 6 3 6)), bit 5 (legal light (pawnmove 2 4 3 4)), bit 11 (legal light (pawnmove 3 5 4 5)), and 17 more
-        g[9] = (0x4 & (s.0[5] >> 31u32) & (g[1] >> 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x7ffff8 & (s.0[5] >> 31u32) & (g[2] >> 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[9] = (s.0[5] >> 31u32)
+            & (((0x80 & g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                | (0xfffff00 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))) >> 5u32);
         // g[10]: 20 node words, bit 11 (legal light (pawnmove 3 5 2 5)), bit 12 (legal light (pawnmove 3 6 2 6)), bit 10 (legal light (pawnmove 3 4 2 4)), bit 16 (legal light (pawnmove 4 5 3 5)), and 16 more
         g[10] = 0xfffff00 & (s.0[5] >> 31u32) & (g[2] << 5u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
@@ -6999,67 +7026,80 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[18] = 0xf7bde00 & (s.0[5] >> 31u32) & (g[1] << 6u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
         // g[22]: 13 node words, bit 0 (legal light (knightmove 1 3 2 5)), bit 10 (legal light (knightmove 3 4 4 6)), bit 8 (legal light (knightmove 3 2 4 4)), bit 15 (legal light (knightmove 4 4 5 6)), and 9 more
-        g[22] = (0x1 & s.0[5] & (g[1] >> 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1ce738 & s.0[5] & (g[1] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1 & s.0[5] & (g[2] >> 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1ce738 & s.0[5] & (g[2] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[22] = s.0[5]
+            & (((0x40
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 6u32)
+                | ((0xe739c00
+                    & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                        | (g[2]
+                            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                    >> 7u32));
         // g[23]: 13 node words, bit 0 (legal light (knightmove 1 3 3 4)), bit 6 (legal light (knightmove 2 5 4 6)), bit 10 (legal light (knightmove 3 4 5 5)), bit 8 (legal light (knightmove 3 2 5 3)), and 9 more
-        g[23] = (0x1 & s.0[5] & (g[1] >> 10u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1ef78 & s.0[5] & (g[1] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1 & s.0[5] & (g[2] >> 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1ef78 & s.0[5] & (g[2] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[23] = s.0[5]
+            & (((0x400
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 10u32)
+                | ((0xf7bc000
+                    & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                        | (g[2]
+                            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                    >> 11u32));
         // g[24]: 13 node words, bit 0 (legal light (knightmove 1 3 3 2)), bit 6 (legal light (knightmove 2 5 4 4)), bit 10 (legal light (knightmove 3 4 5 3)), bit 17 (legal light (knightmove 4 6 6 5)), and 9 more
-        g[24] = (0x1 & s.0[5] & (g[1] >> 8u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x3def0 & s.0[5] & (g[1] >> 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x1 & s.0[5] & (g[2] >> 8u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x3def0 & s.0[5] & (g[2] >> 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[24] = s.0[5]
+            & (((0x100
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 8u32)
+                | ((0x7bde000
+                    & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                        | (g[2]
+                            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                    >> 9u32));
         // g[25]: 12 node words, bit 6 (legal light (knightmove 2 5 3 3)), bit 10 (legal light (knightmove 3 4 4 2)), bit 17 (legal light (knightmove 4 6 5 4)), bit 15 (legal light (knightmove 4 4 5 2)), and 8 more
-        g[25] = (0x739ce0 & s.0[5] & (g[1] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x739ce0 & s.0[5] & (g[2] >> 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[25] = s.0[5]
+            & ((0x39ce700
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                >> 3u32);
         // g[26]: 12 node words, bit 10 (legal light (knightmove 3 4 2 6)), bit 8 (legal light (knightmove 3 2 2 4)), bit 15 (legal light (knightmove 4 4 3 6)), bit 9 (legal light (knightmove 3 3 2 5)), and 8 more
-        g[26] = (0x39ce700 & s.0[5] & (g[1] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x39ce700 & s.0[5] & (g[2] << 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[26] = s.0[5]
+            & ((0x739ce0
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                << 3u32);
         // g[27]: 12 node words, bit 10 (legal light (knightmove 3 4 2 2)), bit 17 (legal light (knightmove 4 6 3 4)), bit 15 (legal light (knightmove 4 4 3 2)), bit 21 (legal light (knightmove 5 5 4 3)), and 8 more
-        g[27] = (0xe739c00 & s.0[5] & (g[1] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0xe739c00 & s.0[5] & (g[2] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[27] = s.0[5]
+            & ((0x1ce738
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                << 7u32);
         // g[28]: 12 node words, bit 17 (legal light (knightmove 4 6 2 5)), bit 15 (legal light (knightmove 4 4 2 3)), bit 21 (legal light (knightmove 5 5 3 4)), bit 19 (legal light (knightmove 5 3 3 2)), and 8 more
-        g[28] = (0xf7bc000 & s.0[5] & (g[1] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0xf7bc000 & s.0[5] & (g[2] << 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[28] = s.0[5]
+            & ((0x1ef78
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                << 11u32);
         // g[29]: 12 node words, bit 15 (legal light (knightmove 4 4 2 5)), bit 21 (legal light (knightmove 5 5 3 6)), bit 19 (legal light (knightmove 5 3 3 4)), bit 13 (legal light (knightmove 4 2 2 3)), and 8 more
-        g[29] = (0x7bde000 & s.0[5] & (g[1] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x7bde000 & s.0[5] & (g[2] << 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[29] = s.0[5]
+            & ((0x3def0
+                & ((g[1] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))))
+                << 9u32);
         // g[38]: 9 node words, bit 1 (legal light (checkermove 1 4 2 5)), bit 6 (legal light (checkermove 2 5 3 6)), bit 4 (legal light (checkermove 2 3 3 4)), bit 10 (legal light (checkermove 3 4 4 5)), and 5 more
-        g[38] = (0x2 & s.0[4] & (g[2] >> 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x154550 & s.0[4] & (g[2] >> 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[38] = s.0[4]
+            & (((0x40 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                >> 5u32)
+                | ((0x5515400 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)) >> 6u32));
         // g[39]: 9 node words, bit 1 (legal light (checkermove 1 4 2 3)), bit 6 (legal light (checkermove 2 5 3 4)), bit 4 (legal light (checkermove 2 3 3 2)), bit 12 (legal light (checkermove 3 6 4 5)), and 5 more
-        g[39] = (0x2 & s.0[4] & (g[2] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
-            | (0x515450 & s.0[4] & (g[2] >> 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64));
+        g[39] = s.0[4]
+            & (((0x10 & g[2] & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64))
+                >> 3u32)
+                | ((0x5154500 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64)) >> 4u32));
         // g[40]: 8 node words, bit 12 (legal light (checkermove 3 6 2 5)), bit 10 (legal light (checkermove 3 4 2 3)), bit 16 (legal light (checkermove 4 5 3 4)), bit 14 (legal light (checkermove 4 3 3 2)), and 4 more
         g[40] = 0x5515400 & s.0[4] & (g[2] << 6u32)
             & 0u64.wrapping_sub((s.0[1] & 0x4000000000 != 0) as u64);
@@ -7176,10 +7216,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // n[28]: (legal dark (drop 5))
         n[28] = (s.0[1] & 0x2000000000 == 0x2000000000) & (g[2] & 0x400000 != 0);
         // g[11]: 17 node words, bit 28 (legal dark (pawnmove 7 3 6 3)), bit 24 (legal dark (pawnmove 6 3 5 4)), bit 25 (legal dark (pawnmove 6 4 5 5)), bit 23 (legal dark (pawnmove 6 2 5 3)), and 13 more
-        g[11] = (0x7bdef00 & (s.0[3] >> 31u32) & (g[0] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x10000000 & (s.0[3] >> 31u32) & (g[2] << 4u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[11] = (s.0[3] >> 31u32)
+            & (((0x7bdef0 & g[0]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (0x1000000 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))) << 4u32);
         // g[12]: 20 node words, bit 24 (legal dark (pawnmove 6 3 6 4)), bit 25 (legal dark (pawnmove 6 4 6 5)), bit 23 (legal dark (pawnmove 6 2 6 3)), bit 19 (legal dark (pawnmove 5 3 5 4)), and 16 more
         g[12] = 0x7bdef78 & (s.0[3] >> 31u32) & (g[2] >> 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
@@ -7187,10 +7228,11 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[13] = 0xf7bdef0 & (s.0[3] >> 31u32) & (g[2] << 1u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
         // g[14]: 21 node words, bit 24 (legal dark (pawnmove 6 3 5 3)), bit 25 (legal dark (pawnmove 6 4 5 4)), bit 23 (legal dark (pawnmove 6 2 5 2)), bit 19 (legal dark (pawnmove 5 3 4 3)), and 17 more
-        g[14] = (0x10000000 & (s.0[3] >> 31u32) & (g[0] << 5u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0xfffff00 & (s.0[3] >> 31u32) & (g[2] << 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[14] = (s.0[3] >> 31u32)
+            & (((0x800000 & g[0]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                | (0x7ffff8 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))) << 5u32);
         // g[15]: 20 node words, bit 19 (legal dark (pawnmove 5 3 6 3)), bit 20 (legal dark (pawnmove 5 4 6 4)), bit 18 (legal dark (pawnmove 5 2 6 2)), bit 14 (legal dark (pawnmove 4 3 5 3)), and 16 more
         g[15] = 0x7ffff8 & (s.0[3] >> 31u32) & (g[2] >> 5u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
@@ -7207,67 +7249,80 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         g[21] = 0x7bdef0 & (s.0[3] >> 31u32) & (g[0] >> 4u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
         // g[30]: 13 node words, bit 30 (legal dark (knightmove 7 5 6 3)), bit 22 (legal dark (knightmove 5 6 4 4)), bit 20 (legal dark (knightmove 5 4 4 2)), bit 21 (legal dark (knightmove 5 5 4 3)), and 9 more
-        g[30] = (0xe739c00 & s.0[3] & (g[0] << 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x40000000 & s.0[3] & (g[0] << 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0xe739c00 & s.0[3] & (g[2] << 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x40000000 & s.0[3] & (g[2] << 6u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[30] = s.0[3]
+            & (((0x1ce738
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 7u32)
+                | ((0x1000000
+                    & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                        | (g[2]
+                            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                    << 6u32));
         // g[31]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 6)), bit 24 (legal dark (knightmove 6 3 4 4)), bit 20 (legal dark (knightmove 5 4 3 5)), bit 21 (legal dark (knightmove 5 5 3 6)), and 9 more
-        g[31] = (0x7bde000 & s.0[3] & (g[0] << 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x40000000 & s.0[3] & (g[0] << 8u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x7bde000 & s.0[3] & (g[2] << 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x40000000 & s.0[3] & (g[2] << 8u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[31] = s.0[3]
+            & (((0x3def0
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 9u32)
+                | ((0x400000
+                    & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                        | (g[2]
+                            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                    << 8u32));
         // g[32]: 13 node words, bit 30 (legal dark (knightmove 7 5 5 4)), bit 24 (legal dark (knightmove 6 3 4 2)), bit 22 (legal dark (knightmove 5 6 3 5)), bit 20 (legal dark (knightmove 5 4 3 3)), and 9 more
-        g[32] = (0xf7bc000 & s.0[3] & (g[0] << 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x40000000 & s.0[3] & (g[0] << 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0xf7bc000 & s.0[3] & (g[2] << 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x40000000 & s.0[3] & (g[2] << 10u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[32] = s.0[3]
+            & (((0x1ef78
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 11u32)
+                | ((0x100000
+                    & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                        | (g[2]
+                            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                    << 10u32));
         // g[33]: 12 node words, bit 24 (legal dark (knightmove 6 3 5 5)), bit 20 (legal dark (knightmove 5 4 4 6)), bit 15 (legal dark (knightmove 4 4 3 6)), bit 13 (legal dark (knightmove 4 2 3 4)), and 8 more
-        g[33] = (0x39ce700 & s.0[3] & (g[0] << 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x39ce700 & s.0[3] & (g[2] << 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[33] = s.0[3]
+            & ((0x739ce0
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                << 3u32);
         // g[34]: 12 node words, bit 22 (legal dark (knightmove 5 6 6 4)), bit 20 (legal dark (knightmove 5 4 6 2)), bit 21 (legal dark (knightmove 5 5 6 3)), bit 15 (legal dark (knightmove 4 4 5 2)), and 8 more
-        g[34] = (0x739ce0 & s.0[3] & (g[0] >> 3u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x739ce0 & s.0[3] & (g[2] >> 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[34] = s.0[3]
+            & ((0x39ce700
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                >> 3u32);
         // g[35]: 12 node words, bit 20 (legal dark (knightmove 5 4 6 6)), bit 15 (legal dark (knightmove 4 4 5 6)), bit 13 (legal dark (knightmove 4 2 5 4)), bit 9 (legal dark (knightmove 3 3 4 5)), and 8 more
-        g[35] = (0x1ce738 & s.0[3] & (g[0] >> 7u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x1ce738 & s.0[3] & (g[2] >> 7u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[35] = s.0[3]
+            & ((0xe739c00
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                >> 7u32);
         // g[36]: 12 node words, bit 15 (legal dark (knightmove 4 4 6 5)), bit 13 (legal dark (knightmove 4 2 6 3)), bit 11 (legal dark (knightmove 3 5 5 6)), bit 9 (legal dark (knightmove 3 3 5 4)), and 8 more
-        g[36] = (0x1ef78 & s.0[3] & (g[0] >> 11u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x1ef78 & s.0[3] & (g[2] >> 11u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[36] = s.0[3]
+            & ((0xf7bc000
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                >> 11u32);
         // g[37]: 12 node words, bit 15 (legal dark (knightmove 4 4 6 3)), bit 11 (legal dark (knightmove 3 5 5 4)), bit 17 (legal dark (knightmove 4 6 6 5)), bit 9 (legal dark (knightmove 3 3 5 2)), and 8 more
-        g[37] = (0x3def0 & s.0[3] & (g[0] >> 9u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x3def0 & s.0[3] & (g[2] >> 9u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[37] = s.0[3]
+            & ((0x7bde000
+                & ((g[0] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
+                    | (g[2] & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))))
+                >> 9u32);
         // g[42]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 5)), bit 26 (legal dark (checkermove 6 5 5 6)), bit 24 (legal dark (checkermove 6 3 5 4)), bit 20 (legal dark (checkermove 5 4 4 5)), and 5 more
-        g[42] = (0x5154500 & s.0[2] & (g[2] << 4u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x20000000 & s.0[2] & (g[2] << 3u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[42] = s.0[2]
+            & (((0x515450 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)) << 4u32)
+                | ((0x4000000 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)) << 3u32));
         // g[43]: 9 node words, bit 29 (legal dark (checkermove 7 4 6 3)), bit 26 (legal dark (checkermove 6 5 5 4)), bit 24 (legal dark (checkermove 6 3 5 2)), bit 22 (legal dark (checkermove 5 6 4 5)), and 5 more
-        g[43] = (0x5515400 & s.0[2] & (g[2] << 6u32)
-            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64))
-            | (0x20000000 & s.0[2] & (g[2] << 5u32)
-                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64));
+        g[43] = s.0[2]
+            & (((0x154550 & g[2]
+                & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)) << 6u32)
+                | ((0x1000000 & g[2]
+                    & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64)) << 5u32));
         // g[44]: 8 node words, bit 22 (legal dark (checkermove 5 6 6 5)), bit 20 (legal dark (checkermove 5 4 6 3)), bit 16 (legal dark (checkermove 4 5 5 4)), bit 14 (legal dark (checkermove 4 3 5 2)), and 4 more
         g[44] = 0x515450 & s.0[2] & (g[2] >> 4u32)
             & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);

@@ -33,13 +33,18 @@ const FACTOR_MAX_TERMS: usize = 4096;
 /// The `|` of `templates`, each the `&` of its mask and its literals, with the same value at
 /// every bit, in fewer operations.
 pub(super) fn factored(templates: &[&Template]) -> WordExpr {
-    let terms = absorbed(templates);
+    of_terms(absorbed(templates))
+}
+
+/// The `|` of the terms (each a mask and literals): those of one shift shifted once and
+/// factored together, the others by the literals they share.
+fn of_terms(terms: Vec<(u64, Vec<WordLit>)>) -> WordExpr {
     let mut by_shift: BTreeMap<i32, Vec<Vec<Factor>>> = BTreeMap::new();
     let mut mixed = Vec::new();
     for (mask, lits) in terms {
         match unshifted(mask, &lits) {
             Some((shift, factors)) => by_shift.entry(shift).or_default().push(factors),
-            None => mixed.push(with_mask(mask, lits.into_iter().map(Factor::Lit).collect())),
+            None => mixed.push((mask, lits)),
         }
     }
     let mut parts: Vec<WordExpr> = Vec::new();
@@ -54,8 +59,38 @@ pub(super) fn factored(templates: &[&Template]) -> WordExpr {
             (shift, inner) => WordExpr::Shifted(Box::new(inner), shift),
         });
     }
-    parts.extend(mixed.into_iter().map(and_of));
+    parts.push(of_mixed(mixed));
     or(parts)
+}
+
+/// The `|` of terms of several shifts each: the literal most of them share taken out, so that
+/// what is left of them may have one shift (a chess piece's move from its cell, `x >> 10`, to
+/// a cell it does not hold, `!own`, unshifted, in every term: `!own & (... >> 10)`).
+fn of_mixed(mut mixed: Vec<(u64, Vec<WordLit>)>) -> WordExpr {
+    let mut count: BTreeMap<WordLit, usize> = BTreeMap::new();
+    if mixed.len() <= FACTOR_MAX_TERMS {
+        for (_, lits) in &mixed {
+            for &lit in lits {
+                *count.entry(lit).or_default() += 1;
+            }
+        }
+    }
+    let best = (count.iter())
+        .filter(|(lit, &n)| n >= 2 && !matches!(lit, WordLit::Fixed(_)))
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
+    let Some((&shared, _)) = best else {
+        return or(mixed
+            .into_iter()
+            .map(|(mask, lits)| and_of(with_mask(mask, lits.into_iter().map(Factor::Lit).collect())))
+            .collect());
+    };
+    let (mut with, without): (Vec<_>, Vec<_>) = mixed.drain(..).partition(|(_, lits)| lits.contains(&shared));
+    with.iter_mut().for_each(|(_, lits)| lits.retain(|&lit| lit != shared));
+    let taken = and(vec![WordExpr::Factor(Factor::Lit(shared)), of_terms(with)]);
+    match without.is_empty() {
+        true => taken,
+        false => or(vec![taken, of_mixed(without)]),
+    }
 }
 
 /// The templates as terms (a mask and sorted literals): those with the same literals merged,
@@ -335,6 +370,25 @@ mod tests {
                 assert_eq!(eval(&expr, &words, facts), sum, "{templates:?} as {expr:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_literal_of_another_shift_that_terms_share_is_taken_out_and_the_rest_shifted_once() {
+        // A piece's move from its cell ten places on (`>> 10`) to a cell it does not hold
+        // (`!own`, unshifted), for four kinds of piece: each term reads both shifts.
+        let own = WordLit::Base { word: 0, shift: 0, positive: false };
+        let reach = WordLit::Group { group: 0, shift: 10, positive: true };
+        let templates: Vec<Template> = (1..5)
+            .map(|w| Template {
+                literals: vec![own, reach, WordLit::Base { word: w, shift: 10, positive: true }],
+                mask: 0x003f_ffff_ffff_ffff,
+            })
+            .collect();
+        let refs: Vec<&Template> = templates.iter().collect();
+        let expr = factored(&refs);
+        let WordExpr::And(parts) = &expr else { panic!("not factored: {expr:?}") };
+        assert_eq!(parts[0], WordExpr::Factor(Factor::Lit(own)), "{expr:?}");
+        assert!(matches!(parts[1], WordExpr::Shifted(_, 10)), "not shifted once: {expr:?}");
     }
 
     #[test]
