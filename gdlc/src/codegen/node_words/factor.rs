@@ -1,8 +1,9 @@
 //! A word's templates written with fewer operations: a template whose literals another's
 //! include is dropped at the places that other covers, templates whose words are all shifted
 //! by one distance are shifted once together, and a literal or mask that many templates share
-//! is taken out of them. skirmish's "a piece of this side beside the cell" reads the same two
-//! shifted boards in tens of templates.
+//! is taken out of them; among templates of several shifts, the literal most of them share is
+//! taken out first, so that the rest may have one shift. skirmish's "a piece of this side
+//! beside the cell" reads the same two shifted boards in tens of templates.
 
 use super::{Template, WordLit};
 use std::collections::BTreeMap;
