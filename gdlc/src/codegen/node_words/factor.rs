@@ -67,25 +67,18 @@ fn of_terms(terms: Vec<(u64, Vec<WordLit>)>) -> WordExpr {
 /// The `|` of terms of several shifts each: the literal most of them share taken out, so that
 /// what is left of them may have one shift (a chess piece's move from its cell, `x >> 10`, to
 /// a cell it does not hold, `!own`, unshifted, in every term: `!own & (... >> 10)`).
-fn of_mixed(mut mixed: Vec<(u64, Vec<WordLit>)>) -> WordExpr {
-    let mut count: BTreeMap<WordLit, usize> = BTreeMap::new();
-    if mixed.len() <= FACTOR_MAX_TERMS {
-        for (_, lits) in &mixed {
-            for &lit in lits {
-                *count.entry(lit).or_default() += 1;
-            }
-        }
-    }
-    let best = (count.iter())
-        .filter(|(lit, &n)| n >= 2 && !matches!(lit, WordLit::Fixed(_)))
-        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
-    let Some((&shared, _)) = best else {
+fn of_mixed(mixed: Vec<(u64, Vec<WordLit>)>) -> WordExpr {
+    let shared = match mixed.len() <= FACTOR_MAX_TERMS {
+        true => most_shared(mixed.iter().flat_map(|(_, lits)| lits), |lit| !matches!(lit, WordLit::Fixed(_))),
+        false => None,
+    };
+    let Some(shared) = shared else {
         return or(mixed
             .into_iter()
             .map(|(mask, lits)| and_of(with_mask(mask, lits.into_iter().map(Factor::Lit).collect())))
             .collect());
     };
-    let (mut with, without): (Vec<_>, Vec<_>) = mixed.drain(..).partition(|(_, lits)| lits.contains(&shared));
+    let (mut with, without): (Vec<_>, Vec<_>) = mixed.into_iter().partition(|(_, lits)| lits.contains(&shared));
     with.iter_mut().for_each(|(_, lits)| lits.retain(|&lit| lit != shared));
     let taken = and(vec![WordExpr::Factor(Factor::Lit(shared)), of_terms(with)]);
     match without.is_empty() {
@@ -206,16 +199,7 @@ fn factor(mut terms: Vec<Vec<Factor>>) -> WordExpr {
     if terms.iter().any(Vec::is_empty) {
         return WordExpr::Ones;
     }
-    let mut count: BTreeMap<Factor, usize> = BTreeMap::new();
-    for term in &terms {
-        for &f in term {
-            *count.entry(f).or_default() += 1;
-        }
-    }
-    let best = (count.iter())
-        .filter(|(f, &n)| n >= 2 && !matches!(f, Factor::Lit(WordLit::Fixed(_))))
-        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)));
-    let Some((&shared, _)) = best else {
+    let Some(shared) = most_shared(terms.iter().flatten(), |f| !matches!(f, Factor::Lit(WordLit::Fixed(_)))) else {
         return or(terms.into_iter().map(and_of).collect());
     };
     let (mut with, without): (Vec<Vec<Factor>>, Vec<Vec<Factor>>) =
@@ -229,6 +213,19 @@ fn factor(mut terms: Vec<Vec<Factor>>) -> WordExpr {
         true => taken,
         false => or(vec![taken, factor(without)]),
     }
+}
+
+/// The item that most terms share (`items` holds each term's items), among those `takeable`
+/// allows and two or more terms have; the least of them on a tie.
+fn most_shared<'a, T: Copy + Ord + 'a>(items: impl Iterator<Item = &'a T>, takeable: impl Fn(&T) -> bool) -> Option<T> {
+    let mut count: BTreeMap<T, usize> = BTreeMap::new();
+    for &item in items {
+        *count.entry(item).or_default() += 1;
+    }
+    (count.into_iter())
+        .filter(|(item, n)| *n >= 2 && takeable(item))
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+        .map(|(item, _)| item)
 }
 
 /// The `&` of a term's factors.
