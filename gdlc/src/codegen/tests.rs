@@ -203,10 +203,11 @@ fn amazons_reaches_the_arrows_cells_from_the_cell_just_moved_to_alone() {
 fn off_its_turn_a_role_draws_among_the_words_of_its_unguarded_moves_alone() {
     let module = module_of(include_str!("../../../games/checkers.kif"));
     let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
-    // Each role's moves fill ten words on its turn; off its turn only `noop`, in the last of
-    // them, can be legal: the draw is then among that one word, which stands for word 9.
-    assert_eq!(step.matches("let parts: [u64; 10] = [").count(), 2, "{step}");
-    assert_eq!(step.matches("const AT: [usize; 1] = [9];").count(), 2, "{step}");
+    // Each role's moves fill 46 words on its turn (words of moves of one kind, at the cells
+    // they start from); off its turn only `noop`, in the first of them, can be legal: the draw
+    // is then among that one word, which stands for word 0.
+    assert_eq!(step.matches("let parts: [u64; 46] = [").count(), 2, "{step}");
+    assert_eq!(step.matches("const AT: [usize; 1] = [0];").count(), 2, "{step}");
     assert_eq!(step.matches("let parts: [u64; 1] = [").count(), 2, "{step}");
     assert!(!step.contains("let mut parts"), "{step}");
 }
@@ -216,10 +217,11 @@ fn behind_a_roles_guard_its_nodes_do_not_test_the_guard_again() {
     let module = module_of(include_str!("../../../games/checkers.kif"));
     let step = &module[module.find("fn evaluate(").expect("an evaluate")..];
     // White's legal moves are computed inside one test of `(control white)`, bit 36 of word 3:
-    // none of its 640 rules tests it again, and one node outside the block still does.
+    // none of its words tests it again (its men's steps up and right: the blank cells' board
+    // shifted onto the men's), and one node outside the block still does.
     let white = &step[step.find("if s.0[3] & 0x1000000000 != 0 {").expect("white's block")..];
     let block = &white[..white.find("\n    }\n").expect("its end")];
-    assert!(block.contains("n[1446] = s.0[4] & 0x800004000000 == 0x800004000000;"), "{block}");
+    assert!(block.contains("] = 0x2a552a552a552a & (s.0[4] >> 9u32) & s.0[8];"), "{block}");
     assert!(!block.contains("s.0[3] & 0x1000000000 == 0x1000000000"), "{block}");
     assert_eq!(step.matches("s.0[3] & 0x1000000000 == 0x1000000000").count(), 1);
 }

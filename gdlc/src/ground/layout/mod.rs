@@ -197,13 +197,19 @@ fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
         for lead in combinations(arity, size) {
             let cells: BTreeSet<Vec<&str>> = facts.iter().map(|&f| rest(f, &lead)).collect();
             let leads: BTreeSet<Vec<&str>> = facts.iter().map(|&f| lead_of(f, &lead)).collect();
+            let most_led = lead.iter().map(|&a| counts[a]).max().unwrap_or(0);
+            let fewest_cell = (0..arity).filter(|a| !lead.contains(a)).map(|a| counts[a]).min().unwrap_or(0);
             // The lead names what stands on a cell, not a cell: none of its values is a
-            // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points). A single
-            // argument is no row of numbers either (pawnToQueen's rows would lead boards of
-            // columns and pieces).
+            // coordinate (dotsAndBoxes' `(line ?x1 ?y1 ?x2 ?y2)` joins two points), unless it
+            // has fewer values than any coordinate and only a few of them share a coordinate's
+            // name (checkers' blank `b` and its column `b`). A single argument is no row of
+            // numbers either (pawnToQueen's rows would lead boards of columns and pieces).
             let coordinates: BTreeSet<&str> = cells.iter().flatten().copied().collect();
-            let numbers = size == 1 && leads.iter().flatten().all(|value| value.parse::<u64>().is_ok());
-            let apart = !numbers && leads.iter().flatten().all(|value| !coordinates.contains(value));
+            let lead_values: BTreeSet<&str> = leads.iter().flatten().copied().collect();
+            let numbers = size == 1 && lead_values.iter().all(|value| value.parse::<u64>().is_ok());
+            let named_as_coordinates = lead_values.iter().filter(|value| coordinates.contains(*value)).count();
+            let few_named = 2 * named_as_coordinates < lead_values.len() && most_led < fewest_cell;
+            let apart = !numbers && (named_as_coordinates == 0 || few_named);
             // Each board fills more than half its words, and the boards more than half their
             // bits.
             let words = cells.len().div_ceil(WORD);
@@ -213,8 +219,6 @@ fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
                 _ => words <= 2 && 2 * cells.len() > words * WORD,
             };
             let fits = filled && leads.len() >= 2 && apart && dense;
-            let most_led = lead.iter().map(|&a| counts[a]).max().unwrap_or(0);
-            let fewest_cell = (0..arity).filter(|a| !lead.contains(a)).map(|a| counts[a]).min().unwrap_or(0);
             let score = (most_led < fewest_cell, words == 1, cells.len());
             if fits && best.as_ref().is_none_or(|(best, _)| score > *best) {
                 best = Some((score, lead));

@@ -396,3 +396,46 @@ fn rows_of_numbers_lead_no_boards_of_columns_and_pieces() {
     assert_eq!(lead_boards(&facts, &parsed, fewest_values(&facts, &parsed)), None);
     assert_eq!(layout(&base, &[]), None);
 }
+
+#[test]
+fn a_piece_named_like_a_column_still_leads_boards_of_the_pieces() {
+    // checkers' (cell x y piece): blanks on every cell, men and kings on the dark cells, men
+    // never on their last row. The blank `b` is also a column's name; the pieces, fewer than
+    // the columns and the rows, still lead, each a board of the 64 cells, so that a cell is at
+    // the same distance from each board's start.
+    let files = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    let mut base = Vec::new();
+    for (i, x) in files.iter().enumerate() {
+        for y in 1..=8 {
+            base.push(format!("(cell {x} {y} b)"));
+            if (i + y) % 2 == 1 {
+                for piece in ["bk", "wk"] {
+                    base.push(format!("(cell {x} {y} {piece})"));
+                }
+                if y != 1 {
+                    base.push(format!("(cell {x} {y} bp)"));
+                }
+                if y != 8 {
+                    base.push(format!("(cell {x} {y} wp)"));
+                }
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for piece in ["b", "bk", "bp", "wk", "wp"] {
+        let cell = |x: &str, y: u32| bit(&format!("(cell {x} {y} {piece})"));
+        assert_eq!(cell("c", 5) - cell("b", 4), 9, "{piece}: the next column's cell a row up");
+        assert_eq!(cell("c", 5) / 64, cell("b", 4) / 64, "{piece}: one board a word");
+    }
+    assert_eq!(
+        bit("(cell b 4 wp)") - bit("(cell b 4 b)"),
+        bit("(cell g 7 wp)") - bit("(cell g 7 b)"),
+        "each cell at the same distance from its board's start"
+    );
+    let mut bits = bit_of.clone();
+    bits.sort_unstable();
+    bits.dedup();
+    assert_eq!(bits.len(), base.len(), "every fact has its own bit");
+}
