@@ -53,7 +53,7 @@ use candidates::{
     without_failed,
 };
 use places::{board, head_of, move_places, places, Places};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The fewest members of a group.
 const GROUP_MIN: usize = 8;
@@ -496,6 +496,27 @@ fn loops(
     (loops, loop_of)
 }
 
+/// When every rule of every member of `group` reads a move as played, and every template tests
+/// one move whole (a move no kind places): the number of moves the members' rules read. One
+/// by one, such members are evaluated in the arms of a `match` on the moves played
+/// (`emit/keyed.rs`), the rules of the played move alone, where the word tests every
+/// template's move (checkers' "this cell is not jumped over", for each jump of three cells).
+fn moves_tested_whole(ground: &Ground, group: &WordGroup) -> Option<usize> {
+    let is_move = |lit: &Lit| lit.positive && matches!(lit.prop, Prop::Does(..));
+    let keyed = |m: &u32| {
+        let rules = &ground.nodes[*m as usize].rules;
+        !rules.is_empty() && rules.iter().all(|rule| rule.iter().any(is_move))
+    };
+    let tests_a_move =
+        |template: &Template| template.literals.iter().any(|lit| matches!(lit, WordLit::Fixed(lit) if is_move(lit)));
+    if !group.members.iter().all(keyed) || !group.templates.iter().all(tests_a_move) {
+        return None;
+    }
+    let rules = group.members.iter().flat_map(|&m| &ground.nodes[m as usize].rules);
+    let moves: BTreeSet<Lit> = rules.flat_map(|rule| rule.iter().copied().filter(is_move)).collect();
+    Some(moves.len())
+}
+
 /// Whether evaluating `group` as a word costs at most half of evaluating its members one by one:
 /// by their rule families, for those that have some, else rule by rule, the rules that differ
 /// only in one node of the move table counted once (they are one mask test of its row).
@@ -523,5 +544,10 @@ fn pays(
     let recursive = group.members.iter().any(|&m| in_cycle[m as usize]);
     let rounds = if group.reads_itself && !recursive { ASSUMED_ROUNDS } else { 1 };
     let (cost, outside) = switch::word_cost(&group.templates, move_kinds);
+    // Members keyed by the moves cost, one by one, the rules of the move played: about their
+    // cost over the number of moves they read.
+    if moves_tested_whole(ground, group).is_some_and(|moves| cost * moves > one_by_one) {
+        return false;
+    }
     outside <= MAX_TEMPLATES && group.templates.len() <= MAX_ALL_TEMPLATES && 2 * cost * rounds <= one_by_one
 }

@@ -550,3 +550,40 @@ fn cells_that_many_kinds_of_move_touch_are_one_group_costed_by_one_kind() {
     assert!(cost < 16, "a word costs one kind's templates, not {cost}");
     assert_words_agree(&ground, &words);
 }
+
+#[test]
+fn a_group_that_tests_a_whole_move_in_every_template_counts_the_moves_it_reads() {
+    // `BOARD`'s marks: the next value of each cell's `x` reads its mark as played. As a word
+    // whose every template tests one move whole, it tests every move each step; one by one, the
+    // `match` on the move played makes only that move's node, which `pays` weighs.
+    let ground = ground_of("(<= terminal (true (cell 1 1 x))) (<= (goal p 100) (true (cell 2 2 x)))");
+    let is_move = |lit: &Lit| lit.positive && matches!(lit.prop, Prop::Does(..));
+    let marked: Vec<u32> = (0..ground.nodes.len() as u32)
+        .filter(|&m| {
+            let rules = &ground.nodes[m as usize].rules;
+            !rules.is_empty() && rules.iter().all(|rule| rule.iter().any(is_move))
+        })
+        .collect();
+    assert!(marked.len() >= 8, "{:?}", ground.nodes.iter().map(|n| &n.name).collect::<Vec<_>>());
+    let move_of = |m: u32| *ground.nodes[m as usize].rules[0].iter().find(|lit| is_move(lit)).expect("a move");
+    let moves: BTreeSet<Lit> = (marked.iter().flat_map(|&m| &ground.nodes[m as usize].rules))
+        .flat_map(|rule| rule.iter().copied().filter(is_move))
+        .collect();
+    assert_eq!(moves.len(), 36, "a mark of each cell");
+    let whole = |m: u32| Template { literals: vec![WordLit::Fixed(move_of(m))], mask: 1 };
+    let group = |templates: Vec<Template>, members: Vec<u32>| WordGroup {
+        members,
+        templates,
+        reads_itself: false,
+        gathered: false,
+        chain: 0,
+    };
+    let every_move_whole = group(marked.iter().map(|&m| whole(m)).collect(), marked.clone());
+    assert_eq!(moves_tested_whole(&ground, &every_move_whole), Some(moves.len()));
+    let by_kind = Template { literals: vec![WordLit::Does { kind: 0, shift: 0, positive: true }], mask: !0 };
+    let placed = group(vec![whole(marked[0]), by_kind], marked.clone());
+    assert_eq!(moves_tested_whole(&ground, &placed), None, "a template reads the moves by their places");
+    let unkeyed = (0..ground.nodes.len() as u32).find(|m| !marked.contains(m)).expect("a node that reads no move");
+    let mixed = group(marked.iter().map(|&m| whole(m)).collect(), [marked.clone(), vec![unkeyed]].concat());
+    assert_eq!(moves_tested_whole(&ground, &mixed), None, "a member reads no move");
+}
