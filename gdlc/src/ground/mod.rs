@@ -92,6 +92,11 @@ impl Lit {
     pub fn negated(self) -> Lit {
         Lit { prop: self.prop, positive: !self.positive }
     }
+
+    /// Whether the literal reads a role's move as played: `(does r m)`, not negated.
+    pub fn is_move_played(&self) -> bool {
+        self.positive && matches!(self.prop, Prop::Does(..))
+    }
 }
 
 /// What an output is: a constant, or the value of a literal.
@@ -113,6 +118,12 @@ impl Node {
     /// Whether a rule reads an atom proved at run time.
     pub fn reads_deferred(&self) -> bool {
         self.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Deferred(_)))
+    }
+
+    /// Whether the node has rules and every one reads some role's move as played: only the
+    /// joint move can make it true.
+    pub fn made_by_moves_alone(&self) -> bool {
+        !self.rules.is_empty() && self.rules.iter().all(|rule| rule.iter().any(Lit::is_move_played))
     }
 }
 

@@ -103,8 +103,7 @@ impl Keys {
     /// read (at level 0; [`runs`] sets the level).
     fn key_of(&self, ground: &Ground, n: u32) -> Option<Key> {
         let rules = &ground.nodes[n as usize].rules;
-        let reads_move = |rule: &Vec<Lit>| rule.iter().any(|lit| lit.positive && matches!(lit.prop, Prop::Does(..)));
-        if !rules.is_empty() && rules.iter().all(reads_move) {
+        if ground.nodes[n as usize].made_by_moves_alone() {
             return Some(Key::Moves);
         }
         let mut common: Option<BTreeSet<u32>> = None;
@@ -136,7 +135,7 @@ impl Keys {
     pub(crate) fn key_in(&self, rule: &[Lit], key: Key) -> Option<usize> {
         rule.iter().position(|&lit| match key {
             Key::Relation(relation) => self.relation_read(lit) == Some(relation),
-            Key::Moves => lit.positive && matches!(lit.prop, Prop::Does(..)),
+            Key::Moves => lit.is_move_played(),
             Key::MovesThrough(_) => false,
         })
     }
@@ -161,7 +160,7 @@ fn node_setters(ground: &Ground) -> Vec<Option<BTreeSet<Prop>>> {
     let mut setters: Vec<Option<BTreeSet<Prop>>> = Vec::with_capacity(ground.nodes.len());
     for (n, node) in ground.nodes.iter().enumerate() {
         let of_rule = |rule: &Vec<Lit>| -> Option<BTreeSet<Prop>> {
-            if let Some(lit) = rule.iter().find(|lit| lit.positive && matches!(lit.prop, Prop::Does(..))) {
+            if let Some(lit) = rule.iter().find(|lit| lit.is_move_played()) {
                 return Some(BTreeSet::from([lit.prop]));
             }
             let reads = rule.iter().filter(|lit| lit.positive).filter_map(|lit| match lit.prop {

@@ -498,22 +498,19 @@ fn loops(
 
 /// When every rule of every member of `group` reads a move as played, and every template tests
 /// one move whole (a move no kind places): the number of moves the members' rules read. One
-/// by one, such members are evaluated in the arms of a `match` on the moves played
-/// (`emit/keyed.rs`), the rules of the played move alone, where the word tests every
+/// by one, such members are evaluated (when they are many: `emit/keyed.rs`) in the arms of a
+/// `match` on the moves played, the rules of the played move alone, where the word tests every
 /// template's move (checkers' "this cell is not jumped over", for each jump of three cells).
 fn moves_tested_whole(ground: &Ground, group: &WordGroup) -> Option<usize> {
-    let is_move = |lit: &Lit| lit.positive && matches!(lit.prop, Prop::Does(..));
-    let keyed = |m: &u32| {
-        let rules = &ground.nodes[*m as usize].rules;
-        !rules.is_empty() && rules.iter().all(|rule| rule.iter().any(is_move))
+    let keyed = |m: &u32| ground.nodes[*m as usize].made_by_moves_alone();
+    let tests_a_move = |template: &Template| {
+        template.literals.iter().any(|lit| matches!(lit, WordLit::Fixed(lit) if lit.is_move_played()))
     };
-    let tests_a_move =
-        |template: &Template| template.literals.iter().any(|lit| matches!(lit, WordLit::Fixed(lit) if is_move(lit)));
     if !group.members.iter().all(keyed) || !group.templates.iter().all(tests_a_move) {
         return None;
     }
     let rules = group.members.iter().flat_map(|&m| &ground.nodes[m as usize].rules);
-    let moves: BTreeSet<Lit> = rules.flat_map(|rule| rule.iter().copied().filter(is_move)).collect();
+    let moves: BTreeSet<Lit> = rules.flat_map(|rule| rule.iter().copied().filter(Lit::is_move_played)).collect();
     Some(moves.len())
 }
 

@@ -557,17 +557,12 @@ fn a_group_that_tests_a_whole_move_in_every_template_counts_the_moves_it_reads()
     // whose every template tests one move whole, it tests every move each step; one by one, the
     // `match` on the move played makes only that move's node, which `pays` weighs.
     let ground = ground_of("(<= terminal (true (cell 1 1 x))) (<= (goal p 100) (true (cell 2 2 x)))");
-    let is_move = |lit: &Lit| lit.positive && matches!(lit.prop, Prop::Does(..));
-    let marked: Vec<u32> = (0..ground.nodes.len() as u32)
-        .filter(|&m| {
-            let rules = &ground.nodes[m as usize].rules;
-            !rules.is_empty() && rules.iter().all(|rule| rule.iter().any(is_move))
-        })
-        .collect();
+    let marked: Vec<u32> =
+        (0..ground.nodes.len() as u32).filter(|&m| ground.nodes[m as usize].made_by_moves_alone()).collect();
     assert!(marked.len() >= 8, "{:?}", ground.nodes.iter().map(|n| &n.name).collect::<Vec<_>>());
-    let move_of = |m: u32| *ground.nodes[m as usize].rules[0].iter().find(|lit| is_move(lit)).expect("a move");
+    let move_of = |m: u32| *ground.nodes[m as usize].rules[0].iter().find(|lit| lit.is_move_played()).expect("a move");
     let moves: BTreeSet<Lit> = (marked.iter().flat_map(|&m| &ground.nodes[m as usize].rules))
-        .flat_map(|rule| rule.iter().copied().filter(is_move))
+        .flat_map(|rule| rule.iter().copied().filter(Lit::is_move_played))
         .collect();
     assert_eq!(moves.len(), 36, "a mark of each cell");
     let whole = |m: u32| Template { literals: vec![WordLit::Fixed(move_of(m))], mask: 1 };
