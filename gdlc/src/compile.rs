@@ -89,8 +89,10 @@ fn ground_checked(description: &Description, realtime: bool, options: &ground::O
     } else {
         description
     };
-    // An rtGDL fact that its rules only copy still ends when its lifetime does.
-    let ground_options = ground::Options { fold_constant_fluents: !realtime, ..options.clone() };
+    // An rtGDL fact that its rules only copy still ends when its lifetime does, and its facts
+    // also change when they expire, with no move checked.
+    let ground_options =
+        ground::Options { fold_constant_fluents: !realtime, assume_legal_play: !realtime, ..options.clone() };
     let mut ground = ground::ground(description, &ground_options)?;
     // An rtGDL game's bits pair each fact with its expired-bit and marker in byte order.
     if !realtime {

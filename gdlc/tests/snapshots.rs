@@ -43,7 +43,7 @@ snapshot!(move_table_sets, "move_table_sets", Form::Straight, ["& (mt[0] & 0x7fe
 // `move_tables/`: every cell kept when both players pass, a test of the joint move.
 snapshot!(frame_products, "frame_products", Form::Straight, ["The bits kept when a plays noop and b plays noop."]);
 // `move_tables/`: every cell kept when both players wait, a condition on the state and the moves.
-snapshot!(frame_guards, "frame_guards", Form::Straight, ["The bits kept when (waits b) and (waits a)."]);
+snapshot!(frame_guards, "frame_guards", Form::Straight, ["The bits kept when (waits a) and (waits b)."]);
 // `move_tables/`, `node_words/`: "some player moves to this cell" as a word of the move
 // table's row, its bits at the cells' places, read by the next values of a whole board.
 snapshot!(table_words, "table_words", Form::Straight, ["& !(mt[0] >> 9u32)", "(0x1ff & !mt[0]) << 9u32"]);

@@ -6,8 +6,9 @@
 //! [`decompose`], [`demand`]), computing what can ever hold ([`relaxed`], a fixpoint under the
 //! grounder's [`budget`]) and instantiating every rule over it ([`builder`], with the relations
 //! deferred to run time in [`deferred`]); [`simplify`] folds constants, forwards aliases, merges
-//! equal propositions and removes what no output needs; [`thresholds`] turns rules that choose
-//! k of n conditions into a chain of counts; [`order`] finds the evaluation order
+//! equal propositions and removes what no output needs; [`legal_play`] takes for granted, in
+//! the rules that read a move, what the move's legality requires; [`thresholds`] turns rules
+//! that choose k of n conditions into a chain of counts; [`order`] finds the evaluation order
 //! and the recursive groups with petgraph. For the table form, [`factor`] then takes literals
 //! that many rules of a proposition share out of them. Failures are [`Error`]s.
 
@@ -24,6 +25,7 @@ pub mod factor;
 pub mod inline;
 mod instantiate;
 pub mod layout;
+pub mod legal_play;
 pub mod order;
 mod relaxed;
 pub mod simplify;
@@ -45,6 +47,10 @@ pub struct Options {
     /// Read a fluent that only ever copies itself as the static relation of its initial facts
     /// (see [`constant_fluents`]). Off for rtGDL games, whose facts also end by expiring.
     pub fold_constant_fluents: bool,
+    /// Take for granted, in a rule that reads a move as played, what the move's legality
+    /// requires (see [`legal_play`]). Off for rtGDL games, whose facts also change at moments no
+    /// move is checked at.
+    pub assume_legal_play: bool,
     /// How the front end reads the game's names, for the pipelines that start from its text
     /// ([`crate::compile`]).
     pub case: crate::parse::Case,
@@ -56,6 +62,7 @@ impl Default for Options {
             max_instances: DEFAULT_MAX_INSTANCES,
             defer_relations: false,
             fold_constant_fluents: true,
+            assume_legal_play: true,
             case: crate::parse::Case::Insensitive,
         }
     }
@@ -230,6 +237,9 @@ impl Ground {
 pub fn ground(description: &Description, options: &Options) -> Result<Ground, Error> {
     let mut ground = strategy::instantiate(description, options)?;
     simplify::simplify(&mut ground);
+    if options.assume_legal_play && legal_play::assume_legal_play(&mut ground) {
+        simplify::simplify(&mut ground);
+    }
     if thresholds::count_thresholds(&mut ground) {
         simplify::simplify(&mut ground);
     }

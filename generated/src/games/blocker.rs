@@ -135,25 +135,46 @@ pub const INITIAL: State = State([0xffff]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Game;
-/// For every move of this role, the family of moves whose conditional next-state
-/// rules it shares (from 1; 0 for none) and its anchor's bit in that family's word.
-static ARM_FAMILY_OF_1: [(u8, u8); 16] = [
-    (1u8, 16u8),
-    (1u8, 17u8),
-    (1u8, 18u8),
-    (1u8, 19u8),
-    (1u8, 20u8),
-    (1u8, 21u8),
-    (1u8, 22u8),
-    (1u8, 23u8),
-    (1u8, 24u8),
-    (1u8, 25u8),
-    (1u8, 26u8),
-    (1u8, 27u8),
-    (1u8, 28u8),
-    (1u8, 29u8),
-    (1u8, 30u8),
-    (1u8, 31u8),
+/// For every role and move, two words per state word, `keep` and `set`: a
+/// next-state bit that the table gives holds when it holds now and one of the
+/// joint move's `keep` rows has it, or one of its `set` rows has it.
+static FRAMES: [[[[u64; WORDS]; 2]; 16]; 2] = [
+    [
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+        [[0xffff0000], [0x0]],
+    ],
+    [
+        [[0x0], [0x10000]],
+        [[0x0], [0x20000]],
+        [[0x0], [0x40000]],
+        [[0x0], [0x80000]],
+        [[0x0], [0x100000]],
+        [[0x0], [0x200000]],
+        [[0x0], [0x400000]],
+        [[0x0], [0x800000]],
+        [[0x0], [0x1000000]],
+        [[0x0], [0x2000000]],
+        [[0x0], [0x4000000]],
+        [[0x0], [0x8000000]],
+        [[0x0], [0x10000000]],
+        [[0x0], [0x20000000]],
+        [[0x0], [0x40000000]],
+        [[0x0], [0x80000000]],
+    ],
 ];
 ///The kind and place of each of role 0's moves, as `kind * 64 + place`, by move.
 static MOVE_KIND_PLACES_0: [u32; 16] = [
@@ -185,72 +206,72 @@ static LEGAL_MOVE_OF_1: [[u32; 64]; 1] = [
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
-/// The family and anchor bit of this role's move of every bit `random_step` may draw.
-static ARM_FAMILY_AT_1: [(u8, u8); 64] = [
-    (1u8, 16u8),
-    (1u8, 17u8),
-    (1u8, 18u8),
-    (1u8, 19u8),
-    (1u8, 20u8),
-    (1u8, 21u8),
-    (1u8, 22u8),
-    (1u8, 23u8),
-    (1u8, 24u8),
-    (1u8, 25u8),
-    (1u8, 26u8),
-    (1u8, 27u8),
-    (1u8, 28u8),
-    (1u8, 29u8),
-    (1u8, 30u8),
-    (1u8, 31u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
-    (1u8, 16u8),
+///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
+static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
+    [[0x0], [0x10000]],
+    [[0x0], [0x20000]],
+    [[0x0], [0x40000]],
+    [[0x0], [0x80000]],
+    [[0x0], [0x100000]],
+    [[0x0], [0x200000]],
+    [[0x0], [0x400000]],
+    [[0x0], [0x800000]],
+    [[0x0], [0x1000000]],
+    [[0x0], [0x2000000]],
+    [[0x0], [0x4000000]],
+    [[0x0], [0x8000000]],
+    [[0x0], [0x10000000]],
+    [[0x0], [0x20000000]],
+    [[0x0], [0x40000000]],
+    [[0x0], [0x80000000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
+    [[0x0], [0x10000]],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
 /// without families of moves (one rule over different places on the board), else in
@@ -291,7 +312,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut g = [0u64; 1];
     // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
-    g[0] = ((0xffff & s.0[0] & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+    g[0] = ((0xffff & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
         & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)) << 32u32)
         | (s.0[0]
             & (0xffff00000000
@@ -300,18 +321,14 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];
+    for [k, x] in [&FRAMES[1][joint[1].0 as usize]] {
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
-    }
-    {
-        let (family, bit) = ARM_FAMILY_OF_1[joint[1].0 as usize];
-        let a = 1u64 << bit;
-        match family {
-            1 => {
-                w[0] |= (a) & ((s.0[0] << 16));
-            }
-            _ => {}
-        }
     }
     w[0] |= g[0] & 0xffff0000ffff;
     State(w)
@@ -512,7 +529,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
     // g[0]: 32 node words, bit 32 (next (cell 1 1 crosser)), bit 33 (next (cell 1 2 crosser)), bit 34 (next (cell 1 3 crosser)), bit 35 (next (cell 1 4 crosser)), and 28 more; rules at blocker.kif:13, 17, 22, 26
-    g[0] = ((0xffff & s.0[0] & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
+    g[0] = ((0xffff & kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 0)
         & !kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 1)) << 32u32)
         | (s.0[0]
             & (0xffff00000000
@@ -521,18 +538,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0xffff0000];
     let mut set: [u64; WORDS] = [0x0];
+    for [k, x] in [&FRAMES_AT_1[drawn_1]] {
+        for i in 0..WORDS {
+            keep[i] |= k[i];
+            set[i] |= x[i];
+        }
+    }
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
-    }
-    {
-        let (family, bit) = ARM_FAMILY_AT_1[drawn_1];
-        let a = 1u64 << bit;
-        match family {
-            1 => {
-                w[0] |= (a) & ((s.0[0] << 16));
-            }
-            _ => {}
-        }
     }
     w[0] |= g[0] & 0xffff0000ffff;
     Some(State(w))

@@ -674,7 +674,7 @@ pub fn sees(s: &State, joint: &[Move], role: usize, out: &mut Vec<u32>) {
 }
 ///Appends what `alice` perceives on the step from `s` by `joint` to `out`.
 fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
-    let mut n = [false; 9];
+    let mut n = [false; 6];
     // n[0]: ((aux 0) 1)
     n[0] = (joint[2].0 == 0) | (joint[2].0 == 1) | (joint[2].0 == 2);
     // n[1]: ((aux 0) 2)
@@ -687,22 +687,12 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[4] = (s.0[0] & 0x400 == 0) & (n[1]);
     // n[5]: (sees alice (rolled 3)), rules at diceDuel.kif:20, 21
     n[5] = (s.0[0] & 0x400 == 0) & (n[2]);
-    // n[6]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
-    n[6] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 10);
-    // n[7]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
-    n[7] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 9);
-    // n[8]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
-    n[8] = (s.0[0] & 0x1 == 0x1) & (joint[1].0 == 11);
     // PERCEPTS[0]: (sees alice (other_choice keep)), rules at diceDuel.kif:22
-    if n[7] {
+    if joint[1].0 == 9 {
         out.push(0);
     }
-    // PERCEPTS[1]: (sees alice (other_choice noop)), rules at diceDuel.kif:22
-    if n[6] {
-        out.push(1);
-    }
     // PERCEPTS[2]: (sees alice (other_choice reroll)), rules at diceDuel.kif:22
-    if n[8] {
+    if joint[1].0 == 11 {
         out.push(2);
     }
     // PERCEPTS[3]: (sees alice (rolled 1)), rules at diceDuel.kif:20, 21
@@ -720,7 +710,7 @@ fn sees_0(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
 }
 ///Appends what `bob` perceives on the step from `s` by `joint` to `out`.
 fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
-    let mut n = [false; 9];
+    let mut n = [false; 6];
     // n[0]: ((aux 1) 1)
     n[0] = (joint[2].0 == 0) | (joint[2].0 == 3) | (joint[2].0 == 6);
     // n[1]: ((aux 1) 2)
@@ -733,22 +723,12 @@ fn sees_1(s: &State, joint: &[Move; ROLES.len()], out: &mut Vec<u32>) {
     n[4] = (s.0[0] & 0x800 == 0) & (n[1]);
     // n[5]: (sees bob (rolled 3)), rules at diceDuel.kif:20, 21
     n[5] = (s.0[0] & 0x800 == 0) & (n[2]);
-    // n[6]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
-    n[6] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 10);
-    // n[7]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
-    n[7] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 9);
-    // n[8]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
-    n[8] = (s.0[0] & 0x1 == 0x1) & (joint[0].0 == 11);
     // PERCEPTS[0]: (sees bob (other_choice keep)), rules at diceDuel.kif:22
-    if n[7] {
+    if joint[0].0 == 9 {
         out.push(0);
     }
-    // PERCEPTS[1]: (sees bob (other_choice noop)), rules at diceDuel.kif:22
-    if n[6] {
-        out.push(1);
-    }
     // PERCEPTS[2]: (sees bob (other_choice reroll)), rules at diceDuel.kif:22
-    if n[8] {
+    if joint[0].0 == 11 {
         out.push(2);
     }
     // PERCEPTS[3]: (sees bob (rolled 1)), rules at diceDuel.kif:20, 21

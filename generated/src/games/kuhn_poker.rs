@@ -143,7 +143,7 @@ static FRAMES: [[[[u64; WORDS]; 2]; 11]; 3] = [
         [[0x0], [0x0]],
         [[0x0], [0x0]],
         [[0x0], [0x0]],
-        [[0x0], [0x200]],
+        [[0x0], [0x210]],
         [[0x0], [0x400]],
         [[0x0], [0x800]],
         [[0x0], [0x1000]],
@@ -263,7 +263,7 @@ static PICK_0: [[u8; 6]; 32] = ::gdl_runtime::bits::listed_bits_table(
 );
 ///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
 static FRAMES_AT_1: [[[u64; WORDS]; 2]; 64] = [
-    [[0x0], [0x200]],
+    [[0x0], [0x210]],
     [[0x0], [0x400]],
     [[0x0], [0x800]],
     [[0x0], [0x1000]],
@@ -512,8 +512,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 1];
     // n[0]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    n[0] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
-        | (s.0[0] & 0x10 == 0x10);
+    n[0] = (s.0[0] & 0x28 == 0x28) | (s.0[0] & 0x10 == 0x10) | (joint[1].0 == 8);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
     let mut set: [u64; WORDS] = [0x0];
@@ -529,14 +528,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
-    }
-    match joint[1].0 {
-        6 => {
-            // bob plays bet: its conditional frame rules
-            // BASE[4]: (next (phase third)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-            w[0] |= u64::from(s.0[0] & 0x88 == 0x88) << 4;
-        }
-        _ => {}
     }
     // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
@@ -689,8 +680,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
     let joint = &joint;
     // n[4]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    n[4] = (s.0[0] & 0x28 == 0x28) | ((s.0[0] & 0x8 == 0x8) & (joint[1].0 == 8))
-        | (s.0[0] & 0x10 == 0x10);
+    n[4] = (s.0[0] & 0x28 == 0x28) | (s.0[0] & 0x10 == 0x10) | (joint[1].0 == 8);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
     let mut set: [u64; WORDS] = [0x0];
@@ -702,14 +692,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
-    }
-    match joint[1].0 {
-        6 => {
-            // bob plays bet: its conditional frame rules
-            // BASE[4]: (next (phase third)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-            w[0] |= u64::from(s.0[0] & 0x88 == 0x88) << 4;
-        }
-        _ => {}
     }
     // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;

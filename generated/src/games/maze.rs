@@ -90,7 +90,7 @@ pub struct Game;
 /// next-state bit that the table gives holds when it holds now and one of the
 /// joint move's `keep` rows has it, or one of its `set` rows has it.
 static FRAMES: [[[[u64; WORDS]; 2]; 3]; 1] = [
-    [[[0x7bc00], [0x0]], [[0x7c000], [0x0]], [[0x7c00], [0x0]]],
+    [[[0x7bc00], [0x0]], [[0x7c000], [0x4000]], [[0x7c00], [0x0]]],
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
 static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
@@ -103,7 +103,7 @@ static LEGAL_MOVE_OF_0: [[u32; 64]; 1] = [
 ///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
 static FRAMES_AT_0: [[[u64; WORDS]; 2]; 64] = [
     [[0x7bc00], [0x0]],
-    [[0x7c000], [0x0]],
+    [[0x7c000], [0x4000]],
     [[0x7c00], [0x0]],
     [[0x7bc00], [0x0]],
     [[0x7bc00], [0x0]],
@@ -202,7 +202,6 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 1];
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
     let mut set: [u64; WORDS] = [0x0];
@@ -229,8 +228,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         1 => {
             // robot plays grab: its conditional frame rules
-            // n[0]: (aux 1)
-            n[0] = (s.0[0]) & ((s.0[0] >> 5)) & (0x3c00) != 0;
             // BASE[10]: (next (gold a)), rules at maze.kif:47, 51, 56, 60, 66, 71
             w[0] |= u64::from(s.0[0] & 0x10400 == 0x10400) << 10;
             w[0] |= u64::from(s.0[0] & 0x20400 == 0x20400) << 10;
@@ -252,7 +249,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 14;
             w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 14;
             w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 14;
-            w[0] |= u64::from(n[0]) << 14;
         }
         2 => {
             // robot plays move: its conditional frame rules
@@ -384,7 +380,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
             w[0] |= u64::from(s.0[0] & 0x14000 == 0x14000) << 14;
             w[0] |= u64::from(s.0[0] & 0x24000 == 0x24000) << 14;
             w[0] |= u64::from(s.0[0] & 0x44000 == 0x44000) << 14;
-            w[0] |= u64::from(n[0]) << 14;
         }
         2 => {
             // robot plays move: its conditional frame rules
