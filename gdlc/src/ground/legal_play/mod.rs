@@ -29,8 +29,8 @@ enum Requirement {
     Holds(Vec<Lit>),
 }
 
-/// Drops from every rule that reads a move as played the literals its legality requires, and
-/// the rules that contradict it. Returns whether anything changed.
+/// Reduces to its moves every rule whose other literals its moves' legality requires, and
+/// drops the rules that contradict it. Returns whether anything changed.
 pub fn assume_legal_play(ground: &mut Ground) -> bool {
     let requirements = requirements(ground);
     let mut changed = false;
