@@ -52,11 +52,6 @@ pub fn assume_legal_play(ground: &mut Ground) -> bool {
 /// For every role and move it may play, what the move's being legal requires.
 fn requirements(ground: &Ground) -> FxHashMap<(u32, u32), Requirement> {
     let mut requirements = FxHashMap::default();
-    for (role, moves) in ground.inputs.iter().enumerate() {
-        for &mv in moves {
-            requirements.insert((role as u32, mv), Requirement::Never);
-        }
-    }
     for (role, legal) in ground.legal.iter().enumerate() {
         for &(mv, value) in legal {
             let requirement = match value {
@@ -110,52 +105,63 @@ fn shared_by_rules(nodes: &[Node], node: &Node, depth: u32) -> Vec<Lit> {
     shared.unwrap_or_default()
 }
 
+/// What a rule that reads moves as played becomes.
+#[derive(Debug, PartialEq)]
+enum Rewrite {
+    /// It stays as it is.
+    Keep,
+    /// It can never hold in a legal joint move.
+    Drop,
+    /// Its moves' legality requires all its other literals: it reads these moves alone.
+    MovesAlone(Vec<Lit>),
+}
+
 /// Rewrites the rules of `node` that read moves as played; returns whether one changed.
 fn rewrite(node: &mut Node, requirements: &FxHashMap<(u32, u32), Requirement>) -> bool {
     let mut changed = false;
     node.rules.retain_mut(|rule| match rewritten(rule, requirements) {
-        None => {
+        Rewrite::Keep => true,
+        Rewrite::Drop => {
             changed = true;
             false
         }
-        Some(kept) => {
-            changed |= kept.len() != rule.len();
-            *rule = kept;
+        Rewrite::MovesAlone(moves) => {
+            changed |= moves.len() != rule.len();
+            *rule = moves;
             true
         }
     });
     changed
 }
 
-/// `rule` without the literals its moves' legality requires, or `None` when the rule can never
-/// hold in a legal joint move.
-fn rewritten(rule: &[Lit], requirements: &FxHashMap<(u32, u32), Requirement>) -> Option<Vec<Lit>> {
+/// What `rule` becomes when its moves are legal.
+fn rewritten(rule: &[Lit], requirements: &FxHashMap<(u32, u32), Requirement>) -> Rewrite {
     let mut required: Vec<&[Lit]> = Vec::new();
     for lit in rule {
         if let Prop::Does(role, mv) = lit.prop {
             match requirements.get(&(role, mv)) {
-                Some(Requirement::Never) if lit.positive => return None,
+                Some(Requirement::Never) if lit.positive => return Rewrite::Drop,
                 Some(Requirement::Holds(lits)) if lit.positive => required.push(lits),
                 _ => {}
             }
         }
     }
     if required.is_empty() {
-        return Some(rule.to_vec());
+        return Rewrite::Keep;
     }
     let holds = |lit: &Lit| required.iter().any(|lits| lits.binary_search(lit).is_ok());
     if rule.iter().any(|lit| holds(&lit.negated())) {
-        return None;
-    }
-    let kept: Vec<Lit> = rule.iter().copied().filter(|lit| !holds(lit)).collect();
-    if kept.iter().all(|lit| matches!(lit.prop, Prop::Does(..))) {
-        return Some(kept);
+        return Rewrite::Drop;
     }
     // A rule that still reads the state keeps what it reads: the code generator finds runs
     // and boards of rules of one shape, which a rule with fewer literals than its neighbours
     // would leave (connectFour's drop to the top row, whose cell is tested open as the rows
     // below are, though the drop's legality already says it is).
-    Some(rule.to_vec())
+    let reads_moves_alone = rule.iter().all(|lit| matches!(lit.prop, Prop::Does(..)) || holds(lit));
+    match reads_moves_alone {
+        true => Rewrite::MovesAlone(rule.iter().copied().filter(|lit| !holds(lit)).collect()),
+        false => Rewrite::Keep,
+    }
 }
 
 #[cfg(test)]

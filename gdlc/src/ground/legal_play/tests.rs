@@ -1,7 +1,7 @@
 //! Tests of what a move's legality lets its rules take for granted.
 
 use super::super::{ground, Ground, Lit, Options, Prop, Value};
-use super::{rewritten, Requirement};
+use super::{rewritten, Requirement, Rewrite};
 use crate::parse::{parse, Syntax};
 use rustc_hash::FxHashMap;
 
@@ -101,8 +101,8 @@ fn a_rule_that_still_reads_the_state_is_left_as_it_is() {
     let other_fact = Lit::pos(Prop::Base(5));
     let requirements = FxHashMap::from_iter([((0, 3), Requirement::Holds(vec![required_fact, required_node]))]);
     let rule = [required_fact, other_fact, played, required_node];
-    assert_eq!(rewritten(&rule, &requirements), Some(rule.to_vec()));
+    assert_eq!(rewritten(&rule, &requirements), Rewrite::Keep);
     // Left reading the move alone, it drops both.
-    assert_eq!(rewritten(&[required_fact, played, required_node], &requirements), Some(vec![played]));
-    assert_eq!(rewritten(&[required_fact.negated(), played], &requirements), None);
+    assert_eq!(rewritten(&[required_fact, played, required_node], &requirements), Rewrite::MovesAlone(vec![played]));
+    assert_eq!(rewritten(&[required_fact.negated(), played], &requirements), Rewrite::Drop);
 }
