@@ -256,3 +256,42 @@ fn a_flood_fill_that_one_test_reads_is_made_only_when_the_test_needs_it() {
         (1..25).filter(|cell| after.contains(&format!("if !n[1] && (s.0[0] & {:#x} != 0) {{", 1u64 << (25 + cell))));
     assert_eq!(white.count(), 24, "{after}");
 }
+
+/// Two roles taking cells in turns; the role to move may pass only when it can take none, so
+/// its `noop` reads its search for a move behind its turn, and `terminal` does not read it.
+const PASS_WHEN_STUCK: &str = "
+    (role a) (role b)
+    (init (control a))
+    (cell 1) (cell 2) (cell 3) (cell 4)
+    (<= (legal ?r (take ?c)) (true (control ?r)) (cantake ?r ?c))
+    (<= (cantake ?r ?c) (role ?r) (cell ?c) (not (true (taken ?c))) (not (true (blocked ?r ?c))))
+    (<= (anymove ?r) (cantake ?r ?c))
+    (<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+    (<= (legal ?r noop) (true (control ?r)) (not (anymove ?r)))
+    (<= (next (taken ?c)) (does ?r (take ?c)))
+    (<= (next (taken ?c)) (true (taken ?c)))
+    (<= (next (blocked b ?c)) (does a (take ?c)))
+    (<= (next (blocked ?r ?c)) (true (blocked ?r ?c)))
+    (<= (next (control b)) (true (control a)))
+    (<= (next (control a)) (true (control b)))
+    (<= terminal (true (taken 1)) (true (taken 2)) (true (taken 3)) (true (taken 4)))
+    (<= (goal ?r 50) (role ?r))";
+
+#[test]
+fn a_search_for_a_move_that_only_a_pass_reads_behind_the_turn_is_made_on_the_roles_turn_alone() {
+    let module = module_of(PASS_WHEN_STUCK);
+    let step =
+        &module[module.find("fn evaluate(").unwrap_or_else(|| module.find("pub fn random_step(").expect("a step"))..];
+    // `(anymove a)` (`(not (true (taken ?c)))` for some cell, the four low bits of the state
+    // word) is computed inside the test of `(control a)`, bit 8, and only there; `(anymove b)`
+    // (a cell neither taken nor blocked for b, the next four bits) inside that of `(control
+    // b)`, bit 9.
+    let searches = [(8, "= (!s.0[0]) & (0xf0) != 0;"), (9, "= (!s.0[0]) & (!(s.0[0] >> 4)) & (0xf) != 0;")];
+    for (bit, search) in searches {
+        let test = format!("if s.0[0] & {:#x} != 0 {{", 1u64 << bit);
+        let at = step.find(&test).unwrap_or_else(|| panic!("no test of bit {bit}: {step}"));
+        let block = &step[at..at + step[at..].find("\n    }").expect("the end of the test")];
+        assert!(block.contains(search), "{search} not in {block}");
+        assert_eq!(step.matches(search).count(), 1, "{step}");
+    }
+}

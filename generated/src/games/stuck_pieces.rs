@@ -779,8 +779,6 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
     let mut n = [false; 78];
-    // n[0]: (occupied 1), rules at stuckPieces.kif:33
-    n[0] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x8000000 == 0x8000000);
     // n[1]: (occupied 2), rules at stuckPieces.kif:33
     n[1] = (s.0[0] & 0x40000 == 0x40000) | (s.0[0] & 0x10000000 == 0x10000000);
     // n[2]: (occupied 3), rules at stuckPieces.kif:33
@@ -789,8 +787,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[3] = (s.0[0] & 0x1000000 == 0x1000000) | (s.0[0] & 0x400000000 == 0x400000000);
     // n[4]: (occupied 9), rules at stuckPieces.kif:33
     n[4] = (s.0[0] & 0x2000000 == 0x2000000) | (s.0[0] & 0x800000000 == 0x800000000);
-    // n[5]: (occupied 10), rules at stuckPieces.kif:33
-    n[5] = (s.0[0] & 0x4000000 == 0x4000000) | (s.0[0] & 0x1000000000 == 0x1000000000);
     // n[6]: (occupied 4), rules at stuckPieces.kif:33
     n[6] = (s.0[0] & 0x100000 == 0x100000) | (s.0[0] & 0x40000000 == 0x40000000);
     // n[7]: (occupied 7), rules at stuckPieces.kif:33
@@ -799,43 +795,125 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[8] = (s.0[0] & 0x200000 == 0x200000) | (s.0[0] & 0x80000000 == 0x80000000);
     // n[9]: (occupied 6), rules at stuckPieces.kif:33
     n[9] = (s.0[0] & 0x400000 == 0x400000) | (s.0[0] & 0x100000000 == 0x100000000);
-    // n[28]: (at_least 1 1 0 (legal white noop))
-    n[28] = (s.0[0] & 0x8000000 == 0x8000000) & (n[1]);
-    // n[29]: (at_least 1 2 0 (legal white noop))
-    n[29] = ((s.0[0] & 0x10000000 == 0x10000000) & (n[2])) | (n[28]);
-    // n[30]: (at_least 1 3 0 (legal white noop))
-    n[30] = ((s.0[0] & 0x20000000 == 0x20000000) & (n[6])) | (n[29]);
-    // n[31]: (at_least 1 4 0 (legal white noop))
-    n[31] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x78000000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x3c0000) != 0);
-    // n[32]: (at_least 1 5 0 (legal white noop))
-    n[32] = ((s.0[0]) & ((s.0[0] >> 1)) & (0xf8000000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x7c0000) != 0);
-    // n[33]: (at_least 1 6 0 (legal white noop))
-    n[33] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x1f8000000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0xfc0000) != 0);
-    // n[34]: (at_least 1 7 0 (legal white noop))
-    n[34] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x3f8000000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x1fc0000) != 0);
-    // n[35]: (at_least 1 8 0 (legal white noop))
-    n[35] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x7f8000000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x3fc0000) != 0);
-    // n[36]: (at_least 2 2 0 (legal white noop))
-    n[36] = (s.0[0] & 0x10000000 == 0x10000000) & (n[2]) & (n[28]);
-    // n[37]: (at_least 2 3 0 (legal white noop))
-    n[37] = ((s.0[0] & 0x20000000 == 0x20000000) & (n[6]) & (n[29])) | (n[36]);
-    // n[38]: (at_least 2 4 0 (legal white noop))
-    n[38] = ((s.0[0] & 0x40000000 == 0x40000000) & (n[8]) & (n[30])) | (n[37]);
-    // n[39]: (at_least 2 5 0 (legal white noop))
-    n[39] = ((s.0[0] & 0x80000000 == 0x80000000) & (n[9]) & (n[31])) | (n[38]);
-    // n[40]: (at_least 2 6 0 (legal white noop))
-    n[40] = ((s.0[0] & 0x100000000 == 0x100000000) & (n[7]) & (n[32])) | (n[39]);
-    // n[41]: (at_least 2 7 0 (legal white noop))
-    n[41] = ((s.0[0] & 0x200000000 == 0x200000000) & (n[3]) & (n[33])) | (n[40]);
-    // n[42]: (at_least 2 8 0 (legal white noop))
-    n[42] = ((s.0[0] & 0x400000000 == 0x400000000) & (n[4]) & (n[34])) | (n[41]);
-    // n[43]: (at_least 2 9 0 (legal white noop))
-    n[43] = ((s.0[0] & 0x800000000 == 0x800000000) & (n[5]) & (n[35])) | (n[42]);
+    if s.0[0] & 0x4000000000 != 0 {
+        // n[5]: (occupied 10), rules at stuckPieces.kif:33
+        n[5] = (s.0[0] & 0x4000000 == 0x4000000)
+            | (s.0[0] & 0x1000000000 == 0x1000000000);
+        // n[10]: (legal white (step 1)), rules at stuckPieces.kif:39
+        n[10] = (s.0[0] & 0x8000000 == 0x8000000) & (!n[1]);
+        // n[11]: (legal white (step 2)), rules at stuckPieces.kif:39
+        n[11] = (s.0[0] & 0x10000000 == 0x10000000) & (!n[2]);
+        // n[12]: (legal white (step 3)), rules at stuckPieces.kif:39
+        n[12] = (s.0[0] & 0x20000000 == 0x20000000) & (!n[6]);
+        // n[13]: (legal white (step 4)), rules at stuckPieces.kif:39
+        n[13] = (s.0[0] & 0x40000000 == 0x40000000) & (!n[8]);
+        // n[14]: (legal white (step 5)), rules at stuckPieces.kif:39
+        n[14] = (s.0[0] & 0x80000000 == 0x80000000) & (!n[9]);
+        // n[15]: (legal white (step 6)), rules at stuckPieces.kif:39
+        n[15] = (s.0[0] & 0x100000000 == 0x100000000) & (!n[7]);
+        // n[16]: (legal white (step 7)), rules at stuckPieces.kif:39
+        n[16] = (s.0[0] & 0x200000000 == 0x200000000) & (!n[3]);
+        // n[17]: (legal white (step 8)), rules at stuckPieces.kif:39
+        n[17] = (s.0[0] & 0x400000000 == 0x400000000) & (!n[4]);
+        // n[18]: (legal white (step 9)), rules at stuckPieces.kif:39
+        n[18] = (s.0[0] & 0x800000000 == 0x800000000) & (!n[5]);
+        // n[28]: (at_least 1 1 0 (legal white noop))
+        n[28] = (s.0[0] & 0x8000000 == 0x8000000) & (n[1]);
+        // n[29]: (at_least 1 2 0 (legal white noop))
+        n[29] = ((s.0[0] & 0x10000000 == 0x10000000) & (n[2])) | (n[28]);
+        // n[30]: (at_least 1 3 0 (legal white noop))
+        n[30] = ((s.0[0] & 0x20000000 == 0x20000000) & (n[6])) | (n[29]);
+        // n[31]: (at_least 1 4 0 (legal white noop))
+        n[31] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x78000000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x3c0000) != 0);
+        // n[32]: (at_least 1 5 0 (legal white noop))
+        n[32] = ((s.0[0]) & ((s.0[0] >> 1)) & (0xf8000000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x7c0000) != 0);
+        // n[33]: (at_least 1 6 0 (legal white noop))
+        n[33] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x1f8000000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0xfc0000) != 0);
+        // n[34]: (at_least 1 7 0 (legal white noop))
+        n[34] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x3f8000000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x1fc0000) != 0);
+        // n[35]: (at_least 1 8 0 (legal white noop))
+        n[35] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x7f8000000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x3fc0000) != 0);
+        // n[36]: (at_least 2 2 0 (legal white noop))
+        n[36] = (s.0[0] & 0x10000000 == 0x10000000) & (n[2]) & (n[28]);
+        // n[37]: (at_least 2 3 0 (legal white noop))
+        n[37] = ((s.0[0] & 0x20000000 == 0x20000000) & (n[6]) & (n[29])) | (n[36]);
+        // n[38]: (at_least 2 4 0 (legal white noop))
+        n[38] = ((s.0[0] & 0x40000000 == 0x40000000) & (n[8]) & (n[30])) | (n[37]);
+        // n[39]: (at_least 2 5 0 (legal white noop))
+        n[39] = ((s.0[0] & 0x80000000 == 0x80000000) & (n[9]) & (n[31])) | (n[38]);
+        // n[40]: (at_least 2 6 0 (legal white noop))
+        n[40] = ((s.0[0] & 0x100000000 == 0x100000000) & (n[7]) & (n[32])) | (n[39]);
+        // n[41]: (at_least 2 7 0 (legal white noop))
+        n[41] = ((s.0[0] & 0x200000000 == 0x200000000) & (n[3]) & (n[33])) | (n[40]);
+        // n[42]: (at_least 2 8 0 (legal white noop))
+        n[42] = ((s.0[0] & 0x400000000 == 0x400000000) & (n[4]) & (n[34])) | (n[41]);
+        // n[43]: (at_least 2 9 0 (legal white noop))
+        n[43] = ((s.0[0] & 0x800000000 == 0x800000000) & (n[5]) & (n[35])) | (n[42]);
+    }
+    if s.0[0] & 0x2000000000 != 0 {
+        // n[0]: (occupied 1), rules at stuckPieces.kif:33
+        n[0] = (s.0[0] & 0x20000 == 0x20000) | (s.0[0] & 0x8000000 == 0x8000000);
+        // n[19]: (legal black (step 2)), rules at stuckPieces.kif:39
+        n[19] = (s.0[0] & 0x40000 == 0x40000) & (!n[0]);
+        // n[20]: (legal black (step 3)), rules at stuckPieces.kif:39
+        n[20] = (s.0[0] & 0x80000 == 0x80000) & (!n[1]);
+        // n[21]: (legal black (step 4)), rules at stuckPieces.kif:39
+        n[21] = (s.0[0] & 0x100000 == 0x100000) & (!n[2]);
+        // n[22]: (legal black (step 5)), rules at stuckPieces.kif:39
+        n[22] = (s.0[0] & 0x200000 == 0x200000) & (!n[6]);
+        // n[23]: (legal black (step 6)), rules at stuckPieces.kif:39
+        n[23] = (s.0[0] & 0x400000 == 0x400000) & (!n[8]);
+        // n[24]: (legal black (step 7)), rules at stuckPieces.kif:39
+        n[24] = (s.0[0] & 0x800000 == 0x800000) & (!n[9]);
+        // n[25]: (legal black (step 8)), rules at stuckPieces.kif:39
+        n[25] = (s.0[0] & 0x1000000 == 0x1000000) & (!n[7]);
+        // n[26]: (legal black (step 9)), rules at stuckPieces.kif:39
+        n[26] = (s.0[0] & 0x2000000 == 0x2000000) & (!n[3]);
+        // n[27]: (legal black (step 10)), rules at stuckPieces.kif:39
+        n[27] = (s.0[0] & 0x4000000 == 0x4000000) & (!n[4]);
+        // n[45]: (at_least 1 1 0 (legal black noop))
+        n[45] = (s.0[0] & 0x4000000 == 0x4000000) & (n[4]);
+        // n[46]: (at_least 1 2 0 (legal black noop))
+        n[46] = ((s.0[0] & 0x40000 == 0x40000) & (n[0])) | (n[45]);
+        // n[47]: (at_least 1 3 0 (legal black noop))
+        n[47] = ((s.0[0] & 0x80000 == 0x80000) & (n[1])) | (n[46]);
+        // n[48]: (at_least 1 4 0 (legal black noop))
+        n[48] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x20e0000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x41c0000) != 0);
+        // n[49]: (at_least 1 5 0 (legal black noop))
+        n[49] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x21e0000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x43c0000) != 0);
+        // n[50]: (at_least 1 6 0 (legal black noop))
+        n[50] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x23e0000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x47c0000) != 0);
+        // n[51]: (at_least 1 7 0 (legal black noop))
+        n[51] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x27e0000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x4fc0000) != 0);
+        // n[52]: (at_least 1 8 0 (legal black noop))
+        n[52] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x2fe0000) != 0)
+            | ((s.0[0]) & ((s.0[0] >> 9)) & (0x5fc0000) != 0);
+        // n[53]: (at_least 2 2 0 (legal black noop))
+        n[53] = (s.0[0] & 0x40000 == 0x40000) & (n[0]) & (n[45]);
+        // n[54]: (at_least 2 3 0 (legal black noop))
+        n[54] = ((s.0[0] & 0x80000 == 0x80000) & (n[1]) & (n[46])) | (n[53]);
+        // n[55]: (at_least 2 4 0 (legal black noop))
+        n[55] = ((s.0[0] & 0x100000 == 0x100000) & (n[2]) & (n[47])) | (n[54]);
+        // n[56]: (at_least 2 5 0 (legal black noop))
+        n[56] = ((s.0[0] & 0x200000 == 0x200000) & (n[6]) & (n[48])) | (n[55]);
+        // n[57]: (at_least 2 6 0 (legal black noop))
+        n[57] = ((s.0[0] & 0x400000 == 0x400000) & (n[8]) & (n[49])) | (n[56]);
+        // n[58]: (at_least 2 7 0 (legal black noop))
+        n[58] = ((s.0[0] & 0x800000 == 0x800000) & (n[9]) & (n[50])) | (n[57]);
+        // n[59]: (at_least 2 8 0 (legal black noop))
+        n[59] = ((s.0[0] & 0x1000000 == 0x1000000) & (n[7]) & (n[51])) | (n[58]);
+        // n[60]: (at_least 2 9 0 (legal black noop))
+        n[60] = ((s.0[0] & 0x2000000 == 0x2000000) & (n[3]) & (n[52])) | (n[59]);
+    }
     // n[44]: (legal white noop), rules at stuckPieces.kif:43, 46
     n[44] |= (s.0[0] & 0x5008000000 == 0x5008000000) & (n[1]);
     n[44] |= (s.0[0] & 0x5010000000 == 0x5010000000) & (n[2]);
@@ -848,43 +926,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[44] |= (s.0[0] & 0x5800000000 == 0x5800000000) & (n[5]);
     n[44] |= s.0[0] & 0x2000000000 == 0x2000000000;
     n[44] |= (s.0[0] & 0x4000000000 == 0x4000000000) & (n[43]);
-    // n[45]: (at_least 1 1 0 (legal black noop))
-    n[45] = (s.0[0] & 0x4000000 == 0x4000000) & (n[4]);
-    // n[46]: (at_least 1 2 0 (legal black noop))
-    n[46] = ((s.0[0] & 0x40000 == 0x40000) & (n[0])) | (n[45]);
-    // n[47]: (at_least 1 3 0 (legal black noop))
-    n[47] = ((s.0[0] & 0x80000 == 0x80000) & (n[1])) | (n[46]);
-    // n[48]: (at_least 1 4 0 (legal black noop))
-    n[48] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x20e0000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x41c0000) != 0);
-    // n[49]: (at_least 1 5 0 (legal black noop))
-    n[49] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x21e0000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x43c0000) != 0);
-    // n[50]: (at_least 1 6 0 (legal black noop))
-    n[50] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x23e0000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x47c0000) != 0);
-    // n[51]: (at_least 1 7 0 (legal black noop))
-    n[51] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x27e0000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x4fc0000) != 0);
-    // n[52]: (at_least 1 8 0 (legal black noop))
-    n[52] = ((s.0[0]) & ((s.0[0] >> 1)) & (0x2fe0000) != 0)
-        | ((s.0[0]) & ((s.0[0] >> 9)) & (0x5fc0000) != 0);
-    // n[53]: (at_least 2 2 0 (legal black noop))
-    n[53] = (s.0[0] & 0x40000 == 0x40000) & (n[0]) & (n[45]);
-    // n[54]: (at_least 2 3 0 (legal black noop))
-    n[54] = ((s.0[0] & 0x80000 == 0x80000) & (n[1]) & (n[46])) | (n[53]);
-    // n[55]: (at_least 2 4 0 (legal black noop))
-    n[55] = ((s.0[0] & 0x100000 == 0x100000) & (n[2]) & (n[47])) | (n[54]);
-    // n[56]: (at_least 2 5 0 (legal black noop))
-    n[56] = ((s.0[0] & 0x200000 == 0x200000) & (n[6]) & (n[48])) | (n[55]);
-    // n[57]: (at_least 2 6 0 (legal black noop))
-    n[57] = ((s.0[0] & 0x400000 == 0x400000) & (n[8]) & (n[49])) | (n[56]);
-    // n[58]: (at_least 2 7 0 (legal black noop))
-    n[58] = ((s.0[0] & 0x800000 == 0x800000) & (n[9]) & (n[50])) | (n[57]);
-    // n[59]: (at_least 2 8 0 (legal black noop))
-    n[59] = ((s.0[0] & 0x1000000 == 0x1000000) & (n[7]) & (n[51])) | (n[58]);
-    // n[60]: (at_least 2 9 0 (legal black noop))
-    n[60] = ((s.0[0] & 0x2000000 == 0x2000000) & (n[3]) & (n[52])) | (n[59]);
     // n[61]: (legal black noop), rules at stuckPieces.kif:43, 46
     n[61] |= (s.0[0] & 0x2004020000 == 0x2004020000) & (n[4]);
     n[61] |= (s.0[0] & 0x2000060000 == 0x2000060000) & (n[0]);
@@ -902,24 +943,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 2];
     let parts: [u64; 1] = if s.0[0] & 0x4000000000 != 0 {
-        // n[10]: (legal white (step 1)), rules at stuckPieces.kif:39
-        n[10] = (s.0[0] & 0x4008000000 == 0x4008000000) & (!n[1]);
-        // n[11]: (legal white (step 2)), rules at stuckPieces.kif:39
-        n[11] = (s.0[0] & 0x4010000000 == 0x4010000000) & (!n[2]);
-        // n[12]: (legal white (step 3)), rules at stuckPieces.kif:39
-        n[12] = (s.0[0] & 0x4020000000 == 0x4020000000) & (!n[6]);
-        // n[13]: (legal white (step 4)), rules at stuckPieces.kif:39
-        n[13] = (s.0[0] & 0x4040000000 == 0x4040000000) & (!n[8]);
-        // n[14]: (legal white (step 5)), rules at stuckPieces.kif:39
-        n[14] = (s.0[0] & 0x4080000000 == 0x4080000000) & (!n[9]);
-        // n[15]: (legal white (step 6)), rules at stuckPieces.kif:39
-        n[15] = (s.0[0] & 0x4100000000 == 0x4100000000) & (!n[7]);
-        // n[16]: (legal white (step 7)), rules at stuckPieces.kif:39
-        n[16] = (s.0[0] & 0x4200000000 == 0x4200000000) & (!n[3]);
-        // n[17]: (legal white (step 8)), rules at stuckPieces.kif:39
-        n[17] = (s.0[0] & 0x4400000000 == 0x4400000000) & (!n[4]);
-        // n[18]: (legal white (step 9)), rules at stuckPieces.kif:39
-        n[18] = (s.0[0] & 0x4800000000 == 0x4800000000) & (!n[5]);
         [
             (u64::from(n[44]) << 9) | u64::from(n[10]) | (u64::from(n[11]) << 1)
                 | (u64::from(n[12]) << 2) | (u64::from(n[13]) << 3)
@@ -940,24 +963,6 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let parts: [u64; 1] = if s.0[0] & 0x2000000000 != 0 {
-        // n[19]: (legal black (step 2)), rules at stuckPieces.kif:39
-        n[19] = (s.0[0] & 0x2000040000 == 0x2000040000) & (!n[0]);
-        // n[20]: (legal black (step 3)), rules at stuckPieces.kif:39
-        n[20] = (s.0[0] & 0x2000080000 == 0x2000080000) & (!n[1]);
-        // n[21]: (legal black (step 4)), rules at stuckPieces.kif:39
-        n[21] = (s.0[0] & 0x2000100000 == 0x2000100000) & (!n[2]);
-        // n[22]: (legal black (step 5)), rules at stuckPieces.kif:39
-        n[22] = (s.0[0] & 0x2000200000 == 0x2000200000) & (!n[6]);
-        // n[23]: (legal black (step 6)), rules at stuckPieces.kif:39
-        n[23] = (s.0[0] & 0x2000400000 == 0x2000400000) & (!n[8]);
-        // n[24]: (legal black (step 7)), rules at stuckPieces.kif:39
-        n[24] = (s.0[0] & 0x2000800000 == 0x2000800000) & (!n[9]);
-        // n[25]: (legal black (step 8)), rules at stuckPieces.kif:39
-        n[25] = (s.0[0] & 0x2001000000 == 0x2001000000) & (!n[7]);
-        // n[26]: (legal black (step 9)), rules at stuckPieces.kif:39
-        n[26] = (s.0[0] & 0x2002000000 == 0x2002000000) & (!n[3]);
-        // n[27]: (legal black (step 10)), rules at stuckPieces.kif:39
-        n[27] = (s.0[0] & 0x2004000000 == 0x2004000000) & (!n[4]);
         [
             (u64::from(n[61]) << 9) | u64::from(n[27]) | (u64::from(n[19]) << 1)
                 | (u64::from(n[20]) << 2) | (u64::from(n[21]) << 3)

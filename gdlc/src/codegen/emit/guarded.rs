@@ -59,32 +59,26 @@ impl Emitter<'_> {
     }
 
     /// For every node, the role whose guarded moves alone read it (`None` for the others):
-    /// those nodes are evaluated only when its guard holds. `terminal` and `next` are the
-    /// other values that `random_step` evaluates; with `in_terminal`, the nodes that
-    /// `terminal` reads only behind a role's guard (see [`guard_reads`]) count as that role's.
-    fn guarded_only_nodes(&self, values: &StepValues, plans: &[RoleLegal], in_terminal: bool) -> Vec<Option<usize>> {
+    /// those nodes are evaluated only when its guard holds. `terminal`, `next` and the legal
+    /// moves outside the guards are the other values that `random_step` evaluates; with
+    /// `through_guards`, the nodes that `terminal` and those moves read only behind a role's
+    /// guard (see [`guard_reads`]) count as that role's.
+    fn guarded_only_nodes(&self, values: &StepValues, plans: &[RoleLegal], through_guards: bool) -> Vec<Option<usize>> {
         let cone = |values: &[Value]| self.runtime_cone(values);
         let mut others: Vec<Value> = values.of_next().to_vec();
         let mut readers = vec![Readers::None; self.ground.nodes.len()];
-        match in_terminal {
-            false => others.extend(values.terminal()),
-            true => {
-                for (n, need) in self.guard_needs(values.terminal(), plans).into_iter().enumerate() {
-                    match need {
-                        Some(Need::Always) => readers[n].add(None),
-                        Some(Need::Role(role)) => readers[n].add(Some(role)),
-                        None => {}
-                    }
-                }
-            }
-        }
+        // The values read through the guards: the terminal, and the legal moves outside a
+        // role's guard (linesOfAction's `noop`, legal when the role is not in control or, in
+        // control, has no other move, which reads the role's search for a move behind its
+        // guard).
+        let mut behind: Vec<Value> = values.terminal().to_vec();
         for (role, (moves, plan)) in values.legal.iter().zip(plans).enumerate() {
             let mut guarded = Vec::new();
             for (i, &v) in moves.iter().enumerate() {
                 if guards_move(&plan.guard, i) {
                     guarded.push(v);
                 } else {
-                    others.push(v);
+                    behind.push(v);
                 }
             }
             if guarded.is_empty() {
@@ -92,6 +86,18 @@ impl Emitter<'_> {
             }
             for n in cone(&guarded) {
                 readers[n as usize].add(Some(role));
+            }
+        }
+        match through_guards {
+            false => others.extend(behind),
+            true => {
+                for (n, need) in self.guard_needs(&behind, plans).into_iter().enumerate() {
+                    match need {
+                        Some(Need::Always) => readers[n].add(None),
+                        Some(Need::Role(role)) => readers[n].add(Some(role)),
+                        None => {}
+                    }
+                }
             }
         }
         for n in cone(&others) {
