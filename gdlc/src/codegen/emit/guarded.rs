@@ -1,7 +1,7 @@
 //! Which nodes `random_step` computes only when a role's guard holds (`(control white)`): those
-//! that only the role's guarded moves read, and those that `terminal` and the goals read only
-//! behind the guard (see [`guard_reads`]): chess's search for a legal move of white's is
-//! computed on white's turns alone.
+//! that only the role's guarded moves read, and those that `terminal`, the goals and the legal
+//! moves outside the guards (`noop`) read only behind the guard (see [`guard_reads`]): chess's
+//! search for a legal move of white's is computed on white's turns alone.
 
 use super::step::StepValues;
 use super::{Body, Emitter};
