@@ -176,7 +176,10 @@ impl Body<'_> {
             if parts.in_group_word(m) {
                 continue;
             }
-            let term = parts.single(m, self.value(v));
+            let term = match v {
+                Value::Const(true) => parts.always(m),
+                _ => parts.single(m, self.value(v)),
+            };
             if guarded(i) {
                 behind_guard.push(term)
             } else {
@@ -197,7 +200,14 @@ impl Body<'_> {
 }
 
 /// A word of `parts` and a value whose bits are set in it.
-type PartTerm = (usize, TokenStream);
+type PartTerm = (usize, Term);
+
+/// Bits set in a word of `parts`: bits always set, or an expression of the state.
+#[derive(Clone)]
+enum Term {
+    Bits(u64),
+    Expr(TokenStream),
+}
 
 /// The values of a role's `parts`, as [`Body::fill_legal_parts`] finds them: each word the
 /// union of its terms, written as one array so that no word is cleared and set again.
@@ -254,15 +264,25 @@ pub(crate) struct GuardSplit {
     pub(crate) at: Vec<usize>,
 }
 
-/// The array of `count` words, each the union of the terms of `first` and `second` in it.
+/// The array of `count` words, each the union of the terms of `first` and `second` in it, the
+/// bits always set in a word as one mask before its expressions.
 fn words_of(count: usize, first: &[PartTerm], second: &[PartTerm]) -> TokenStream {
+    let mut always = vec![0u64; count];
     let mut words: Vec<Vec<&TokenStream>> = vec![Vec::new(); count];
     for (j, term) in first.iter().chain(second) {
-        words[*j].push(term);
+        match term {
+            Term::Bits(bits) => always[*j] |= bits,
+            Term::Expr(expr) => words[*j].push(expr),
+        }
     }
-    let words = words.iter().map(|terms| match terms.as_slice() {
-        [] => quote!(0),
-        terms => quote!(#(#terms)|*),
+    let words = words.iter().zip(always).map(|(terms, bits)| {
+        let mask = (bits != 0).then(|| hex(bits));
+        match (mask, terms.as_slice()) {
+            (None, []) => quote!(0),
+            (Some(mask), []) => quote!(#mask),
+            (None, terms) => quote!(#(#terms)|*),
+            (Some(mask), terms) => quote!(#mask | #(#terms)|*),
+        }
     });
     quote!([#(#words),*])
 }
@@ -389,7 +409,7 @@ impl LegalParts {
             .filter(|&&(_, _, _, g)| g == guarded)
             .map(|&(g, j, mask, _)| {
                 let (g, mask) = (slots.word(g), hex(mask));
-                (j, quote!((g[#g] & #mask)))
+                (j, Term::Expr(quote!((g[#g] & #mask))))
             })
             .collect()
     }
@@ -430,12 +450,19 @@ impl LegalParts {
     fn single(&self, m: u32, cond: TokenStream) -> PartTerm {
         let (j, bit) = self.single_bits[&m];
         match bit {
-            0 => (j, quote!(u64::from(#cond))),
+            0 => (j, Term::Expr(quote!(u64::from(#cond)))),
             _ => {
                 let bit = Literal::u32_unsuffixed(bit);
-                (j, quote!((u64::from(#cond) << #bit)))
+                (j, Term::Expr(quote!((u64::from(#cond) << #bit))))
             }
         }
+    }
+
+    /// The term that sets the bit of move `m`, outside the families, which is always legal
+    /// where its word is made.
+    fn always(&self, m: u32) -> PartTerm {
+        let (j, bit) = self.single_bits[&m];
+        (j, Term::Bits(1 << bit))
     }
 
     /// The terms that set the bits of family `f`'s anchors whose rule holds.
@@ -445,7 +472,7 @@ impl LegalParts {
             .zip(&self.family_words[f])
             .map(|((k, _), &j)| {
                 let holds = family_word(&family.family, k);
-                (j, quote!((#holds)))
+                (j, Term::Expr(quote!((#holds))))
             })
             .collect()
     }

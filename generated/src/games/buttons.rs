@@ -343,9 +343,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         return None;
     }
     let mut joint = [Move(0); 1];
-    let parts: [u64; 1] = [
-        u64::from(true) | (u64::from(true) << 1) | (u64::from(true) << 2),
-    ];
+    let parts: [u64; 1] = [0x7];
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],
         rng,

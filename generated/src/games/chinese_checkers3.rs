@@ -2135,17 +2135,16 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
                 | (u64::from(n[82]) << 63)
                 | ((s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000))
                 | ((s.0[1]) & ((s.0[1] >> 15)) & (0x88802)),
-            (u64::from(true) << 14) | u64::from(n[89]) | (u64::from(n[74]) << 1)
-                | (u64::from(n[67]) << 2) | (u64::from(n[103]) << 3)
-                | (u64::from(n[93]) << 4) | (u64::from(n[97]) << 5)
-                | (u64::from(n[104]) << 6) | (u64::from(n[98]) << 8)
-                | (u64::from(n[78]) << 9) | (u64::from(n[105]) << 10)
-                | (u64::from(n[99]) << 12)
+            0x4000 | u64::from(n[89]) | (u64::from(n[74]) << 1) | (u64::from(n[67]) << 2)
+                | (u64::from(n[103]) << 3) | (u64::from(n[93]) << 4)
+                | (u64::from(n[97]) << 5) | (u64::from(n[104]) << 6)
+                | (u64::from(n[98]) << 8) | (u64::from(n[78]) << 9)
+                | (u64::from(n[105]) << 10) | (u64::from(n[99]) << 12)
                 | ((s.0[0]) & (((s.0[0] >> 19) | (s.0[1] << 45))) & (0x2222088880222000))
                 | ((s.0[1]) & ((s.0[1] >> 19)) & (0x8880)),
         ]
     } else {
-        [0, (u64::from(true) << 14)]
+        [0, 0x4000]
     };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
@@ -2488,7 +2487,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
                 | (u64::from(n[52]) << 63)
                 | ((s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400))
                 | ((s.0[1]) & ((s.0[1] >> 6)) & (0x44001110)),
-            (u64::from(true) << 16) | u64::from(n[66]) | (u64::from(n[97]) << 1)
+            0x10000 | u64::from(n[66]) | (u64::from(n[97]) << 1)
                 | (u64::from(n[82]) << 2) | (u64::from(n[103]) << 3)
                 | (u64::from(n[24]) << 5) | (u64::from(n[46]) << 6)
                 | (u64::from(n[64]) << 7) | (u64::from(n[99]) << 9)
@@ -2498,7 +2497,7 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
                 | ((s.0[1]) & ((s.0[1] >> 24)) & (0x1110)),
         ]
     } else {
-        [0, (u64::from(true) << 16)]
+        [0, 0x10000]
     };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
@@ -2804,7 +2803,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
                 | ((s.0[0]) & ((s.0[0] >> 1)) & (0x800000))
                 | ((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000))
                 | ((s.0[1]) & ((s.0[1] >> 21)) & (0x14)),
-            (u64::from(true) << 24) | u64::from(n[92]) | (u64::from(n[38]) << 1)
+            0x1000000 | u64::from(n[92]) | (u64::from(n[38]) << 1)
                 | (u64::from(n[72]) << 2) | (u64::from(n[89]) << 4)
                 | (u64::from(n[80]) << 5) | (u64::from(n[60]) << 6)
                 | (u64::from(n[79]) << 7) | (u64::from(n[50]) << 8)
@@ -2818,7 +2817,7 @@ fn legal_2(s: &State, out: &mut Vec<Move>) {
                 | ((s.0[1]) & ((s.0[1] >> 1)) & (0x2800008)),
         ]
     } else {
-        [0, (u64::from(true) << 24)]
+        [0, 0x1000000]
     };
     for (p, &word) in parts.iter().enumerate() {
         let mut word = word;
@@ -3431,7 +3430,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 | (u64::from(n[205]) << 63)
                 | ((s.0[0]) & (((s.0[0] >> 15) | (s.0[1] << 49))) & (0x2220088880222000))
                 | ((s.0[1]) & ((s.0[1] >> 15)) & (0x88802)),
-            (u64::from(true) << 14) | u64::from(n[212]) | (u64::from(n[167]) << 1)
+            0x4000 | u64::from(n[212]) | (u64::from(n[167]) << 1)
                 | (u64::from(n[160]) << 2) | (u64::from(n[262]) << 3)
                 | (u64::from(n[216]) << 4) | (u64::from(n[250]) << 5)
                 | (u64::from(n[263]) << 6) | (u64::from(n[251]) << 8)
@@ -3446,7 +3445,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     } else {
         const AT: [usize; 1] = [1];
-        let parts: [u64; 1] = [(u64::from(true) << 14)];
+        let parts: [u64; 1] = [0x4000];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
             None => return None,
@@ -3725,7 +3724,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 | (u64::from(n[109]) << 63)
                 | ((s.0[0]) & (((s.0[0] >> 6) | (s.0[1] << 58))) & (0x444401110004400))
                 | ((s.0[1]) & ((s.0[1] >> 6)) & (0x44001110)),
-            (u64::from(true) << 16) | u64::from(n[174]) | (u64::from(n[256]) << 1)
+            0x10000 | u64::from(n[174]) | (u64::from(n[256]) << 1)
                 | (u64::from(n[220]) << 2) | (u64::from(n[268]) << 3)
                 | (u64::from(n[40]) << 5) | (u64::from(n[103]) << 6)
                 | (u64::from(n[172]) << 7) | (u64::from(n[258]) << 9)
@@ -3740,7 +3739,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     } else {
         const AT: [usize; 1] = [1];
-        let parts: [u64; 1] = [(u64::from(true) << 16)];
+        let parts: [u64; 1] = [0x10000];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
             None => return None,
@@ -3981,7 +3980,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 | ((s.0[0]) & ((s.0[0] >> 1)) & (0x800000))
                 | ((s.0[0]) & (((s.0[0] >> 21) | (s.0[1] << 43))) & (0x400001000000))
                 | ((s.0[1]) & ((s.0[1] >> 21)) & (0x14)),
-            (u64::from(true) << 24) | u64::from(n[245]) | (u64::from(n[113]) << 1)
+            0x1000000 | u64::from(n[245]) | (u64::from(n[113]) << 1)
                 | (u64::from(n[195]) << 2) | (u64::from(n[242]) << 4)
                 | (u64::from(n[233]) << 5) | (u64::from(n[153]) << 6)
                 | (u64::from(n[232]) << 7) | (u64::from(n[125]) << 8)
@@ -4000,7 +3999,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         }
     } else {
         const AT: [usize; 1] = [1];
-        let parts: [u64; 1] = [(u64::from(true) << 24)];
+        let parts: [u64; 1] = [0x1000000];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
             None => return None,

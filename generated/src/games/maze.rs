@@ -321,7 +321,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     }
     let mut joint = [Move(0); 1];
     let parts: [u64; 1] = [
-        u64::from(s.0[0] & 0x4000 != 0) | (u64::from(n[0]) << 1) | (u64::from(true) << 2),
+        0x4 | u64::from(s.0[0] & 0x4000 != 0) | (u64::from(n[0]) << 1),
     ];
     let drawn_0 = match ::gdl_runtime::bits::pick_listed(
         &PICK_0[((parts[0]).wrapping_mul(0x2220001010410003) >> 61) as usize],

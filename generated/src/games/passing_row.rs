@@ -1041,7 +1041,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // n[71]: (legal white (move 6 6)), rules at passingRow.kif:31
         n[71] = (s.0[0] & 0x1400000 == 0x1400000) & (!n[3]);
         [
-            (u64::from(true) << 36) | u64::from(n[6]) | (u64::from(n[18]) << 1)
+            0x1000000000 | u64::from(n[6]) | (u64::from(n[18]) << 1)
                 | (u64::from(n[30]) << 2) | (u64::from(n[42]) << 3)
                 | (u64::from(n[54]) << 4) | (u64::from(n[66]) << 5)
                 | (u64::from(n[7]) << 6) | (u64::from(n[19]) << 7)
@@ -1061,7 +1061,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 | (u64::from(n[59]) << 34) | (u64::from(n[71]) << 35),
         ]
     } else {
-        [(u64::from(true) << 36)]
+        [0x1000000000]
     };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
@@ -1143,7 +1143,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         // n[77]: (legal black (move 4 6)), rules at passingRow.kif:31
         n[77] = (s.0[0] & 0x804000 == 0x804000) & (!n[3]);
         [
-            (u64::from(true) << 36) | u64::from(n[14]) | (u64::from(n[26]) << 1)
+            0x1000000000 | u64::from(n[14]) | (u64::from(n[26]) << 1)
                 | (u64::from(n[38]) << 2) | (u64::from(n[50]) << 3)
                 | (u64::from(n[62]) << 4) | (u64::from(n[74]) << 5)
                 | (u64::from(n[15]) << 6) | (u64::from(n[27]) << 7)
@@ -1163,7 +1163,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
                 | (u64::from(n[61]) << 34) | (u64::from(n[73]) << 35),
         ]
     } else {
-        [(u64::from(true) << 36)]
+        [0x1000000000]
     };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
