@@ -268,20 +268,20 @@ pub(crate) struct GuardSplit {
 /// bits always set in a word as one mask before its expressions.
 fn words_of(count: usize, first: &[PartTerm], second: &[PartTerm]) -> TokenStream {
     let mut always = vec![0u64; count];
-    let mut words: Vec<Vec<&TokenStream>> = vec![Vec::new(); count];
+    let mut words: Vec<Vec<TokenStream>> = vec![Vec::new(); count];
     for (j, term) in first.iter().chain(second) {
         match term {
             Term::Bits(bits) => always[*j] |= bits,
-            Term::Expr(expr) => words[*j].push(expr),
+            Term::Expr(expr) => words[*j].push(expr.clone()),
         }
     }
-    let words = words.iter().zip(always).map(|(terms, bits)| {
-        let mask = (bits != 0).then(|| hex(bits));
-        match (mask, terms.as_slice()) {
-            (None, []) => quote!(0),
-            (Some(mask), []) => quote!(#mask),
-            (None, terms) => quote!(#(#terms)|*),
-            (Some(mask), terms) => quote!(#mask | #(#terms)|*),
+    let words = words.into_iter().zip(always).map(|(mut terms, bits)| {
+        if bits != 0 {
+            terms.insert(0, hex(bits));
+        }
+        match terms.as_slice() {
+            [] => quote!(0),
+            terms => quote!(#(#terms)|*),
         }
     });
     quote!([#(#words),*])

@@ -282,10 +282,10 @@ fn a_search_for_a_move_that_only_a_pass_reads_behind_the_turn_is_made_on_the_rol
     let module = module_of(PASS_WHEN_STUCK);
     let step =
         &module[module.find("fn evaluate(").unwrap_or_else(|| module.find("pub fn random_step(").expect("a step"))..];
-    // `(anymove a)` (`(not (true (taken ?c)))` for some cell, the four low bits of the state
-    // word) is computed inside the test of `(control a)`, bit 8, and only there; `(anymove b)`
-    // (a cell neither taken nor blocked for b, the next four bits) inside that of `(control
-    // b)`, bit 9.
+    // `(anymove a)` (a cell not taken, `(taken ?c)` at bits 4 to 7 of the state word) is
+    // computed inside the test of `(control a)`, bit 8, and only there; `(anymove b)` (a cell
+    // neither taken nor blocked for b, `(blocked b ?c)` at bits 0 to 3) inside that of
+    // `(control b)`, bit 9.
     let searches = [(8, "= (!s.0[0]) & (0xf0) != 0;"), (9, "= (!s.0[0]) & (!(s.0[0] >> 4)) & (0xf) != 0;")];
     for (bit, search) in searches {
         let test = format!("if s.0[0] & {:#x} != 0 {{", 1u64 << bit);
