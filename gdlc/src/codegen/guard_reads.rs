@@ -10,24 +10,40 @@ use crate::ground::{Ground, Lit, Prop, Value};
 pub(super) enum Need {
     /// Whatever the guards.
     Always,
-    /// Only when role `role`'s guard holds.
-    Role(usize),
+    /// Only when the guard of one of the roles holds, as bits (chess_200's second source of
+    /// check, read by the search for a legal move of each side, on both sides' turns).
+    Roles(u64),
 }
 
 impl Need {
+    /// Only when role `role`'s guard holds; a role past the 64th is not told apart.
+    fn role(role: usize) -> Need {
+        match role < 64 {
+            true => Need::Roles(1 << role),
+            false => Need::Always,
+        }
+    }
+
     /// The need of a node needed both when `self` and when `other` says.
     fn join(self, other: Need) -> Need {
-        if self == other {
-            self
-        } else {
-            Need::Always
+        match (self, other) {
+            (Need::Roles(a), Need::Roles(b)) => Need::Roles(a | b),
+            _ => Need::Always,
+        }
+    }
+
+    /// The role whose guard alone the node is needed behind, when there is one.
+    pub(super) fn only_role(self) -> Option<usize> {
+        match self {
+            Need::Roles(roles) if roles.count_ones() == 1 => Some(roles.trailing_zeros() as usize),
+            _ => None,
         }
     }
 }
 
 /// When `values` need each node: `None` for the nodes they do not read. A node is needed only
-/// under role `r`'s guard when every rule through which it is reached has `guards[r]` among its
-/// literals, or belongs to a node needed only under that guard. The nodes of one unit of
+/// under the guards of some roles when every rule through which it is reached has the guard of
+/// one of them among its literals, or belongs to a node needed only under those guards. The nodes of one unit of
 /// evaluation (`unit`: a group of node words, computed whole) share their need; the nodes for
 /// which `given` holds (the move table's) are not followed. Nodes in recursive groups are
 /// settled by iterating to a fixpoint.
@@ -56,7 +72,7 @@ pub(super) fn needs(
             }
             for rule in &ground.nodes[n].rules {
                 let through = match own {
-                    Need::Always => guarded_by(rule, guards).map_or(Need::Always, Need::Role),
+                    Need::Always => guarded_by(rule, guards).map_or(Need::Always, Need::role),
                     role => role,
                 };
                 for lit in rule {
@@ -122,14 +138,14 @@ mod tests {
         let no_units = vec![None; ground.nodes.len()];
         let need = needs(&ground, &[ground.terminal], &guards, &no_units, |_| false);
         assert_eq!(need[index("(stuck a)")], Some(Need::Always));
-        assert_eq!(need[index("(open a)")], Some(Need::Role(0)));
-        assert_eq!(need[index("(open b)")], Some(Need::Role(1)));
-        // Computed whole with `(open a)`, `(open b)` is needed on both turns.
+        assert_eq!(need[index("(open a)")], Some(Need::Roles(0b01)));
+        assert_eq!(need[index("(open b)")], Some(Need::Roles(0b10)));
+        // Computed whole with `(open a)`, `(open b)` is needed on both turns, and on no other.
         let mut one_unit = no_units.clone();
         one_unit[index("(open a)")] = Some(0);
         one_unit[index("(open b)")] = Some(0);
         let need = needs(&ground, &[ground.terminal], &guards, &one_unit, |_| false);
-        assert_eq!(need[index("(open b)")], Some(Need::Always));
+        assert_eq!(need[index("(open b)")], Some(Need::Roles(0b11)));
         // Without guards, everything the terminal reads is needed always.
         let need = needs(&ground, &[ground.terminal], &[None, None], &no_units, |_| false);
         assert_eq!(need[index("(open a)")], Some(Need::Always));

@@ -38,6 +38,7 @@ mod guard_reads;
 mod legal_parts;
 mod move_guards;
 mod move_tables;
+mod node_gates;
 mod node_words;
 mod notes;
 mod pick_tables;

@@ -295,3 +295,51 @@ fn a_search_for_a_move_that_only_a_pass_reads_behind_the_turn_is_made_on_the_rol
         assert_eq!(step.matches(search).count(), 1, "{step}");
     }
 }
+
+/// Two roles taking cells in turns; a role whose cell is threatened (in check) may take a cell
+/// only when there is not more than one source, a test that both roles' moves read, and only
+/// when in check.
+const SOURCES_WHEN_IN_CHECK: &str = "
+    (role a) (role b)
+    (init (control a))
+    (cell 1) (cell 2) (cell 3) (cell 4) (cell 5) (cell 6) (cell 7) (cell 8) (cell 9) (cell 10)
+    (<= (check ?r) (role ?r) (true (threat ?r ?c)))
+    (<= several (true (source ?s)) (true (source ?t)) (distinct ?s ?t))
+    (<= (legal ?r (take ?c)) (true (control ?r)) (not (check ?r)) (cell ?c) (not (true (taken ?c))))
+    (<= (legal ?r (take ?c)) (true (control ?r)) (check ?r) (not several) (cell ?c) (not (true (taken ?c))))
+    (<= (legal ?r noop) (role ?r) (not (true (control ?r))))
+    (<= (next (taken ?c)) (does ?r (take ?c)))
+    (<= (next (taken ?c)) (true (taken ?c)))
+    (<= (next (source ?c)) (does a (take ?c)))
+    (<= (next (source ?c)) (true (source ?c)))
+    (<= (next (threat b ?c)) (does a (take ?c)))
+    (<= (next (threat a ?c)) (does b (take ?c)))
+    (<= (next (control b)) (true (control a)))
+    (<= (next (control a)) (true (control b)))
+    (<= terminal (true (taken 1)) (true (taken 2)) (true (taken 3)) (true (taken 4)))
+    (<= (goal ?r 50) (role ?r))";
+
+#[test]
+fn a_test_both_roles_read_only_when_in_check_is_made_on_each_turn_inside_the_test_of_check() {
+    let module = module_of(SOURCES_WHEN_IN_CHECK);
+    let step = function(&module, "random_step");
+    // A role's move when in check, `(n[check]) & (!n[several])`, names the two nodes' slots.
+    let read = step.find("]) & (!n[").expect("a move read when in check") + 1;
+    let slot = |text: &str| text[text.find("n[").expect("a slot")..].split(']').next().map(|s| format!("{s}]"));
+    let several = slot(&step[read..]).expect("several");
+    // `several` (two of the sources at bits 0 to 9 of the state word) is made in the test of
+    // each role's turn (`(control a)` at bit 40, `(control b)` at bit 41), inside the test of
+    // that role's check (a threat to it), and nowhere else.
+    assert_eq!(step.matches(&format!("{several} |=")).count(), 2 * 12, "{step}");
+    for bit in [40, 41] {
+        let turn = format!("if s.0[0] & {:#x} != 0 {{", 1u64 << bit);
+        let at = step.find(&turn).unwrap_or_else(|| panic!("no test of bit {bit}: {step}"));
+        let block = &step[at..at + step[at..].find("\n    }").expect("the end of the test")];
+        let read = block.find(&format!("]) & (!{several})")).expect("a move read when in check") + 1;
+        let check = slot(&block[..read][block[..read].rfind("(n[").expect("the check")..]).expect("check");
+        let gated = format!("if {check} {{");
+        let inside = block.find(&gated).map(|at| &block[at + gated.len()..]).unwrap_or_else(|| panic!("{block}"));
+        let end = inside.find("\n        }").expect("the end of the gate");
+        assert_eq!(inside[..end].matches(&format!("{several} |=")).count(), 12, "{block}");
+    }
+}

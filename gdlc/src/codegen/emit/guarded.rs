@@ -1,15 +1,20 @@
 //! Which nodes `random_step` computes only when a role's guard holds (`(control white)`): those
 //! that only the role's guarded moves read, and those that `terminal`, the goals and the legal
 //! moves outside the guards (`noop`) read only behind the guard (see [`guard_reads`]): chess's
-//! search for a legal move of white's is computed on white's turns alone.
+//! search for a legal move of white's is computed on white's turns alone. Inside a role's
+//! block, the nodes needed only when a node of the block holds are computed inside a test of
+//! it (see [`node_gates`]); a node that the guarded moves of several roles read is computed in
+//! each of their blocks when every block can skip it so.
 
 use super::step::StepValues;
 use super::{Body, Emitter};
 use crate::codegen::guard_reads::{self, Need};
 use crate::codegen::legal_parts::{guards_move, RoleLegal};
+use crate::codegen::node_gates::{self, Readers};
 use crate::ground::{Lit, Prop, Value};
 use proc_macro2::TokenStream;
 use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
 
 impl Emitter<'_> {
     /// How the step computes the nodes of `needed`, of which `local` are computed in the arms
@@ -22,17 +27,76 @@ impl Emitter<'_> {
         local: &[bool],
         dependent: &[bool],
     ) -> Split {
-        let of = |guarded_only: Vec<Option<usize>>| {
+        let of = |(guarded_only, several): (Vec<Option<usize>>, Vec<u64>)| {
             let (after, before) = (needed.iter())
                 .filter(|&&n| guarded_only[n as usize].is_none() && !local[n as usize])
                 .partition(|&&n| dependent[n as usize]);
-            Split { guarded_only, after, before, late: Vec::new() }
+            let roles = plans.len();
+            Split { guarded_only, several, after, before, late: Vec::new(), gates: vec![BTreeMap::new(); roles] }
         };
         let split = of(self.guarded_only_nodes(values, plans, true));
-        match self.reading_guarded(&split.before, &split.guarded_only) {
+        let split = match self.reading_guarded(&split.before, &split.guarded_only) {
             Some(late) => Split { late, ..split },
             None => of(self.guarded_only_nodes(values, plans, false)),
+        };
+        self.gate_blocks(split, values, needed)
+    }
+
+    /// `split` with the gates of every role's block (see [`node_gates`]), and with the nodes
+    /// that the guarded moves of several roles alone read computed in each of their blocks
+    /// when each can skip them. Such a node stays in the blocks only if every node of several
+    /// roles that reads it does, so that nothing computed before the blocks reads it.
+    fn gate_blocks(&self, split: Split, values: &StepValues, needed: &[u32]) -> Split {
+        let readers = Readers::new(self.ground);
+        let read =
+            node_gates::read_by_values(self.ground.nodes.len(), values.of_next().iter().chain(self.ground.outputs()));
+        let twins = self.twins(needed);
+        let may_skip = |n: u32| {
+            let i = n as usize;
+            self.cycle_of[i].is_none()
+                && !twins.contains_key(&n)
+                && self.words.member[i].is_none_or(|(g, _)| self.words.loop_of[g as usize].is_none())
+        };
+        let late: BTreeSet<u32> = split.late.iter().copied().collect();
+        let mut several: Vec<u64> = (split.several.iter().enumerate())
+            .map(|(n, &roles)| if late.contains(&(n as u32)) { 0 } else { roles })
+            .collect();
+        loop {
+            let trial = Split { several: several.clone(), ..split.clone() };
+            let gates: Vec<BTreeMap<u32, u32>> = (0..split.gates.len())
+                .map(|role| self.block_gates(&trial, needed, role, (&readers, &read, &may_skip)))
+                .collect();
+            let kept = kept_in_blocks(&several, &split.several, &gates, &readers);
+            if kept == several {
+                let before: Vec<u32> = (split.before.iter().copied()).filter(|&n| several[n as usize] == 0).collect();
+                return Split { several, before, gates, ..split };
+            }
+            several = kept;
         }
+    }
+
+    /// The gates of role `role`'s block as `split` says, found with the rules that read each
+    /// node, the nodes the values read and the nodes that may be skipped.
+    fn block_gates(
+        &self,
+        split: &Split,
+        needed: &[u32],
+        role: usize,
+        (readers, read, may_skip): (&Readers, &[bool], &dyn Fn(u32) -> bool),
+    ) -> BTreeMap<u32, u32> {
+        let mut order = split.exclusive(needed, role);
+        order.sort_by_key(|&n| self.words.rank[n as usize]);
+        let block = node_gates::Block {
+            ground: self.ground,
+            readers,
+            order: &order,
+            read_by_values: read,
+            elsewhere: &|n| split.in_block_of_another(n, role),
+            unit: &|n| self.words.member[n as usize].map(|(g, _)| g),
+            may_skip,
+            min_literals: node_gates::MIN_GATED_LITERALS,
+        };
+        node_gates::gates(&block)
     }
 
     /// The nodes of `goal_cone` that the goals (`goal_values`) compute, beyond those the step
@@ -50,9 +114,9 @@ impl Emitter<'_> {
         }
         let needs = self.guard_needs(goal_values, plans);
         let mut computed = split.before.clone();
-        computed.extend((0..needs.len() as u32).filter(|&n| match needs[n as usize] {
-            Some(Need::Role(role)) => split.guarded_only[n as usize] == Some(role),
-            _ => false,
+        computed.extend((0..needs.len() as u32).filter(|&n| {
+            let role = needs[n as usize].and_then(Need::only_role);
+            role.is_some_and(|role| split.guarded_only[n as usize] == Some(role))
         }));
         computed.sort_unstable();
         self.nodes_beyond(goal_cone, &computed)
@@ -62,11 +126,17 @@ impl Emitter<'_> {
     /// those nodes are evaluated only when its guard holds. `terminal`, `next` and the legal
     /// moves outside the guards are the other values that `random_step` evaluates; with
     /// `through_guards`, the nodes that `terminal` and those moves read only behind a role's
-    /// guard (see [`guard_reads`]) count as that role's.
-    fn guarded_only_nodes(&self, values: &StepValues, plans: &[RoleLegal], through_guards: bool) -> Vec<Option<usize>> {
+    /// guard (see [`guard_reads`]) count as that role's. Beside it, for every node, the roles
+    /// (as bits) whose guarded moves alone read it when there are several, else 0.
+    fn guarded_only_nodes(
+        &self,
+        values: &StepValues,
+        plans: &[RoleLegal],
+        through_guards: bool,
+    ) -> (Vec<Option<usize>>, Vec<u64>) {
         let cone = |values: &[Value]| self.runtime_cone(values);
         let mut others: Vec<Value> = values.of_next().to_vec();
-        let mut readers = vec![Readers::None; self.ground.nodes.len()];
+        let mut readers = vec![ReadBy::default(); self.ground.nodes.len()];
         // The values read through the guards: the terminal, and the legal moves outside a
         // role's guard (linesOfAction's `noop`, legal when the role is not in control or, in
         // control, has no other move, which reads the role's search for a move behind its
@@ -94,7 +164,7 @@ impl Emitter<'_> {
                 for (n, need) in self.guard_needs(&behind, plans).into_iter().enumerate() {
                     match need {
                         Some(Need::Always) => readers[n].add(None),
-                        Some(Need::Role(role)) => readers[n].add(Some(role)),
+                        Some(Need::Roles(roles)) => readers[n].add_roles(roles),
                         None => {}
                     }
                 }
@@ -103,7 +173,9 @@ impl Emitter<'_> {
         for n in cone(&others) {
             readers[n as usize].add(None);
         }
-        readers.into_iter().map(|r| if let Readers::Only(role) = r { role } else { None }).collect()
+        let only = |r: &ReadBy| (!r.unguarded && r.roles.count_ones() == 1).then(|| r.roles.trailing_zeros() as usize);
+        let several = |r: &ReadBy| if r.unguarded || r.roles.count_ones() < 2 { 0 } else { r.roles };
+        (readers.iter().map(only).collect(), readers.iter().map(several).collect())
     }
 
     /// When `values` need each node, by the guards of `plans` (see [`guard_reads::needs`]);
@@ -132,10 +204,34 @@ impl Emitter<'_> {
     }
 }
 
+/// Of the nodes that the guarded moves of several roles alone read (`several`, the roles as
+/// bits, and `all` before any was dropped), those that stay in the roles' blocks: gated in each
+/// (`gates`, by role), and read by no node of several roles dropped from them.
+fn kept_in_blocks(several: &[u64], all: &[u64], gates: &[BTreeMap<u32, u32>], readers: &Readers) -> Vec<u64> {
+    let roles_of = |mask: u64| (0..64usize).filter(move |&role| mask & (1 << role) != 0);
+    let gated_in_all = |n: usize, mask: u64| roles_of(mask).all(|role| gates[role].contains_key(&(n as u32)));
+    let mut kept: Vec<u64> =
+        several.iter().enumerate().map(|(n, &mask)| if gated_in_all(n, mask) { mask } else { 0 }).collect();
+    loop {
+        let dropped = |head: u32| all[head as usize] != 0 && kept[head as usize] == 0;
+        let next: Vec<u64> = (kept.iter().enumerate())
+            .map(|(n, &mask)| if readers.reading(n as u32).any(dropped) { 0 } else { mask })
+            .collect();
+        if next == kept {
+            return kept;
+        }
+        kept = next;
+    }
+}
+
 /// How `random_step` computes its nodes.
+#[derive(Clone)]
 pub(super) struct Split {
     /// For every node, the role behind whose guard alone it is computed.
     pub(super) guarded_only: Vec<Option<usize>>,
+    /// For every node, the roles (as bits) behind whose guards it is computed, in each role's
+    /// block, when there are several; else 0.
+    pub(super) several: Vec<u64>,
     /// The nodes computed after the joint move is known, sorted.
     pub(super) after: Vec<u32>,
     /// The nodes computed before, sorted.
@@ -143,25 +239,30 @@ pub(super) struct Split {
     /// The nodes of `before` that read guarded nodes, when the terminal reads some: the
     /// guarded nodes are then computed before them, rather than in the choices.
     pub(super) late: Vec<u32>,
+    /// For every role, the gates of the nodes of its block that have one (see [`node_gates`]).
+    pub(super) gates: Vec<BTreeMap<u32, u32>>,
 }
 
-/// Which values of `random_step` read a node: none yet, one role's guarded moves (`Some`) or
-/// the others (`None`) alone, or more than one of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Readers {
-    None,
-    Only(Option<usize>),
-    Many,
+/// Which values of `random_step` read a node: values other than the guarded moves, and the
+/// roles (as bits) whose guarded moves do. A role past the 64th counts as another value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct ReadBy {
+    unguarded: bool,
+    roles: u64,
 }
 
-impl Readers {
-    /// The readers with `reader` among them.
+impl ReadBy {
+    /// The readers with `reader` among them: a role's guarded moves (`Some`) or another value.
     fn add(&mut self, reader: Option<usize>) {
-        *self = match *self {
-            Readers::None => Readers::Only(reader),
-            Readers::Only(had) if had == reader => Readers::Only(had),
-            _ => Readers::Many,
-        };
+        match reader {
+            Some(role) if role < 64 => self.roles |= 1 << role,
+            _ => self.unguarded = true,
+        }
+    }
+
+    /// The readers with the guarded moves of `roles` (as bits) among them.
+    fn add_roles(&mut self, roles: u64) {
+        self.roles |= roles;
     }
 }
 
@@ -171,9 +272,21 @@ impl Split {
         !self.late.is_empty()
     }
 
-    /// The nodes of `needed` computed behind role `role`'s guard alone.
+    /// The nodes of `needed` computed behind role `role`'s guard: its own and those it shares.
     pub(super) fn exclusive(&self, needed: &[u32], role: usize) -> Vec<u32> {
-        needed.iter().copied().filter(|&n| self.guarded_only[n as usize] == Some(role)).collect()
+        needed.iter().copied().filter(|&n| self.in_block(n, role)).collect()
+    }
+
+    /// Whether node `n` is computed in role `role`'s block.
+    fn in_block(&self, n: u32, role: usize) -> bool {
+        let i = n as usize;
+        self.guarded_only[i] == Some(role) || (role < 64 && self.several[i] & (1 << role) != 0)
+    }
+
+    /// Whether node `n` is computed only in blocks of roles other than `role`.
+    fn in_block_of_another(&self, n: u32, role: usize) -> bool {
+        let i = n as usize;
+        !self.in_block(n, role) && (self.guarded_only[i].is_some() || self.several[i] != 0)
     }
 }
 
@@ -188,17 +301,18 @@ impl Body<'_> {
         }
         let early: Vec<u32> = (split.before.iter().copied()).filter(|n| split.late.binary_search(n).is_err()).collect();
         let (early, late) = (self.emit_nodes(&early), self.emit_nodes(&split.late));
-        let behind_guards =
-            plans.iter().enumerate().map(|(role, plan)| self.behind_guard(plan, &split.exclusive(needed, role)));
+        let behind_guards = (plans.iter().enumerate())
+            .map(|(role, plan)| self.behind_guard(plan, &split.exclusive(needed, role), &split.gates[role]));
         quote!(#early #(#behind_guards)* #late)
     }
 
     /// Statements computing `exclusive`, nodes that only a role's guarded moves and the
-    /// terminal behind its guard read, when the guard of `plan` holds.
-    fn behind_guard(&self, plan: &RoleLegal, exclusive: &[u32]) -> TokenStream {
+    /// terminal behind its guard read, when the guard of `plan` holds, those of `gates` when
+    /// their gate does.
+    fn behind_guard(&self, plan: &RoleLegal, exclusive: &[u32], gates: &BTreeMap<u32, u32>) -> TokenStream {
         match &plan.guard {
             Some((lit, _)) if !exclusive.is_empty() => {
-                let nodes = self.where_holds(*lit).emit_nodes(exclusive);
+                let nodes = self.where_holds(*lit).emit_gated_nodes(exclusive, gates);
                 let lit = self.lit(*lit);
                 quote! {
                     if #lit {
@@ -208,5 +322,29 @@ impl Body<'_> {
             }
             _ => TokenStream::new(),
         }
+    }
+}
+
+impl Body<'_> {
+    /// Statements computing `nodes`, those of `gates` inside a test of their gate, after it
+    /// (see [`node_gates`]).
+    pub(super) fn emit_gated_nodes(&self, nodes: &[u32], gates: &BTreeMap<u32, u32>) -> TokenStream {
+        if gates.is_empty() {
+            return self.emit_nodes(nodes);
+        }
+        let mut sorted = nodes.to_vec();
+        sorted.sort_by_key(|&n| self.emitter.words.rank[n as usize]);
+        let ordered = node_gates::order(&sorted, gates);
+        let runs = ordered.chunk_by(|a, b| gates.get(a) == gates.get(b)).map(|run| {
+            let nodes = self.emit_nodes(run);
+            match gates.get(&run[0]) {
+                Some(&gate) => {
+                    let test = self.lit(Lit::pos(Prop::Node(gate)));
+                    quote!(if #test { #nodes })
+                }
+                None => nodes,
+            }
+        });
+        quote!(#(#runs)*)
     }
 }

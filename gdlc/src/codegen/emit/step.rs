@@ -11,7 +11,7 @@ use crate::codegen::pick_tables;
 use crate::ground::{Lit, Prop, Value};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The values `random_step` evaluates, in order: `terminal`, every role's legal moves (less
 /// those its families find, which read no node), the next values the frame tables do not give
@@ -120,7 +120,8 @@ impl Emitter<'_> {
         let (mut choices, mut tables) = (Vec::new(), TokenStream::new());
         for (role, (moves, plan)) in self.ground.legal.iter().zip(plans).enumerate() {
             let exclusive = if hoisted { Vec::new() } else { split.exclusive(&needed, role) };
-            let (choice, role_tables) = state.choice(role, moves, plan, &exclusive, by_draw[role], shared);
+            let exclusive = (exclusive.as_slice(), &split.gates[role]);
+            let (choice, role_tables) = state.choice(role, moves, plan, exclusive, by_draw[role], shared);
             choices.push(choice);
             tables.extend(role_tables);
         }
@@ -331,7 +332,7 @@ impl Body<'_> {
 
     /// Role `role`'s choice in `random_step`, and the tables it reads: its legal moves `moves`
     /// found as `plan` says (after `exclusive`, the nodes only its guarded moves read, when its
-    /// guard holds), and one drawn among them into `joint[role]` as bit `drawn_role`. The draw
+    /// guard holds, with their gates), and one drawn among them into `joint[role]` as bit `drawn_role`. The draw
     /// is among the set bits in the order `legal` lists them, so that it picks the move the
     /// general interface picks. When the role's guard fails, the draw is among the few words
     /// of its unguarded moves alone (the `noop` of a turn-taking game), not all of its words.
@@ -341,12 +342,13 @@ impl Body<'_> {
         role: usize,
         moves: &[(u32, Value)],
         plan: &RoleLegal,
-        exclusive: &[u32],
+        exclusive: (&[u32], &BTreeMap<u32, u32>),
         by_draw: bool,
         shared: Shared,
     ) -> (TokenStream, TokenStream) {
         let r = Literal::usize_unsuffixed(role);
-        let fill = self.fill_legal_parts(moves, plan, self.emit_nodes(exclusive));
+        let (exclusive, gates) = exclusive;
+        let fill = self.fill_legal_parts(moves, plan, self.emit_gated_nodes(exclusive, gates));
         let move_of = plan.parts.move_of(role);
         let drawn = format_ident!("drawn_{}", role);
         let used: Vec<u64> = plan.parts.words.iter().map(|&(used, _)| used).collect();
