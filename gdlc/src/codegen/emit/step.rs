@@ -332,9 +332,9 @@ impl Body<'_> {
 
     /// Role `role`'s choice in `random_step`, and the tables it reads: its legal moves `moves`
     /// found as `plan` says (after `exclusive`, the nodes only its guarded moves read, when its
-    /// guard holds, with their gates), and one drawn among them into `joint[role]` as bit `drawn_role`. The draw
-    /// is among the set bits in the order `legal` lists them, so that it picks the move the
-    /// general interface picks. When the role's guard fails, the draw is among the few words
+    /// guard holds, with their gates), and one drawn among them into `joint[role]` as bit
+    /// `drawn_role`. The draw is among the set bits in the order `legal` lists them, so that it
+    /// picks the move the general interface picks. When the role's guard fails, the draw is among the few words
     /// of its unguarded moves alone (the `noop` of a turn-taking game), not all of its words.
     /// With `by_draw`, its frame and arm-family rows are looked up by that bit.
     fn choice(
