@@ -47,6 +47,11 @@ impl Emitter<'_> {
     /// when each can skip them. Such a node stays in the blocks only if every node of several
     /// roles that reads it does, so that nothing computed before the blocks reads it.
     fn gate_blocks(&self, split: Split, values: &StepValues, needed: &[u32]) -> Split {
+        // With no node behind a guard (most games of one role or of simultaneous moves) there
+        // is no block to gate: the index of readers is not built.
+        if split.guarded_only.iter().all(Option::is_none) && split.several.iter().all(|&roles| roles == 0) {
+            return split;
+        }
         let readers = Readers::new(self.ground);
         let read =
             node_gates::read_by_values(self.ground.nodes.len(), values.of_next().iter().chain(self.ground.outputs()));
