@@ -184,16 +184,19 @@ fn run_one<G: Game>(game: &G, deadline: Instant, seed: u64) -> BenchResult {
     let mut clock = Clock::new(deadline);
     let mut result = BenchResult::for_roles(vec![String::new(); game.num_roles()]);
     scratch.goals.resize(game.num_roles(), None);
+    // Two states that the steps write in turn: a step writes the next state in place.
+    let (mut first, mut second) = (initial.clone(), initial.clone());
     loop {
-        let mut state = initial.clone();
-        while let Some(next) = game.random_step(&state, &mut rng, &mut scratch) {
-            state = next;
+        let (mut state, mut next) = (&mut first, &mut second);
+        state.clone_from(&initial);
+        while game.random_step_into(state, &mut rng, &mut scratch, next) {
+            std::mem::swap(&mut state, &mut next);
             result.state_changes += 1;
             if clock.passed() {
                 return result;
             }
         }
-        game.goals_into(&state, &mut scratch.goals);
+        game.goals_into(state, &mut scratch.goals);
         result.add_rollout(scratch.goals.iter().copied());
         if clock.passed() {
             return result;

@@ -261,6 +261,30 @@ pub trait Game: Send + Sync {
         Some(self.next_state(state, &scratch.joint))
     }
 
+    /// [`Game::random_step`] written into `out`: `false` (and `out` as it was) when `state` is
+    /// terminal or some role has no legal move, else `true` with the next state in `out`. A
+    /// playout alternates two states with it, so that a large state is written once a step
+    /// rather than built and then moved; generated games override it, and the default moves
+    /// the result of [`Game::random_step`].
+    fn random_step_into(
+        &self,
+        state: &Self::State,
+        rng: &mut rng::Rng,
+        scratch: &mut Playout<Self>,
+        out: &mut Self::State,
+    ) -> bool
+    where
+        Self: Sized,
+    {
+        match self.random_step(state, rng, scratch) {
+            Some(next) => {
+                *out = next;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The canonical KIF of every base fact true in `state` (`(cell 1 1 x)`, without the
     /// `true`), each once, sorted by byte order. Two implementations of a game agree on it
     /// state by state, which is how traces compare them.
@@ -320,14 +344,15 @@ pub fn random_playout<G: Game>(
     scratch: &mut Playout<G>,
     goals: &mut [u32],
 ) -> usize {
-    let mut state = state.clone();
+    let (mut first, mut second) = (state.clone(), state.clone());
+    let (mut state, mut next) = (&mut first, &mut second);
     let mut steps = 0;
-    while let Some(next) = game.random_step(&state, rng, scratch) {
-        state = next;
+    while game.random_step_into(state, rng, scratch, next) {
+        std::mem::swap(&mut state, &mut next);
         steps += 1;
     }
     scratch.goals.resize(game.num_roles(), None);
-    game.goals_into(&state, &mut scratch.goals);
+    game.goals_into(state, &mut scratch.goals);
     for (g, value) in goals.iter_mut().zip(&scratch.goals) {
         *g = value.unwrap_or(0);
     }

@@ -126,11 +126,13 @@ impl<G: Game> Game for GeneralOnly<'_, G> {
 
 /// The game's own `random_step` (the fused one the generated code has) plays exactly the
 /// steps that the general interface, checked against the interpreter above, plays with the
-/// same random numbers.
+/// same random numbers; its `random_step_into` writes the same states in place, and leaves its
+/// output as it was when there is no step.
 fn fused_steps_match_the_general_interface<G: Game>(game: &G, file: &str) {
     let general = GeneralOnly(game);
-    let (mut fast_rng, mut slow_rng) = (Rng::seeded(11), Rng::seeded(11));
+    let (mut fast_rng, mut slow_rng, mut into_rng) = (Rng::seeded(11), Rng::seeded(11), Rng::seeded(11));
     let (mut fast_scratch, mut slow_scratch) = (gdl_runtime::Playout::default(), gdl_runtime::Playout::default());
+    let mut into_scratch = gdl_runtime::Playout::default();
     let mut steps = 0usize;
     for playout in 0..200 {
         let (mut fast, mut slow) = (game.initial_state(), general.initial_state());
@@ -138,6 +140,11 @@ fn fused_steps_match_the_general_interface<G: Game>(game: &G, file: &str) {
             let a = game.random_step(&fast, &mut fast_rng, &mut fast_scratch);
             let b = general.random_step(&slow, &mut slow_rng, &mut slow_scratch);
             assert_eq!(a, b, "{file}: playout {playout}, from {:?}", game.state_facts(&fast));
+            // Without a step, the output keeps what it held: the initial state.
+            let mut into = game.initial_state();
+            let stepped = game.random_step_into(&fast, &mut into_rng, &mut into_scratch, &mut into);
+            let expected = a.clone().unwrap_or_else(|| game.initial_state());
+            assert_eq!((stepped, &into), (a.is_some(), &expected), "{file}: playout {playout}, in place");
             match (a, b) {
                 (Some(a), Some(b)) => (fast, slow) = (a, b),
                 _ => break,

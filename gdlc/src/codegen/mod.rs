@@ -305,6 +305,16 @@ fn generate_game_impl(fused_step: bool, gdl_ii: bool) -> TokenStream {
             ) -> Option<State> {
                 random_step(state, rng)
             }
+
+            fn random_step_into(
+                &self,
+                state: &State,
+                rng: &mut ::gdl_runtime::rng::Rng,
+                _scratch: &mut ::gdl_runtime::Playout<Self>,
+                out: &mut State,
+            ) -> bool {
+                random_step_into(state, rng, out)
+            }
         }
     });
     quote! {

@@ -108,7 +108,7 @@ pub(super) fn draw(role: usize, used: &[u64]) -> (TokenStream, Option<TokenStrea
             let draw = quote! {
                 match ::gdl_runtime::bits::pick_listed(#row, rng) {
                     Some(b) => b as usize,
-                    None => return None,
+                    None => return false,
                 }
             };
             (draw, Some(hash.table(&table)))
@@ -117,7 +117,7 @@ pub(super) fn draw(role: usize, used: &[u64]) -> (TokenStream, Option<TokenStrea
             let draw = quote! {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             };
             (draw, None)

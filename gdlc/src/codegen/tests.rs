@@ -48,7 +48,7 @@ fn connect_four_tests_red_and_black_lines_in_one_pair() {
 #[test]
 fn pentago_rotates_by_tables_and_tests_both_colours_at_once() {
     let module = module_of(include_str!("../../../games/pentago.kif"));
-    let step = function(&module, "random_step");
+    let step = function(&module, "random_step_into");
     // Both rotations of a role are one arm, and both roles read one table for red's word and
     // black's: one table in all.
     assert_eq!(step.matches("1..=2 => {").count(), 2, "{step}");
@@ -88,10 +88,10 @@ fn comment_markers_do_not_count_as_code() {
 #[test]
 fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
     let module = module_of(include_str!("../../../games/gather.kif"));
-    assert!(module.contains("fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State>"));
+    assert!(module.contains("fn evaluate(s: &State, mut ask: Ask<'_>) -> bool"));
     assert!(function(&module, "terminal").contains("evaluate(s, Ask::Terminal(&mut terminal));"));
     assert!(function(&module, "goals").contains("evaluate(s, Ask::Goals(out));"));
-    assert!(function(&module, "random_step").contains("evaluate(s, Ask::Step(rng))"));
+    assert!(function(&module, "random_step_into").contains("evaluate(s, Ask::Step(rng, out))"));
     // Its legal moves read few of the step's nodes: `legal` keeps functions of its own.
     assert!(module.contains("fn legal_0(s: &State, out: &mut Vec<Move>)"));
     let small = module_of(TIC_TAC_TOE);
@@ -149,7 +149,7 @@ fn hex_tests_the_groups_beside_the_move_through_tables_of_the_moves() {
     // table of the moves each: two tables in all, and the six shifts of every group's board
     // are gone.
     assert_eq!(module.matches("static NEAR_PLACES_").count(), 2, "{}", &module[..2000]);
-    let step = function(&module, "random_step");
+    let step = function(&module, "random_step_into");
     assert!(step.contains("(s.0[10] & NEAR_PLACES_0[joint[0].0 as usize])"), "{step}");
     assert!(!step.contains("(s.0[10] << 9u32)"), "{step}");
 }
@@ -280,8 +280,8 @@ const PASS_WHEN_STUCK: &str = "
 #[test]
 fn a_search_for_a_move_that_only_a_pass_reads_behind_the_turn_is_made_on_the_roles_turn_alone() {
     let module = module_of(PASS_WHEN_STUCK);
-    let step =
-        &module[module.find("fn evaluate(").unwrap_or_else(|| module.find("pub fn random_step(").expect("a step"))..];
+    let step = &module
+        [module.find("fn evaluate(").unwrap_or_else(|| module.find("pub fn random_step_into(").expect("a step"))..];
     // `(anymove a)` (a cell not taken, `(taken ?c)` at bits 4 to 7 of the state word) is
     // computed inside the test of `(control a)`, bit 8, and only there; `(anymove b)` (a cell
     // neither taken nor blocked for b, `(blocked b ?c)` at bits 0 to 3) inside that of
@@ -322,7 +322,7 @@ const SOURCES_WHEN_IN_CHECK: &str = "
 #[test]
 fn a_test_both_roles_read_only_when_in_check_is_made_on_each_turn_inside_the_test_of_check() {
     let module = module_of(SOURCES_WHEN_IN_CHECK);
-    let step = function(&module, "random_step");
+    let step = function(&module, "random_step_into");
     // A role's move when in check, `(n[check]) & (!n[several])`, names the two nodes' slots.
     let read = step.find("]) & (!n[").expect("a move read when in check") + 1;
     let slot = |text: &str| text[text.find("n[").expect("a slot")..].split(']').next().map(|s| format!("{s}]"));

@@ -12487,7 +12487,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    evaluate(s, Ask::Step(rng))
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
+    evaluate(s, Ask::Step(rng, out))
 }
 /// Appends `role`'s legal moves in `s` to `out`, in the order `random_step` draws
 /// from.
@@ -12502,14 +12512,15 @@ pub fn terminal(s: &State) -> bool {
 }
 /// What `evaluate` is asked for.
 enum Ask<'a> {
-    Step(&'a mut ::gdl_runtime::rng::Rng),
+    Step(&'a mut ::gdl_runtime::rng::Rng, &'a mut State),
     Legal(usize, &'a mut Vec<Move>),
     Terminal(&'a mut bool),
 }
 /// The state's derived propositions, computed once for what `ask` asks: a step
 /// of a random playout (see `random_step`), or one of the functions of the
-/// state this code serves, whose answer goes where `ask` says.
-fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
+/// state this code serves, whose answer goes where `ask` says. `true` when
+/// asked for a step and the next state is written.
+fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     ::std::thread_local! {
         static ARRAYS : ::core::cell::RefCell < ([bool; 629], [u64; 160]) > = const {
         ::core::cell::RefCell::new(([false; 629], [0u64; 160])) };
@@ -15615,14 +15626,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             // n[628]: terminal, rules at amazons_8x8.kif:111
             n[628] = ((n[0]) & (!n[627])) | ((n[1]) & (!n[626]));
             match &mut ask {
-                Ask::Step(_) => {
+                Ask::Step(..) => {
                     if n[628] {
-                        return None;
+                        return false;
                     }
                 }
                 Ask::Terminal(out) => {
                     **out = n[628];
-                    return None;
+                    return false;
                 }
                 Ask::Legal(..) => {}
             }
@@ -15701,10 +15712,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     (g[95] & 0xf8f8f8f8f8000000),
                 ];
                 match &mut ask {
-                    Ask::Step(rng) => {
+                    Ask::Step(rng, _) => {
                         match ::gdl_runtime::bits::pick(&parts, rng) {
                             Some((p, b)) => 64 * p + b as usize,
-                            None => return None,
+                            None => return false,
                         }
                     }
                     Ask::Legal(asked, out) => {
@@ -15717,11 +15728,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                                     word &= word - 1;
                                 }
                             }
-                            return None;
+                            return false;
                         }
                         0
                     }
-                    _ => return None,
+                    _ => return false,
                 }
             } else {
                 const AT: [usize; 7] = [1, 2, 4, 5, 6, 7, 8];
@@ -15762,10 +15773,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     (u64::from(n[554]) << 4) | (u64::from(n[0]) << 13),
                 ];
                 match &mut ask {
-                    Ask::Step(rng) => {
+                    Ask::Step(rng, _) => {
                         match ::gdl_runtime::bits::pick(&parts, rng) {
                             Some((p, b)) => 64 * AT[p] + b as usize,
-                            None => return None,
+                            None => return false,
                         }
                     }
                     Ask::Legal(asked, out) => {
@@ -15778,11 +15789,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                                     word &= word - 1;
                                 }
                             }
-                            return None;
+                            return false;
                         }
                         0
                     }
-                    _ => return None,
+                    _ => return false,
                 }
             };
             joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -15861,10 +15872,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     (g[148] & 0x1f1f1f1f1f000000),
                 ];
                 match &mut ask {
-                    Ask::Step(rng) => {
+                    Ask::Step(rng, _) => {
                         match ::gdl_runtime::bits::pick(&parts, rng) {
                             Some((p, b)) => 64 * p + b as usize,
-                            None => return None,
+                            None => return false,
                         }
                     }
                     Ask::Legal(asked, out) => {
@@ -15877,11 +15888,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                                     word &= word - 1;
                                 }
                             }
-                            return None;
+                            return false;
                         }
                         0
                     }
-                    _ => return None,
+                    _ => return false,
                 }
             } else {
                 const AT: [usize; 8] = [2, 3, 4, 5, 6, 8, 9, 10];
@@ -15922,10 +15933,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                     (u64::from(n[1]) << 40),
                 ];
                 match &mut ask {
-                    Ask::Step(rng) => {
+                    Ask::Step(rng, _) => {
                         match ::gdl_runtime::bits::pick(&parts, rng) {
                             Some((p, b)) => 64 * AT[p] + b as usize,
-                            None => return None,
+                            None => return false,
                         }
                     }
                     Ask::Legal(asked, out) => {
@@ -15938,17 +15949,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                                     word &= word - 1;
                                 }
                             }
-                            return None;
+                            return false;
                         }
                         0
                     }
-                    _ => return None,
+                    _ => return false,
                 }
             };
             joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-            if !matches!(ask, Ask::Step(_)) {
-                return None;
+            if !matches!(ask, Ask::Step(..)) {
+                return false;
             }
+            let Ask::Step(_, out) = ask else {
+                return false;
+            };
             let joint = &joint;
             let mut mt = [0u64; 1];
             for (r, m) in joint.iter().enumerate() {
@@ -15999,7 +16013,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             w[0] |= g[159] & 0xffffffffffffffff;
             w[1] |= g[158] & 0xffffffffffffffff;
             w[2] |= g[157] & 0xffffffffffffffff;
-            Some(State(w))
+            out.0 = w;
+            true
         })
 }
 impl ::gdl_runtime::Game for Game {
@@ -16039,6 +16054,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -3270,6 +3270,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 5];
     let mut g = [0u64; 37];
     // g[0]: 64 node words, bit 0 ((aux 0) north 2 1 1 1), bit 8 ((aux 0) north 3 1 2 1), bit 16 ((aux 0) north 4 1 3 1), bit 24 ((aux 0) north 5 1 4 1), and 60 more
@@ -3316,7 +3326,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[4] = (s.0[4] & 0x400 == 0x400) | (s.0[5] & 0x400 == 0x400)
         | (s.0[6] & 0x40000000 == 0x40000000) | (!n[2]) | (!n[3]);
     if n[4] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let drawn_0 = if s.0[0] & 0x200 != 0 {
@@ -3336,7 +3346,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -3353,7 +3363,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -3374,7 +3384,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -3391,7 +3401,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -3628,7 +3638,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[3] |= g[24] & 0xffffffffffffffff;
     w[4] |= g[36] & 0x7fffffffffffe;
     w[5] |= g[35] & 0x7fffffffffffe;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -3667,6 +3678,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

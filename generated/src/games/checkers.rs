@@ -21442,7 +21442,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    evaluate(s, Ask::Step(rng))
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
+    evaluate(s, Ask::Step(rng, out))
 }
 /// Appends `role`'s legal moves in `s` to `out`, in the order `random_step` draws
 /// from.
@@ -21457,14 +21467,15 @@ pub fn terminal(s: &State) -> bool {
 }
 /// What `evaluate` is asked for.
 enum Ask<'a> {
-    Step(&'a mut ::gdl_runtime::rng::Rng),
+    Step(&'a mut ::gdl_runtime::rng::Rng, &'a mut State),
     Legal(usize, &'a mut Vec<Move>),
     Terminal(&'a mut bool),
 }
 /// The state's derived propositions, computed once for what `ask` asks: a step
 /// of a random playout (see `random_step`), or one of the functions of the
-/// state this code serves, whose answer goes where `ask` says.
-fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
+/// state this code serves, whose answer goes where `ask` says. `true` when
+/// asked for a step and the next state is written.
+fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     let mut n = [false; 25];
     let mut g = [0u64; 123];
     // g[0]: 18 node words, bit 10 ((aux 46) b 3 black), bit 26 ((aux 46) d 3 black), bit 42 ((aux 46) f 3 black), bit 21 ((aux 46) c 6 black), and 14 more
@@ -21964,14 +21975,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         | (s.0[3] & 0x200 == 0x200) | (s.0[3] & 0x400000 == 0x400000)
         | (s.0[1] & 0x2000000000 == 0x2000000000);
     match &mut ask {
-        Ask::Step(_) => {
+        Ask::Step(..) => {
             if n[24] {
-                return None;
+                return false;
             }
         }
         Ask::Terminal(out) => {
             **out = n[24];
-            return None;
+            return false;
         }
         Ask::Legal(..) => {}
     }
@@ -22029,10 +22040,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             (g[96] & 0x4080408),
         ];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
             Ask::Legal(asked, out) => {
@@ -22045,20 +22056,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                             word &= word - 1;
                         }
                     }
-                    return None;
+                    return false;
                 }
                 0
             }
-            _ => return None,
+            _ => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(s.0[3] & 0x800000000 != 0) << 4)];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * AT[p] + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
             Ask::Legal(asked, out) => {
@@ -22071,11 +22082,11 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                             word &= word - 1;
                         }
                     }
-                    return None;
+                    return false;
                 }
                 0
             }
-            _ => return None,
+            _ => return false,
         }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -22132,10 +22143,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             (g[122] & 0x4080408),
         ];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
             Ask::Legal(asked, out) => {
@@ -22148,20 +22159,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                             word &= word - 1;
                         }
                     }
-                    return None;
+                    return false;
                 }
                 0
             }
-            _ => return None,
+            _ => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(s.0[3] & 0x1000000000 != 0) << 4)];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * AT[p] + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
             Ask::Legal(asked, out) => {
@@ -22174,17 +22185,20 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
                             word &= word - 1;
                         }
                     }
-                    return None;
+                    return false;
                 }
                 0
             }
-            _ => return None,
+            _ => return false,
         }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-    if !matches!(ask, Ask::Step(_)) {
-        return None;
+    if !matches!(ask, Ask::Step(..)) {
+        return false;
     }
+    let Ask::Step(_, out) = ask else {
+        return false;
+    };
     let joint = &joint;
     let mut mt = [0u64; 2];
     for (r, m) in joint.iter().enumerate() {
@@ -28219,7 +28233,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // BASE[291]: (next (cell e 4 b)), rules at checkers.kif:102, 105, 108, 113, 118, 123, 133, 140, and 10 more
     w[4] |= u64::from(n[0]) << 35;
     w[3] |= g[2] & 0x3ffdffe00;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -28258,6 +28273,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -4462,6 +4462,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 11];
     let mut g = [0u64; 62];
     // g[0]: 32 node words, bit 0 (celloccupiedby 1 1 black), bit 8 (celloccupiedby 3 1 black), bit 16 (celloccupiedby 5 1 black), bit 24 (celloccupiedby 7 1 black), and 28 more; rules at checkersTorus.kif:310
@@ -5061,7 +5071,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[10] = (s.0[1] & 0x800000000 == 0x800000000) | ((!n[4]) & (!n[8]))
         | ((!n[5]) & (!n[9])) | (!n[6]) | (!n[7]);
     if n[10] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let drawn_0 = if s.0[1] & 0x4000000000000000 != 0 {
@@ -5696,14 +5706,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(s.0[1] & 0x4000000000000000 == 0) << 32)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_0 = drawn_0 & 511;
@@ -6341,14 +6351,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(s.0[1] & 0x8000000000000000 == 0) << 32)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_1 = drawn_1 & 511;
@@ -6868,7 +6878,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[2] |= g[52] & 0xc8c8c8c837373737;
     w[3] |= g[48] & 0xc8c8c8c837373737;
     w[3] |= g[52] & 0x37373737c8c8c8c8;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -6907,6 +6918,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -3081,6 +3081,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 275];
     // n[0]: ((aux 1) c3)
     n[0] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x1000 == 0x1000)
@@ -3161,7 +3171,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[274] = (s.0[2] & 0x800000000000000 == 0x800000000000000) | (n[271]) | (n[272])
         | (n[273]);
     if n[274] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 3];
     let drawn_0 = if s.0[1] & 0x4000000000000 != 0 {
@@ -3441,14 +3451,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [0x4000];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_0 = drawn_0 & 127;
@@ -3735,14 +3745,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [0x10000];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_1 = drawn_1 & 127;
@@ -3995,14 +4005,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [0x1000000];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_2 = drawn_2 & 127;
@@ -4148,7 +4158,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[2] |= u64::from(s.0[2] & 0x200000000000000 != 0) << 58;
     // BASE[187]: (next (step 60)), rules at chineseCheckers3.kif:104
     w[2] |= u64::from(s.0[2] & 0x400000000000000 != 0) << 59;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -4187,6 +4198,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

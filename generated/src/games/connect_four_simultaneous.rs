@@ -829,6 +829,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 100];
     let mut g = [0u64; 2];
     // g[0]: 10 node words, bit 10 (cellopen 1 6 1), bit 22 (cellopen 2 6 1), bit 34 (cellopen 3 6 1), bit 46 (cellopen 4 6 1), and 6 more; rules at connectFourSimultaneous.kif:108
@@ -911,7 +921,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[99]: terminal, rules at connectFourSimultaneous.kif:58, 60, 62
     n[99] = (n[96]) | (n[97]) | (!n[98]);
     if n[99] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let parts: [u64; 1] = if s.0[1] & 0x200000000 != 0 {
@@ -932,7 +942,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -954,7 +964,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_1 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -1037,7 +1047,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
     // BASE[99]: (next (control red 2)), rules at connectFourSimultaneous.kif:49, 51
     w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -1076,6 +1087,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -477,7 +477,17 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    evaluate(s, Ask::Step(rng))
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
+    evaluate(s, Ask::Step(rng, out))
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
@@ -492,14 +502,15 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 }
 /// What `evaluate` is asked for.
 enum Ask<'a> {
-    Step(&'a mut ::gdl_runtime::rng::Rng),
+    Step(&'a mut ::gdl_runtime::rng::Rng, &'a mut State),
     Terminal(&'a mut bool),
     Goals(&'a mut [Option<u32>]),
 }
 /// The state's derived propositions, computed once for what `ask` asks: a step
 /// of a random playout (see `random_step`), or one of the functions of the
-/// state this code serves, whose answer goes where `ask` says.
-fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
+/// state this code serves, whose answer goes where `ask` says. `true` when
+/// asked for a step and the next state is written.
+fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     let mut n = [false; 3];
     let mut g = [0u64; 103];
     // g[0]: 25 node words, bit 0 (occupied 1 1), bit 1 (occupied 1 2), bit 2 (occupied 1 3), bit 3 (occupied 1 4), and 21 more; rules at connectedStones.kif:18
@@ -1657,14 +1668,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     // n[2]: terminal, rules at connectedStones.kif:33, 34
     n[2] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (!n[0]) | (!n[1]);
     match &mut ask {
-        Ask::Step(_) => {
+        Ask::Step(..) => {
             if n[2] {
-                return None;
+                return false;
             }
         }
         Ask::Terminal(out) => {
             **out = n[2];
-            return None;
+            return false;
         }
         Ask::Goals(out) => {
             let out: &mut [Option<u32>] = out;
@@ -1686,7 +1697,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             if !n[1] {
                 out[1] = Some(100);
             }
-            return None;
+            return false;
         }
     }
     let mut joint = [Move(0); 2];
@@ -1699,13 +1710,13 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         [(u64::from(s.0[0] & 0x2000000000000000 == 0) << 25)]
     };
     let drawn_0 = match &mut ask {
-        Ask::Step(rng) => {
+        Ask::Step(rng, _) => {
             match ::gdl_runtime::bits::pick(&parts, rng) {
                 Some((p, b)) => 64 * p + b as usize,
-                None => return None,
+                None => return false,
             }
         }
-        _ => return None,
+        _ => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -1718,16 +1729,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
         [(u64::from(s.0[0] & 0x4000000000000000 == 0) << 25)]
     };
     let drawn_1 = match &mut ask {
-        Ask::Step(rng) => {
+        Ask::Step(rng, _) => {
             match ::gdl_runtime::bits::pick(&parts, rng) {
                 Some((p, b)) => 64 * p + b as usize,
-                None => return None,
+                None => return false,
             }
         }
-        _ => return None,
+        _ => return false,
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
+    let Ask::Step(_, out) = ask else {
+        return false;
+    };
     let joint = &joint;
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
@@ -1765,7 +1779,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[62]: (next (control white)), rules at connectedStones.kif:21, 22
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -1804,6 +1819,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -556,11 +556,21 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 7];
     // n[0]: (legal random (roll 1 1)), rules at diceDuel.kif:13, 14
     n[0] = (s.0[0] & 0x4 == 0x4) | (s.0[0] & 0x8 == 0x8);
     if s.0[0] & 0x2 != 0 {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 3];
     let parts: [u64; 1] = [
@@ -572,7 +582,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -585,7 +595,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -600,7 +610,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_2 = drawn_2 & 63;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
@@ -659,7 +669,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[0] |= u64::from(n[5]) << 8;
     // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[6]) << 9;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
 /// in role order) to `out`, as indices into [`PERCEPTS`] in increasing order.
@@ -783,6 +794,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -2205,6 +2205,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 128];
     let mut g = [0u64; 1];
     // g[0]: 9 node words, bit 2 (legal player (move 1 3)), bit 1 (legal player (move 1 2)), bit 0 (legal player (move 1 1)), bit 11 (legal player (move 2 3)), and 5 more; rules at eightPuzzle.kif:51, 55
@@ -2239,7 +2249,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[127]: terminal, rules at eightPuzzle.kif:100, 101
     n[127] = (s.0[0] & 0x1000000000000000 == 0x1000000000000000) | (n[126]);
     if n[127] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 1];
     let parts: [u64; 1] = [(g[0] & 0x1c0e07)];
@@ -2248,7 +2258,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -4026,7 +4036,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[2] |= u64::from(n[41]) << 24;
     // BASE[153]: (next (cell 3 3 8)), rules at eightPuzzle.kif:64, 67, 73, 79
     w[2] |= u64::from(n[45]) << 25;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -4065,6 +4076,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -1181,7 +1181,17 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-    evaluate(s, Ask::Step(rng))
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
+    evaluate(s, Ask::Step(rng, out))
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
@@ -1196,14 +1206,15 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 }
 /// What `evaluate` is asked for.
 enum Ask<'a> {
-    Step(&'a mut ::gdl_runtime::rng::Rng),
+    Step(&'a mut ::gdl_runtime::rng::Rng, &'a mut State),
     Terminal(&'a mut bool),
     Goals(&'a mut [Option<u32>]),
 }
 /// The state's derived propositions, computed once for what `ask` asks: a step
 /// of a random playout (see `random_step`), or one of the functions of the
-/// state this code serves, whose answer goes where `ask` says.
-fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
+/// state this code serves, whose answer goes where `ask` says. `true` when
+/// asked for a step and the next state is written.
+fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     let mut n = [false; 7];
     let mut g = [0u64; 146];
     // n[4]: (notallconnected black), rules at gather.kif:67
@@ -3173,14 +3184,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     n[3] = (s.0[0] & 0x4000000000000000 == 0)
         | ((s.0[0] & 0x4000000000000000 == 0x4000000000000000) & (!n[2]));
     match &mut ask {
-        Ask::Step(_) => {
+        Ask::Step(..) => {
             if n[6] {
-                return None;
+                return false;
             }
         }
         Ask::Terminal(out) => {
             **out = n[6];
-            return None;
+            return false;
         }
         Ask::Goals(out) => {
             let mut n = {
@@ -3221,7 +3232,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             if n[8] {
                 out[1] = Some(100);
             }
-            return None;
+            return false;
         }
     }
     let mut joint = [Move(0); 2];
@@ -3238,25 +3249,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             ((s.0[0]) & (!(s.0[0] >> 7)) & (!(s.0[1] >> 7)) & (0x1f7df7df)),
         ];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
-            _ => return None,
+            _ => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(n[1]) << 5)];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * AT[p] + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
-            _ => return None,
+            _ => return false,
         }
     };
     let drawn_0 = drawn_0 & 511;
@@ -3273,29 +3284,32 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
             ((!s.0[0]) & (!s.0[1]) & ((s.0[1] >> 7)) & (0x1f7df7df)),
         ];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * p + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
-            _ => return None,
+            _ => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [u64::from(n[3])];
         match &mut ask {
-            Ask::Step(rng) => {
+            Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
                     Some((p, b)) => 64 * AT[p] + b as usize,
-                    None => return None,
+                    None => return false,
                 }
             }
-            _ => return None,
+            _ => return false,
         }
     };
     let drawn_1 = drawn_1 & 511;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
+    let Ask::Step(_, out) = ask else {
+        return false;
+    };
     let joint = &joint;
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
@@ -3376,7 +3390,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
     w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
     w[0] |= g[0] & 0xfffffffff;
     w[1] |= g[1] & 0xfffffffff;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -3415,6 +3430,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -16478,6 +16478,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 577];
     let mut g = [0u64; 334];
     // g[0]: 64 node words, bit 0 (next (owner 1 red)), bit 1 (next (owner 2 red)), bit 2 (next (owner 3 red)), bit 3 (next (owner 4 red)), and 60 more; rules at hex.kif:80, 84
@@ -17315,7 +17325,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[576]: terminal, rules at hex.kif:129, 130
     n[576] = (n[410]) | (n[575]);
     if n[576] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let drawn_0 = if s.0[1] & 0x80000 != 0 {
@@ -17326,14 +17336,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [(u64::from(s.0[1] & 0x40000 != 0) << 17)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_0 = drawn_0 & 127;
@@ -17346,14 +17356,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [(u64::from(s.0[1] & 0x80000 != 0) << 17)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_1 = drawn_1 & 127;
@@ -19745,7 +19755,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[171] |= g[331] & 0x1ffff;
     w[172] |= g[332] & 0xffffffffffffffff;
     w[173] |= g[333] & 0x1ffff;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -19784,6 +19795,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -613,13 +613,23 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 5];
     // n[0]: (legal alice noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     n[0] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x8 == 0x8);
     // n[1]: (legal bob noop), rules at kuhnPoker.kif:22, 23, 28, 35, 40
     n[1] = (s.0[0] & 0x1 == 0x1) | (s.0[0] & 0x2 == 0x2) | (s.0[0] & 0x10 == 0x10);
     if s.0[0] & 0x4 != 0 {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 3];
     let parts: [u64; 1] = [
@@ -632,7 +642,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -653,7 +663,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -674,7 +684,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_2 = drawn_2 & 63;
     joint[2] = Move(LEGAL_MOVE_OF_2[drawn_2 / 64][drawn_2 % 64]);
@@ -699,7 +709,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[0] |= u64::from(n[4]) << 2;
     // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 /// Appends what `role` perceives on the step from `s` by `joint` (one move per role,
 /// in role order) to `out`, as indices into [`PERCEPTS`] in increasing order.
@@ -827,6 +838,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

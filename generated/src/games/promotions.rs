@@ -693,6 +693,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 1];
     let mut g = [0u64; 3];
     // g[0]: 16 node words, bit 6 (occupied 1 8), bit 14 (occupied 2 8), bit 22 (occupied 3 8), bit 30 (occupied 4 8), and 12 more; rules at promotions.kif:16
@@ -700,7 +710,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[0]: terminal, rules at promotions.kif:37, 38
     n[0] = ((s.0[0]) & (0xc3c3c3c3c3c3c3c3)) | ((s.0[1]) & (0x1000)) != 0;
     if n[0] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let parts: [u64; 1] = if s.0[1] & 0x4000 != 0 {
@@ -724,7 +734,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     };
     let drawn_0 = match ::gdl_runtime::bits::pick(&parts, rng) {
         Some((p, b)) => 64 * p + b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -747,14 +757,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(s.0[1] & 0x2000 == 0) << 9)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_1 = drawn_1 & 127;
@@ -798,7 +808,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
     // BASE[78]: (next (control white)), rules at promotions.kif:32, 33
     w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -837,6 +848,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

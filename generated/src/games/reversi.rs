@@ -18017,6 +18017,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 677];
     let mut g = [0u64; 26];
     // g[0]: 56 node words, bit 27 ((aux 1) 4 4 5 4), bit 26 ((aux 1) 4 4 3 4), bit 28 ((aux 1) 4 4 6 5), bit 35 ((aux 1) 5 5 5 4), and 52 more
@@ -18194,7 +18204,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     // n[676]: terminal, rules at reversi.kif:99
     n[676] = (!n[0]) & (!n[1]);
     if n[676] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let drawn_0 = if s.0[2] & 0x1 != 0 {
@@ -18203,14 +18213,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let parts: [u64; 2] = [(g[22] & 0xffffffffffffffff), u64::from(n[2])];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [u64::from(n[2])];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_0 = drawn_0 & 127;
@@ -18221,14 +18231,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         let parts: [u64; 2] = [(g[21] & 0xffffffffffffffff), u64::from(n[3])];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [1];
         let parts: [u64; 1] = [u64::from(n[3])];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     let drawn_1 = drawn_1 & 127;
@@ -28153,7 +28163,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     w[0] |= g[24] & 0x7effffffffffff7e;
     w[1] |= g[25] & 0x7effffffffffff7e;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -28192,6 +28203,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

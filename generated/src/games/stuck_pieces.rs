@@ -778,6 +778,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 78];
     // n[1]: (occupied 2), rules at stuckPieces.kif:33
     n[1] = (s.0[0] & 0x40000 == 0x40000) | (s.0[0] & 0x10000000 == 0x10000000);
@@ -939,7 +949,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[61] |= (s.0[0] & 0x2000000000 == 0x2000000000) & (n[60]);
     n[61] |= s.0[0] & 0x4000000000 == 0x4000000000;
     if s.0[0] & 0x10000 != 0 {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let parts: [u64; 1] = if s.0[0] & 0x4000000000 != 0 {
@@ -958,7 +968,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -978,7 +988,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         rng,
     ) {
         Some(b) => b as usize,
-        None => return None,
+        None => return false,
     };
     let drawn_1 = drawn_1 & 63;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -1109,7 +1119,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
     // BASE[38]: (next (control white)), rules at stuckPieces.kif:57
     w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -1148,6 +1159,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

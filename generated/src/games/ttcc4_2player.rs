@@ -6724,6 +6724,16 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
 /// uniformly among its legal ones (one draw per role with several moves, in role
 /// order).
 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut out = *s;
+    random_step_into(s, rng, &mut out).then_some(out)
+}
+/// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or a role has no legal move, else `true` with the next state in `out`.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
     let mut n = [false; 122];
     let mut g = [0u64; 46];
     // g[0]: 25 node words, bit 12 ((aux 2) light 3 6), bit 17 ((aux 2) light 4 6), bit 22 ((aux 2) light 5 6), bit 6 ((aux 2) light 2 5), and 21 more
@@ -7192,7 +7202,7 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     n[22] = (s.0[1] & 0x2000000000 == 0)
         | ((s.0[1] & 0x2000000000 == 0x2000000000) & (!n[21]));
     if n[121] {
-        return None;
+        return false;
     }
     let mut joint = [Move(0); 2];
     let drawn_0 = if s.0[1] & 0x4000000000 != 0 {
@@ -7231,14 +7241,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(n[11]) << 39)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
@@ -7278,14 +7288,14 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
-            None => return None,
+            None => return false,
         }
     } else {
         const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [(u64::from(n[22]) << 39)];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     };
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
@@ -9026,7 +9036,8 @@ pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State
     w[5] |= u64::from(n[79]) << 0;
     // BASE[353]: (next (cell 1 5 lightpawn)), rules at ttcc4_2player.kif:153, 158, 162, 166, 169, 175, 178, 184, and 6 more
     w[5] |= u64::from(n[71]) << 33;
-    Some(State(w))
+    out.0 = w;
+    true
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -9065,6 +9076,15 @@ impl ::gdl_runtime::Game for Game {
         _scratch: &mut ::gdl_runtime::Playout<Self>,
     ) -> Option<State> {
         random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

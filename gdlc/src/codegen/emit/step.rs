@@ -133,17 +133,24 @@ impl Emitter<'_> {
             #row
             #move_nodes
             #next_words
-            Some(State(w))
+            out.0 = w;
+            true
         };
         let random_step_doc = random_step_doc();
+        let random_step_into_doc = random_step_into_doc();
         let code = match shared.any() {
             false => quote! {
                 #random_step_doc
                 pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+                    let mut out = *s;
+                    random_step_into(s, rng, &mut out).then_some(out)
+                }
+                #random_step_into_doc
+                pub fn random_step_into(s: &State, rng: &mut ::gdl_runtime::rng::Rng, out: &mut State) -> bool {
                     #declare
                     #state_nodes
                     if #terminal {
-                        return None;
+                        return false;
                     }
                     let mut joint = [Move(0); #roles];
                     #(#choices)*
@@ -155,8 +162,8 @@ impl Emitter<'_> {
                 let served = served_fns(shared);
                 let asks = ask_variants(shared);
                 let listed = shared.legal.then(|| {
-                    quote!(if !matches!(ask, Ask::Step(_)) {
-                        return None;
+                    quote!(if !matches!(ask, Ask::Step(..)) {
+                        return false;
                     })
                 });
                 quote! {
@@ -164,21 +171,25 @@ impl Emitter<'_> {
 
                     /// What `evaluate` is asked for.
                     enum Ask<'a> {
-                        Step(&'a mut ::gdl_runtime::rng::Rng),
+                        Step(&'a mut ::gdl_runtime::rng::Rng, &'a mut State),
                         #asks
                     }
 
                     /// The state's derived propositions, computed once for what `ask` asks: a step
                     /// of a random playout (see `random_step`), or one of the functions of the
-                    /// state this code serves, whose answer goes where `ask` says.
+                    /// state this code serves, whose answer goes where `ask` says. `true` when
+                    /// asked for a step and the next state is written.
 
-                    fn evaluate(s: &State, mut ask: Ask<'_>) -> Option<State> {
+                    fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                         #declare
                         #state_nodes
                         #asked
                         let mut joint = [Move(0); #roles];
                         #(#choices)*
                         #listed
+                        let Ask::Step(_, out) = ask else {
+                            return false;
+                        };
                         #after_choices
                     }
                 }
@@ -235,6 +246,14 @@ fn random_step_doc() -> TokenStream {
     }
 }
 
+/// The documentation of `random_step_into`.
+fn random_step_into_doc() -> TokenStream {
+    quote! {
+        /// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
+        /// terminal or a role has no legal move, else `true` with the next state in `out`.
+    }
+}
+
 /// The functions the step's code serves, each a call of `evaluate`.
 fn served_fns(shared: Shared) -> TokenStream {
     let legal = shared.legal.then(|| {
@@ -267,10 +286,16 @@ fn served_fns(shared: Shared) -> TokenStream {
         }
     });
     let doc = random_step_doc();
+    let into_doc = random_step_into_doc();
     quote! {
         #doc
         pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-            evaluate(s, Ask::Step(rng))
+            let mut out = *s;
+            random_step_into(s, rng, &mut out).then_some(out)
+        }
+        #into_doc
+        pub fn random_step_into(s: &State, rng: &mut ::gdl_runtime::rng::Rng, out: &mut State) -> bool {
+            evaluate(s, Ask::Step(rng, out))
         }
         #legal
         #terminal
@@ -297,7 +322,7 @@ impl Body<'_> {
             quote! {
                 Ask::Terminal(out) => {
                     **out = #terminal;
-                    return None;
+                    return false;
                 }
             }
         });
@@ -311,16 +336,16 @@ impl Body<'_> {
                     #nodes
                     let out: &mut [Option<u32>] = out;
                     #(#roles)*
-                    return None;
+                    return false;
                 }
             }
         });
         let legal_arm = shared.legal.then(|| quote!(Ask::Legal(..) => {}));
         quote! {
             match &mut ask {
-                Ask::Step(_) => {
+                Ask::Step(..) => {
                     if #terminal {
-                        return None;
+                        return false;
                     }
                 }
                 #terminal_arm
@@ -413,16 +438,16 @@ fn asked_draw(
             Ask::Legal(asked, out) => {
                 if *asked == #r {
                     #listed
-                    return None;
+                    return false;
                 }
                 0
             }
         }
     });
-    let answered_arm = (shared.terminal || shared.goals).then(|| quote!(_ => return None,));
+    let answered_arm = (shared.terminal || shared.goals).then(|| quote!(_ => return false,));
     quote! {
         match &mut ask {
-            Ask::Step(rng) => #draw,
+            Ask::Step(rng, _) => #draw,
             #legal_arm
             #answered_arm
         }
@@ -435,7 +460,7 @@ fn among_few() -> TokenStream {
     quote! {
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
-            None => return None,
+            None => return false,
         }
     }
 }
