@@ -33,6 +33,16 @@ pub fn print(description: &Description, syntax: Syntax) -> String {
     out
 }
 
+/// Every rule of `rules` in KIF on a line of its own, its literals apart by single spaces: how
+/// the tests of the passes that rewrite rules compare them.
+#[cfg(test)]
+pub(crate) fn kif_lines(rules: Vec<crate::ast::Rule>) -> Vec<String> {
+    rules
+        .into_iter()
+        .map(|rule| print(&Description { rules: vec![rule] }, Syntax::Kif).trim_end().replace("\n    ", " "))
+        .collect()
+}
+
 fn kif_literal(l: &Literal) -> String {
     match l {
         Literal::Atom(a) => a.to_string(),

@@ -326,15 +326,7 @@ mod tests {
     fn decomposed(text: &str, dynamic: &[&str]) -> Vec<String> {
         let d = parse(text, Syntax::Kif).description;
         let mut dynamic: BTreeSet<String> = dynamic.iter().map(|s| s.to_string()).collect();
-        decompose(&d, &mut dynamic)
-            .description
-            .rules
-            .into_iter()
-            .map(|r| {
-                let one = Description { rules: vec![r] };
-                crate::print::print(&one, Syntax::Kif).trim_end().replace("\n    ", " ")
-            })
-            .collect()
+        crate::print::kif_lines(decompose(&d, &mut dynamic).description.rules)
     }
 
     #[test]
@@ -436,14 +428,8 @@ mod tests {
         )
         .description;
         let split = |rule: &Rule| rule.head.name == "p";
-        let rules: Vec<String> = decompose_where(&d, &split, &|k, origin| format!("({origin} part {k})"))
-            .rules
-            .into_iter()
-            .map(|r| {
-                let one = Description { rules: vec![r] };
-                crate::print::print(&one, Syntax::Kif).trim_end().replace("\n    ", " ")
-            })
-            .collect();
+        let rules =
+            crate::print::kif_lines(decompose_where(&d, &split, &|k, origin| format!("({origin} part {k})")).rules);
         // `?m` is projected out with `(g ?x ?m)`, which binds `?x` by itself; eliminating `?y`
         // or `?z` would make a relation over `?x` and the other, which no one atom binds.
         assert_eq!(

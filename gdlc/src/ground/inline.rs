@@ -224,14 +224,7 @@ mod tests {
     fn inlined(text: &str, dynamic: &[&str]) -> Vec<String> {
         let d = parse(text, Syntax::Kif).description;
         let dynamic: BTreeSet<String> = dynamic.iter().map(|s| s.to_string()).collect();
-        inline(&d, &dynamic)
-            .rules
-            .into_iter()
-            .map(|r| {
-                let one = Description { rules: vec![r] };
-                crate::print::print(&one, Syntax::Kif).trim_end().replace("\n    ", " ")
-            })
-            .collect()
+        crate::print::kif_lines(inline(&d, &dynamic).rules)
     }
 
     #[test]
