@@ -19,6 +19,9 @@ const SHORT_LITERALS: usize = 32;
 
 /// A node's value as generated code.
 pub(crate) enum Expr {
+    /// A value known when the code is generated: `true` when some rule's literals all hold
+    /// wherever the node is computed, `false` when it has no rule left.
+    Const(bool),
     /// One expression.
     Short(TokenStream),
     /// The rules' conjunctions, to be or-ed together one statement each.
@@ -29,6 +32,7 @@ impl Expr {
     /// The rules' conjunctions: the one expression, or each rule's.
     pub(crate) fn disjuncts(self) -> Vec<TokenStream> {
         match self {
+            Expr::Const(value) => vec![quote!(#value)],
             Expr::Short(expr) => vec![expr],
             Expr::Long(disjuncts) => disjuncts,
         }
@@ -44,6 +48,7 @@ impl Expr {
     /// when it is one expression, else or-ed in rule by rule.
     pub(crate) fn store(self, slot: &Literal) -> TokenStream {
         match self {
+            Expr::Const(value) => quote!(n[#slot] = #value;),
             Expr::Short(expr) => quote!(n[#slot] = #expr;),
             long => long.or_into(slot),
         }
@@ -78,20 +83,19 @@ impl Body<'_> {
     ///
     /// [`node_expr`]: Self::node_expr
     pub(crate) fn rules_expr(&self, rules: &[Vec<Lit>], mut disjuncts: Vec<TokenStream>) -> Expr {
-        disjuncts.extend(merge_move_rules(rules, |node| self.row_bit(node)).into_iter().map(|(rest, moves)| {
+        for (rest, moves) in merge_move_rules(rules, |node| self.row_bit(node)) {
             let mut conjuncts = self.conjuncts(&rest);
             if !moves.is_empty() {
                 conjuncts.push(self.emitter.moves_test(&moves));
             }
             if conjuncts.is_empty() {
-                quote!(true)
-            } else {
-                join(&conjuncts, quote!(&))
+                return Expr::Const(true);
             }
-        }));
+            disjuncts.push(join(&conjuncts, quote!(&)));
+        }
         let literals: usize = rules.iter().map(Vec::len).sum();
         if disjuncts.is_empty() {
-            Expr::Short(quote!(false))
+            Expr::Const(false)
         } else if disjuncts.len() == 1 || (disjuncts.len() <= SHORT_RULES && literals <= SHORT_LITERALS) {
             Expr::Short(join(&disjuncts, quote!(|)))
         } else {

@@ -21,7 +21,7 @@
 //! this one and is not blocked") is written whole in the arm of each of those moves.
 
 use super::guards::cluster;
-use super::{Body, Expr};
+use super::Body;
 use crate::codegen::cones::Cones;
 use crate::codegen::tables::hex;
 use crate::ground::{Ground, Lit, Prop, Value};
@@ -354,11 +354,7 @@ impl Body<'_> {
                 rests.entry(rule[k].prop).or_default().push(rest);
             }
             for (prop, rules) in rests {
-                let statements = match self.rules_expr(&rules, Vec::new()) {
-                    Expr::Short(value) => vec![quote!(n[#slot] |= #value;)],
-                    Expr::Long(disjuncts) => disjuncts.iter().map(|d| quote!(n[#slot] |= #d;)).collect(),
-                };
-                arms.entry(prop).or_default().extend(statements);
+                arms.entry(prop).or_default().push(self.rules_expr(&rules, Vec::new()).or_into(&slot));
             }
         }
         let notes = run.iter().map(|&n| emitter.note_node(|| format!("n[{}] (keyed)", self.slots.of(n)), n));

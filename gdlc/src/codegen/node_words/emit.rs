@@ -187,12 +187,12 @@ impl Body<'_> {
     /// Statements that set bit `place` of group `g`'s word when `expr` holds.
     pub(crate) fn or_into_word(&self, g: u32, place: u32, expr: Expr) -> TokenStream {
         let (k, place) = (self.slots.word(g), Literal::u32_suffixed(place));
-        let disjuncts = expr.disjuncts();
         // A member that holds wherever it is computed (in the arm of the one move that makes
         // it) sets its bit outright.
-        if disjuncts.iter().any(|d| d.to_string() == "true") {
+        if matches!(expr, Expr::Const(true)) {
             return quote!(g[#k] |= 1u64 << #place;);
         }
+        let disjuncts = expr.disjuncts();
         quote!(#(g[#k] |= u64::from(#disjuncts) << #place;)*)
     }
 
