@@ -28,6 +28,8 @@
 //! - `pick_tables.rs`: drawing a legal move by table.
 //! - `scratch/`: the node arrays of long functions kept between calls, cleared only where
 //!   they may be read before they are written.
+//! - `tokens.rs`: written tokens read back (statements, identifiers) by `scratch/` and by the
+//!   parts of long functions.
 
 mod arm_families;
 mod cones;
@@ -45,7 +47,9 @@ mod pick_tables;
 pub mod program;
 mod realtime;
 mod scratch;
+
 mod tables;
+mod tokens;
 mod truth_tables;
 mod word_order;
 

@@ -5,6 +5,7 @@
 use super::{guards, keyed, Body, Emitter, Phase};
 use crate::codegen::cones::Cones;
 use crate::codegen::token_count;
+use crate::codegen::tokens::mentions;
 use crate::ground::Value;
 use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
 use quote::quote;
@@ -206,7 +207,7 @@ impl Body<'_> {
         // A part may call a part of its own (a keyed run's, `keyed.rs`), where `n` and `g` are
         // references already: its parameters are then mutable bindings, and `&mut n` is coerced
         // to the array's reference.
-        let nested = statements.iter().any(|s| mentions(s, "fn")).then(|| quote!(mut));
+        let nested = statements.iter().any(|s| mentions(s.clone(), &["fn"])).then(|| quote!(mut));
         let n_param = nodes.map(|len| {
             let len = Literal::usize_unsuffixed(len);
             quote!(#nested n: &mut [bool; #len],)
@@ -219,14 +220,15 @@ impl Body<'_> {
         let g_arg = words.map(|_| quote!(&mut g,));
         // Statements that read the joint move (after it is known, or in `sees`) take it, and
         // the move table's row when they read that.
-        let joint = statements.iter().any(|s| mentions(s, "joint")).then(|| {
+        let joint = statements.iter().any(|s| mentions(s.clone(), &["joint"])).then(|| {
             let roles = Literal::usize_unsuffixed(self.emitter.ground.roles.len());
             (quote!(joint: &[Move; #roles],), quote!(joint,))
         });
-        let row = self.emitter.tables.as_ref().filter(|_| statements.iter().any(|s| mentions(s, "mt"))).map(|t| {
-            let width = Literal::usize_unsuffixed(t.node_words);
-            (quote!(mt: &[u64; #width],), quote!(&mt,))
-        });
+        let row =
+            self.emitter.tables.as_ref().filter(|_| statements.iter().any(|s| mentions(s.clone(), &["mt"]))).map(|t| {
+                let width = Literal::usize_unsuffixed(t.node_words);
+                (quote!(mt: &[u64; #width],), quote!(&mt,))
+            });
         let (joint_param, joint_arg) = joint.unzip();
         let (row_param, row_arg) = row.unzip();
         quote! {
@@ -378,7 +380,9 @@ impl Body<'_> {
 
 /// The statements of `tokens` one by one: split after each `;` outside any group, and after
 /// the last block of an `if` or `loop` statement, so that a node computed rule by rule (one
-/// statement per rule) can be split too.
+/// statement per rule) can be split too. Unlike [`crate::codegen::tokens::statements`], an
+/// item `fn` (a part written earlier) is one statement with the call after it, so that a piece
+/// never holds a part's call without its item, nor the item without its call.
 fn one_by_one(tokens: &TokenStream) -> Vec<TokenStream> {
     let mut statements = Vec::new();
     let mut statement: Vec<TokenTree> = Vec::new();
@@ -414,7 +418,7 @@ fn split_if(statement: &TokenStream) -> Vec<TokenStream> {
     let is_if = matches!(trees.first(), Some(TokenTree::Ident(i)) if i == "if");
     let has_else = trees.iter().any(|t| matches!(t, TokenTree::Ident(i) if i == "else"));
     let condition: TokenStream = trees.iter().skip(1).take(trees.len().saturating_sub(2)).cloned().collect();
-    let reads_nodes = mentions(&condition, "n") || mentions(&condition, "g");
+    let reads_nodes = mentions(condition.clone(), &["n", "g"]);
     match trees.last() {
         Some(TokenTree::Group(block))
             if is_if
@@ -447,15 +451,6 @@ fn pieces(statements: Vec<TokenStream>) -> Vec<Vec<TokenStream>> {
         pieces.push(piece);
     }
     pieces
-}
-
-/// Whether `tokens` name the identifier `name`, in any group.
-fn mentions(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == name,
-        TokenTree::Group(group) => mentions(&group.stream(), name),
-        _ => false,
-    })
 }
 
 /// The declaration of a function's arrays of the lengths `lengths`.
@@ -531,6 +526,22 @@ mod tests {
     }
 
     #[test]
+    fn a_part_written_earlier_is_one_statement_with_its_call() {
+        // Split apart, a piece could end after the item and the next begin with its call: the
+        // call would move into the next part, after the parts that follow it (four_way_battle).
+        let tokens = quote! {
+            #[inline(never)]
+            fn nodes_part_0(n: &mut [bool; 2]) { n[0] = true; }
+            nodes_part_0(&mut n);
+            n[1] = n[0];
+        };
+        let statements = text(&one_by_one(&tokens));
+        assert_eq!(statements.len(), 2, "{statements:?}");
+        assert!(statements[0].starts_with("# [inline (never)] fn nodes_part_0"), "{statements:?}");
+        assert!(statements[0].ends_with("nodes_part_0 (& mut n) ;"), "{statements:?}");
+    }
+
+    #[test]
     fn a_long_if_is_split_into_ifs_of_the_same_condition_around_pieces_of_its_block() {
         let body = chain(6_000);
         let statement = quote!(if s.0[1] & 0x2 != 0 { #(#body)* });
@@ -571,7 +582,7 @@ mod tests {
         let reads_move = quote!(if x {
             n[0] = joint[1].0 == 3 & (mt[0] & 0x1 != 0);
         });
-        assert!(mentions(&reads_move, "joint") && mentions(&reads_move, "mt"));
-        assert!(!mentions(&quote!(n[0] = g[1] & 0x2 != 0;), "joint"));
+        assert!(mentions(reads_move.clone(), &["joint"]) && mentions(reads_move.clone(), &["mt"]));
+        assert!(!mentions(quote!(n[0] = g[1] & 0x2 != 0;), &["joint"]));
     }
 }

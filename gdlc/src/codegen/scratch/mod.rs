@@ -3,6 +3,7 @@
 //! arrays (clearing them took 7-10% of chess_200's and shogi_ctk's steps). Which entries those
 //! are is found by reading the function's statements in order, as they are written.
 
+use crate::codegen::tokens::statements;
 use proc_macro2::{Delimiter, Literal, TokenStream, TokenTree};
 use quote::quote;
 use reads::read_first;
@@ -259,55 +260,6 @@ fn declaration(statement: &[TokenTree]) -> Option<(bool, usize)> {
 /// Whether `statement` is a comment marker (see `notes.rs`).
 fn is_note(statement: &[TokenTree]) -> bool {
     matches!(statement.first(), Some(TokenTree::Ident(i)) if i == super::notes::MACRO)
-}
-
-/// The statements of a block, each with its closing `;` or block.
-fn statements(tokens: &TokenStream) -> Vec<Vec<TokenTree>> {
-    let mut statements = Vec::new();
-    let mut statement: Vec<TokenTree> = Vec::new();
-    let mut trees = tokens.clone().into_iter().peekable();
-    while let Some(tree) = trees.next() {
-        let end = match &tree {
-            TokenTree::Punct(p) => p.as_char() == ';',
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => {
-                ends_at_block(without_attributes(&statement))
-                    && !matches!(trees.peek(), Some(TokenTree::Ident(i)) if i == "else")
-            }
-            _ => false,
-        };
-        statement.push(tree);
-        if end {
-            statements.push(std::mem::take(&mut statement));
-        }
-    }
-    if !statement.is_empty() {
-        statements.push(statement);
-    }
-    statements
-}
-
-/// Whether a statement that begins with `start` ends at its (last) block: an `if`, a loop, a
-/// `match`, an item `fn`, a block, or a macro called with braces.
-fn ends_at_block(start: &[TokenTree]) -> bool {
-    match start {
-        [] => true,
-        [TokenTree::Ident(i), ..] if ["if", "loop", "while", "for", "match", "fn", "unsafe"].iter().any(|k| i == k) => {
-            true
-        }
-        [TokenTree::Ident(_), TokenTree::Punct(p)] => p.as_char() == '!',
-        _ => false,
-    }
-}
-
-/// `statement` without its leading attributes (`#[...]`).
-fn without_attributes(mut statement: &[TokenTree]) -> &[TokenTree] {
-    while let [TokenTree::Punct(p), TokenTree::Group(g), rest @ ..] = statement {
-        if p.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
-            break;
-        }
-        statement = rest;
-    }
-    statement
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! the entry is read, is written; anything else, a loop, a `match` arm, an `if` on a node, is
 //! forgotten after it.
 
-use super::{function_body, statements, without_attributes, Entry, Lengths};
+use super::{function_body, Entry, Lengths};
+use crate::codegen::tokens::{mentions, statements, without_attributes};
 use proc_macro2::{Delimiter, Group, Spacing, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -296,19 +297,10 @@ fn passes_arrays(arguments: &TokenStream) -> bool {
     state_first
         && each.all(|argument| match argument {
             [TokenTree::Punct(p), TokenTree::Ident(m), TokenTree::Ident(name)] if p.as_char() == '&' && m == "mut" => {
-                name == "n" || name == "g" || !mentions_arrays(argument)
+                name == "n" || name == "g" || !mentions(argument.iter().cloned(), &["n", "g"])
             }
-            _ => !mentions_arrays(argument),
+            _ => !mentions(argument.iter().cloned(), &["n", "g"]),
         })
-}
-
-/// Whether `trees` name `n` or `g`.
-fn mentions_arrays(trees: &[TokenTree]) -> bool {
-    trees.iter().any(|tree| match tree {
-        TokenTree::Ident(i) => i == "n" || i == "g",
-        TokenTree::Group(group) => mentions_arrays(&group.stream().into_iter().collect::<Vec<_>>()),
-        _ => false,
-    })
 }
 
 /// `condition` as text when it reads only the state `s` (a fact of the state, the same wherever
