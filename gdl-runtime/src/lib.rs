@@ -333,7 +333,7 @@ pub trait Game: Send + Sync {
     }
 }
 
-/// Plays uniformly random moves from `state`, step by step with [`Game::random_step`], until a
+/// Plays uniformly random moves from `state`, step by step with [`Game::random_step_into`], until a
 /// terminal state (or one in which some role has no legal move); returns the number of steps
 /// and fills `goals` (one entry per role, in role order) with the goal values of the state it
 /// reached, 0 where the game defines none.

@@ -72,7 +72,8 @@ pub(crate) struct FusedStep {
 }
 
 impl Emitter<'_> {
-    /// `random_step(state, rng)`: one step of a uniformly random playout, with every derived
+    /// `random_step_into(state, rng, out)` (and `random_step(state, rng)`, which calls it): one
+    /// step of a uniformly random playout written into `out`, with every derived
     /// proposition that terminal, legal and next share computed once, and the static tables
     /// it reads. It draws the same random numbers and picks the same moves as `gdl_runtime`'s
     /// default `Game::random_step` over `legal` and `next`, whose legal moves `plans` find.
