@@ -15957,9 +15957,6 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 }
             };
             joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
-            if !matches!(ask, Ask::Step(..)) {
-                return false;
-            }
             let Ask::Step(_, out) = ask else {
                 return false;
             };

@@ -137,36 +137,21 @@ impl Emitter<'_> {
             out.0 = w;
             true
         };
-        let random_step_doc = random_step_doc();
-        let random_step_into_doc = random_step_into_doc();
         let code = match shared.any() {
-            false => quote! {
-                #random_step_doc
-                pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-                    let mut out = *s;
-                    random_step_into(s, rng, &mut out).then_some(out)
+            false => step_fns(quote! {
+                #declare
+                #state_nodes
+                if #terminal {
+                    return false;
                 }
-                #random_step_into_doc
-                pub fn random_step_into(s: &State, rng: &mut ::gdl_runtime::rng::Rng, out: &mut State) -> bool {
-                    #declare
-                    #state_nodes
-                    if #terminal {
-                        return false;
-                    }
-                    let mut joint = [Move(0); #roles];
-                    #(#choices)*
-                    #after_choices
-                }
-            },
+                let mut joint = [Move(0); #roles];
+                #(#choices)*
+                #after_choices
+            }),
             true => {
                 let asked = state.asked(shared, &terminal, (&goals, extend, &goal_only));
                 let served = served_fns(shared);
                 let asks = ask_variants(shared);
-                let listed = shared.legal.then(|| {
-                    quote!(if !matches!(ask, Ask::Step(..)) {
-                        return false;
-                    })
-                });
                 quote! {
                     #served
 
@@ -187,7 +172,7 @@ impl Emitter<'_> {
                         #asked
                         let mut joint = [Move(0); #roles];
                         #(#choices)*
-                        #listed
+                        // Only a step goes on to the next state; `legal` has listed the asked moves.
                         let Ask::Step(_, out) = ask else {
                             return false;
                         };
@@ -237,21 +222,23 @@ impl Emitter<'_> {
     }
 }
 
-/// The documentation of `random_step`.
-fn random_step_doc() -> TokenStream {
+/// `random_step`, a call of `random_step_into`, and `random_step_into` with the body `body`,
+/// which writes the next state into `out` and says whether there is one.
+fn step_fns(body: TokenStream) -> TokenStream {
     quote! {
         /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
         /// role has no legal move, else the state after every role plays a move drawn
         /// uniformly among its legal ones (one draw per role with several moves, in role
         /// order).
-    }
-}
-
-/// The documentation of `random_step_into`.
-fn random_step_into_doc() -> TokenStream {
-    quote! {
+        pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+            let mut out = *s;
+            random_step_into(s, rng, &mut out).then_some(out)
+        }
         /// `random_step` written into `out`: `false` (and `out` as it was) when `s` is
         /// terminal or a role has no legal move, else `true` with the next state in `out`.
+        pub fn random_step_into(s: &State, rng: &mut ::gdl_runtime::rng::Rng, out: &mut State) -> bool {
+            #body
+        }
     }
 }
 
@@ -286,18 +273,9 @@ fn served_fns(shared: Shared) -> TokenStream {
             }
         }
     });
-    let doc = random_step_doc();
-    let into_doc = random_step_into_doc();
+    let step = step_fns(quote!(evaluate(s, Ask::Step(rng, out))));
     quote! {
-        #doc
-        pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
-            let mut out = *s;
-            random_step_into(s, rng, &mut out).then_some(out)
-        }
-        #into_doc
-        pub fn random_step_into(s: &State, rng: &mut ::gdl_runtime::rng::Rng, out: &mut State) -> bool {
-            evaluate(s, Ask::Step(rng, out))
-        }
+        #step
         #legal
         #terminal
         #goals
