@@ -2,7 +2,8 @@
 //! interface that both the generated code and the interpreter implement, with random playouts
 //! ([`bench`](mod@bench)); what generated code computes with: state words ([`bits`],
 //! [`pair`]), the random numbers of playouts ([`rng`]), canonical KIF ([`kif`]), the table form
-//! of large games ([`program`]) and the top-down [`prover`] of relations deferred to run time;
+//! of large games ([`program`]), the lifted form of games too large to ground ([`lifted`]), and
+//! the top-down [`prover`] of relations deferred to run time;
 //! a game played from its ground program loaded at run time ([`engine`]); and the real-time
 //! interface ([`realtime`]). Players, the GGP protocol and the per-game
 //! binaries' command line are the gdl-player crate's.
@@ -16,6 +17,7 @@ pub mod bits;
 pub mod engine;
 mod joints;
 pub mod kif;
+pub mod lifted;
 pub mod pair;
 pub mod perft;
 pub mod program;

@@ -3,7 +3,8 @@
 
 use super::compile::{CLit, CRule, PTerm, Pattern, RelId, VarId};
 use super::store::{Node, Overlay, TermId, TermRead, Terms};
-use rustc_hash::{FxHashMap, FxHashSet};
+pub(crate) use gdl_runtime::lifted::Table;
+use rustc_hash::FxHashMap;
 
 /// Tables with fewer facts than this, complete before a component runs, are not indexed.
 const SMALL_TABLE: usize = 16;
@@ -25,59 +26,6 @@ impl TermStore for Terms {
 impl TermStore for Overlay<'_> {
     fn intern(&mut self, node: Node) -> TermId {
         Overlay::intern(self, node)
-    }
-}
-
-/// The positions of the facts that have each combination of terms at some argument positions.
-type Index = FxHashMap<Box<[TermId]>, Vec<u32>>;
-
-/// The facts of one relation, with hash indexes on the combinations of argument positions
-/// that rules look facts up by.
-#[derive(Default, Clone, Debug)]
-pub(crate) struct Table {
-    pub facts: Vec<Box<[TermId]>>,
-    set: FxHashSet<Box<[TermId]>>,
-    /// For each indexed combination of positions: the facts having each combination of terms there.
-    indexes: Vec<(Box<[usize]>, Index)>,
-}
-
-impl Table {
-    /// Adds a fact; returns whether it is new.
-    pub(crate) fn insert(&mut self, fact: Box<[TermId]>) -> bool {
-        if self.set.contains(&fact) {
-            return false;
-        }
-        let at = self.facts.len() as u32;
-        for (positions, index) in &mut self.indexes {
-            let key: Box<[TermId]> = positions.iter().map(|&p| fact[p]).collect();
-            index.entry(key).or_default().push(at);
-        }
-        self.set.insert(fact.clone());
-        self.facts.push(fact);
-        true
-    }
-
-    pub(crate) fn contains(&self, fact: &[TermId]) -> bool {
-        self.set.contains(fact)
-    }
-
-    pub(crate) fn ensure_index(&mut self, positions: &[usize]) {
-        if self.indexes.iter().any(|(p, _)| **p == *positions) {
-            return;
-        }
-        let mut index = Index::default();
-        for (i, f) in self.facts.iter().enumerate() {
-            let key: Box<[TermId]> = positions.iter().map(|&p| f[p]).collect();
-            index.entry(key).or_default().push(i as u32);
-        }
-        self.indexes.push((positions.into(), index));
-    }
-
-    /// The facts with `key` at `positions`, or `None` when the table has no index on them
-    /// (it was too small to need one: every fact is a candidate).
-    fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<&[u32]> {
-        let (_, index) = self.indexes.iter().find(|(p, _)| **p == *positions)?;
-        Some(index.get(key).map_or(&[], Vec::as_slice))
     }
 }
 
@@ -467,14 +415,5 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
 impl<T: TermStore> TermStore for &mut T {
     fn intern(&mut self, node: Node) -> TermId {
         (**self).intern(node)
-    }
-}
-
-impl<T: TermRead> TermRead for &mut T {
-    fn node(&self, id: TermId) -> &Node {
-        (**self).node(id)
-    }
-    fn find(&self, node: &Node) -> Option<TermId> {
-        (**self).find(node)
     }
 }
