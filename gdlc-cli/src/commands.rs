@@ -132,6 +132,9 @@ pub fn compile(
         return Err("error: --check needs the file to check, given with -o".to_string());
     }
     let compiled = compile_text(game, &command, options)?;
+    if let Some(note) = &compiled.note {
+        eprintln!("{note}");
+    }
     match output {
         None => {
             print!("{}", compiled.text);

@@ -57,6 +57,8 @@ pub struct Compiled {
     pub text: String,
     pub summary: String,
     pub rules: String,
+    /// Why the game was compiled in the lifted form under `--form auto`: grounding gave up.
+    pub note: Option<String>,
 }
 
 /// Loads, checks, grounds and generates the module of a game file; `command` is the one named
@@ -76,31 +78,27 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         };
         refused(error, rendered)
     })?;
-    let gdlc::compile::Compiled { ground, tokens, tables, .. } = compiled;
-    let text = gdlc::codegen::render_file(&tokens, command)?;
+    let text = gdlc::codegen::render_file(&compiled.tokens, command)?;
+    let note = compiled.too_large_to_ground.as_ref().map(|error| {
+        format!(
+            "{}: {error}\nnote: compiled in the lifted form instead (the rules with variables, evaluated over each \
+             state's facts)",
+            loaded.file
+        )
+    });
     let summary = format!(
-        "{}: {} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {}, {} \
-         lines, {:.2} s",
+        "{}: {}, {} lines, {:.2} s",
         loaded.file,
-        ground.roles.len(),
-        ground.base.iter().filter(|fact| !fact.is_empty()).count(),
-        gdlc::codegen::words(ground.base.len()),
-        ground.moves.len(),
-        ground.nodes.len(),
-        ground.size(),
-        if tables { "table form" } else { "straight-line form" },
+        shape(&compiled),
         text.lines().count(),
         start.elapsed().as_secs_f64()
     );
-    // Such atoms are proved when a rule reads them, so the table form evaluates in full passes.
-    let checked = ground.deferred.atoms.len();
-    let summary = if checked > 0 { format!("{summary}, {checked} atoms checked at run time") } else { summary };
     let summary = match peak_memory_mb() {
         Some(mb) => format!("{summary}, {mb} MB peak"),
         None => summary,
     };
     let rules: String = rules_of(&loaded)?.iter().map(|r| format!("{r}\n")).collect();
-    Ok(Compiled { text, summary, rules })
+    Ok(Compiled { text, summary, rules, note })
 }
 
 /// This process's peak resident memory in MB, where the system tells it (Linux).
@@ -128,12 +126,38 @@ pub fn compiled_binary(
         }
     };
     phase.done("");
+    if let Some(note) = &compiled.note {
+        eprintln!("{note}");
+    }
     if verbose {
         eprintln!("{}", compiled.summary);
     }
     let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
     let priority = crate::native::Priority::Foreground;
     Ok(crate::native::build_binary(&stem, &compiled.text, &compiled.rules, verbose, priority)?)
+}
+
+/// What a compiled game's module evaluates: its ground program's sizes and form, or the lifted
+/// form.
+fn shape(compiled: &gdlc::compile::Compiled) -> String {
+    let Some(ground) = &compiled.ground else {
+        return "lifted form (the rules with variables, not ground)".to_string();
+    };
+    let form = if compiled.tables { "table form" } else { "straight-line form" };
+    let shape = format!(
+        "{} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {form}",
+        ground.roles.len(),
+        ground.base.iter().filter(|fact| !fact.is_empty()).count(),
+        gdlc::codegen::words(ground.base.len()),
+        ground.moves.len(),
+        ground.nodes.len(),
+        ground.size(),
+    );
+    // Such atoms are proved when a rule reads them, so the table form evaluates in full passes.
+    match ground.deferred.atoms.len() {
+        0 => shape,
+        checked => format!("{shape}, {checked} atoms checked at run time"),
+    }
 }
 
 /// Runs `args` through the game's compiled binary, or, when the game goes past the grounding

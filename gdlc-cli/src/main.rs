@@ -214,6 +214,7 @@ impl Grounding {
             FormArg::Auto => gdlc::codegen::Form::Auto,
             FormArg::Straight => gdlc::codegen::Form::Straight,
             FormArg::Tables => gdlc::codegen::Form::Tables,
+            FormArg::Lifted => gdlc::codegen::Form::Lifted,
         };
         gdlc::codegen::Options {
             ground: gdlc::ground::Options { max_instances: self.max_instances, case, ..Default::default() },
@@ -224,12 +225,14 @@ impl Grounding {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum FormArg {
-    /// Straight-line code, or tables when the ground program has over 150,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute); a game with most of its propositions in node words (boards evaluated 64 cells at a time) is written straight up to 500,000 literals and 1,100,000 tokens.
+    /// Straight-line code, or tables when the ground program has over 150,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute); a game with most of its propositions in node words (boards evaluated 64 cells at a time) is written straight up to 500,000 literals and 1,100,000 tokens. A game too large to ground gets the lifted form.
     Auto,
     /// Straight-line Rust: the fastest, but slow to build for large games.
     Straight,
     /// Tables of the ground program, evaluated by the runtime: quick to build at any size.
     Tables,
+    /// The rules with variables, not ground: one generated join per rule, evaluated over each state's facts, for games too large to ground.
+    Lifted,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

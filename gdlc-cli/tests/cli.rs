@@ -221,29 +221,54 @@ fn perf_test_writes_the_report_to_a_file() {
     assert!(std::fs::read_to_string(&outfile).unwrap().contains("numRollouts="));
 }
 
+/// A game past the grounding limit is compiled in the lifted form, with a note saying why.
 #[test]
-fn bench_falls_back_to_the_interpreter_for_a_game_past_the_grounding_limit() {
+fn bench_compiles_the_lifted_form_of_a_game_past_the_grounding_limit() {
     let game = shared("games/ticTacToe.kif");
     let out = gdlc(&["bench", &game, "--seconds", "0.2", "--max-instances", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("too large to ground") && stderr(&out).contains("lifted form"), "{}", stderr(&out));
+    let report = stdout(&out);
+    assert!(report.starts_with("version=ticTacToe (compiled by gdlc "), "{report}");
+    assert!(report.contains("\nnumRollouts=") && report.contains("averageGoals=xplayer:"), "{report}");
+}
+
+/// A ground form asked for a game past the grounding limit is refused by the compiled engine,
+/// and played through the interpreter by default.
+#[test]
+fn bench_of_a_ground_form_past_the_grounding_limit_falls_back_to_the_interpreter() {
+    let game = shared("games/ticTacToe.kif");
+    let tables = ["--max-instances", "10", "--form", "tables"];
+    let out = gdlc(&[&["bench", game.as_str(), "--seconds", "0.2"][..], &tables[..]].concat());
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stderr(&out).contains("too large to ground") && stderr(&out).contains("through the interpreter"));
     let report = stdout(&out);
     assert!(report.starts_with("version=gdlc ") && report.contains("(interpreter)"), "{report}");
-    assert!(report.contains("\nnumRollouts=") && report.contains("averageGoals=xplayer:"), "{report}");
 
-    let refused = gdlc(&["bench", &game, "--seconds", "0.2", "--max-instances", "10", "--engine", "compiled"]);
+    let refused =
+        gdlc(&[&["bench", game.as_str(), "--seconds", "0.2", "--engine", "compiled"][..], &tables[..]].concat());
     assert_eq!(refused.status.code(), Some(1));
     assert!(stderr(&refused).contains("too large to ground") && stdout(&refused).is_empty(), "{}", stderr(&refused));
 }
 
 #[test]
-fn perf_test_falls_back_to_the_interpreter_for_a_game_past_the_grounding_limit() {
+fn perf_test_compiles_the_lifted_form_of_a_game_past_the_grounding_limit() {
     let game = shared("games/ticTacToe.kif");
-    let outfile = temp_file("perf-fallback.txt", b"");
+    let outfile = temp_file("perf-lifted.txt", b"");
     let out = gdlc(&["perf-test", &game, &outfile.display().to_string(), "0.2", "--max-instances", "10"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let report = std::fs::read_to_string(&outfile).unwrap();
-    assert!(report.contains("(interpreter)") && report.contains("\nrolloutsPerSec="), "{report}");
+    assert!(report.contains("(compiled by gdlc ") && report.contains("\nrolloutsPerSec="), "{report}");
+}
+
+/// The lifted form asked for replays the conformance suite's matches of a game.
+#[test]
+fn lifted_replay_agrees_with_the_reference() {
+    let game = shared("conformance/traces/buttons.kif");
+    let trace = shared("conformance/traces/buttons.jsonl");
+    let out = gdlc(&["replay", &game, &trace, "--check", "--form", "lifted"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(" states agree"), "{}", stdout(&out));
 }
 
 /// `replay --check` exits 0 when the engine agrees with the trace, through the compiled game

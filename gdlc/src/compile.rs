@@ -3,17 +3,19 @@
 //! their order and what flows between them. `docs/architecture.md` tells the passes apart.
 
 use crate::ast::Description;
-use crate::codegen::{self, Notes, Options};
+use crate::codegen::{self, Form, Notes, Options};
 use crate::diag::Diagnostic;
 use crate::ground::{self, Ground};
+use crate::interp::Interpreter;
 use crate::{check, engine, realtime, Error};
 use gdl_runtime::engine::ProgramGame;
 use proc_macro2::TokenStream;
 
 /// A game compiled: its ground program (for summaries and tests) and its module's tokens.
 pub struct Compiled {
-    /// The propositional program the module evaluates.
-    pub ground: Ground,
+    /// The propositional program the module evaluates; `None` in the lifted form, which
+    /// evaluates the rules with variables.
+    pub ground: Option<Ground>,
     /// The items of the module: `State`, `Move`, the game functions and `impl Game`.
     pub tokens: TokenStream,
     /// Whether the game is rtGDL, whose module implements `RealTimeGame`.
@@ -21,6 +23,15 @@ pub struct Compiled {
     /// Whether the game functions are tables of the ground program rather than straight-line
     /// code.
     pub tables: bool,
+    /// Why grounding gave up, when that sent [`Form::Auto`] to the lifted form.
+    pub too_large_to_ground: Option<Error>,
+}
+
+impl Compiled {
+    /// Whether the module is in the lifted form (no ground program).
+    pub fn is_lifted(&self) -> bool {
+        self.ground.is_none()
+    }
 }
 
 /// Compiles the game in `source` (prefix KIF or infix GDL).
@@ -35,12 +46,39 @@ pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<
     compile_noted(source, options, Some(&Notes::new(file, source)))
 }
 
-/// The pipeline, with the notes that become comments when given.
+/// The pipeline, with the notes that become comments when given. A game too large to ground
+/// gets the lifted form under `--form auto`.
 fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source, options.ground.case)?;
-    let ground = ground_checked(&description, realtime, &options.ground)?;
+    if options.form == Form::Lifted {
+        return lifted(&description, realtime, notes);
+    }
+    let ground = match ground_checked(&description, realtime, &options.ground) {
+        Err(error) if error.is_too_large_to_ground() && options.form == Form::Auto && !realtime => {
+            let compiled = lifted(&description, realtime, notes)?;
+            return Ok(Compiled { too_large_to_ground: Some(error), ..compiled });
+        }
+        other => other?,
+    };
     let module = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
-    Ok(Compiled { ground, tokens: module.tokens, realtime, tables: module.tables })
+    Ok(Compiled {
+        ground: Some(ground),
+        tokens: module.tokens,
+        realtime,
+        tables: module.tables,
+        too_large_to_ground: None,
+    })
+}
+
+/// The lifted form ([`codegen::lifted`]): the interpreter loads the game and plans its queries,
+/// and each rule it evaluates becomes a generated join.
+fn lifted(description: &Description, realtime: bool, notes: Option<&Notes>) -> Result<Compiled, Error> {
+    if realtime {
+        return Err(Error::Codegen(codegen::Error::LiftedRealTime));
+    }
+    let interpreter = Interpreter::new(description)?;
+    let tokens = codegen::lifted::generate(&interpreter, notes);
+    Ok(Compiled { ground: None, tokens, realtime: false, tables: false, too_large_to_ground: None })
 }
 
 /// [`compile`]'s tokens alone: what `gdl!` expands to and `cargo codegen` writes.

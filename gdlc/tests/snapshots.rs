@@ -71,3 +71,7 @@ snapshot!(table_form, "table_form", Form::Tables, ["const PROGRAM_TABLES: &str",
 snapshot!(realtime, "realtime", Form::Straight, ["RealTimeGame"]);
 // GDL-II: a random role and percepts.
 snapshot!(gdl_ii, "gdl_ii", Form::Straight, ["pub fn sees(", "RANDOM_ROLE"]);
+
+// `lifted/`: the rules with variables as generated joins, a recursive relation's delta variant
+// among them, with the line of each rule.
+snapshot!(lifted, "lifted", Form::Lifted, ["fn engine_0_rule_", "_delta_0(", ".intern(", "// Rule at lifted.kif:"]);

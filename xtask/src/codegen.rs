@@ -45,6 +45,12 @@ pub(crate) const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "d
 /// step, in parts, also takes its arrays from a thread-local: see `codegen/scratch/`).
 pub(crate) const PARTS_TWINS: &[&str] = &["checkers", "gather"];
 
+/// Games also compiled in the lifted form (`Form::Lifted`, as `MODULE_lifted`), the form of
+/// games too large to ground, so that the differential tests and replays check it on games
+/// small enough to bundle: static legal moves (buttons), recursive relations and function
+/// terms (connectFour, hanoi), GDL-II with percepts and a random role (kuhnPoker, montyHall).
+pub(crate) const LIFTED_TWINS: &[&str] = &["buttons", "connectFour", "hanoi", "kuhnPoker", "montyHall", "ticTacToe"];
+
 /// A directory of games and the directory of their compiled modules.
 struct Collection {
     /// The games' directory, relative to the root.
@@ -107,6 +113,9 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
         if PARTS_TWINS.contains(&stem.as_str()) {
             forms.push((format!("{}_parts", module_name(&stem)), gdlc::codegen::Form::Parts));
         }
+        if LIFTED_TWINS.contains(&stem.as_str()) {
+            forms.push((format!("{}_lifted", module_name(&stem)), gdlc::codegen::Form::Lifted));
+        }
         for (module, form) in forms {
             let options = gdlc::codegen::Options { form, ..Default::default() };
             let text = generate_commented(&source, &options, game)
@@ -126,6 +135,7 @@ fn collection_files(root: &Path, collection: &Collection) -> Result<BTreeMap<Pat
         let form = match module {
             _ if module.ends_with("_tables") => " in table form",
             _ if module.ends_with("_parts") => " with its functions in parts",
+            _ if module.ends_with("_lifted") => " in the lifted form",
             _ => "",
         };
         index.push_str(&format!("/// `{file}`, compiled{form}.\n#[rustfmt::skip]\npub mod {module};\n"));

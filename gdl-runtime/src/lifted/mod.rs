@@ -1,9 +1,221 @@
-//! The lifted form: games evaluated over their rules as written, with variables, rather than
-//! over a ground program. Its term store and tables are those of gdlc's interpreter, so that
-//! the terms gdlc interns are the terms generated code reads.
+//! The lifted form: a game evaluated over its rules as written, with variables, rather than
+//! over a ground program. It is what gdlc generates for a game too large to ground (or when
+//! asked for it with `--form lifted`): each rule becomes a generated function of nested loops
+//! over the facts of the relations its body reads (a join, in the order and through the
+//! indexes the interpreter's planner chose), and this module runs those functions bottom-up,
+//! component by component and semi-naive within recursive ones, as the interpreter does.
+//!
+//! A game in this form is a [`Program`] of static data (symbols, terms, the facts of the static
+//! relations, the components of each query) that generated code writes, loaded once into a
+//! [`LiftedGame`], which implements [`crate::Game`]. States and moves are sets of ground terms
+//! in a flat encoding ([`State`], [`Move`]), so that a state may hold terms no rule names.
 
+mod game;
 pub mod hash;
 pub mod store;
 mod table;
 
+pub use game::{LiftedGame, Move, State};
 pub use table::{Candidates, Table};
+
+use store::{Overlay, TermId};
+
+/// Facts that joins derived, each as its relation and its arguments, to be added to the tables
+/// once the joins that read those tables are done.
+pub type Derived = Vec<(usize, Box<[TermId]>)>;
+
+/// The working data of one evaluation: the terms made so far (on top of the game's), the
+/// tables of the relations computed in this evaluation, and the game's static relations.
+pub struct Eval<'g> {
+    /// The terms of the game and those made in this evaluation.
+    pub store: Overlay<'g>,
+    /// The facts of each relation computed in this evaluation, by relation.
+    pub tables: Vec<Table>,
+    /// The facts of each static relation, by relation, computed when the game was loaded.
+    pub fixed: &'g [Table],
+}
+
+impl Eval<'_> {
+    /// The facts of `output`.
+    pub fn output(&self, output: Output) -> &Table {
+        if output.fixed {
+            &self.fixed[output.relation]
+        } else {
+            &self.tables[output.relation]
+        }
+    }
+}
+
+/// A rule's join as gdlc generates it: appends to the third argument the heads of every way the
+/// rule's body matches the facts known. For a delta variant (a rule of a recursive component
+/// whose first literal reads only the facts of the last round) the second argument is the
+/// range of those facts; a plain rule ignores it.
+pub type Join = fn(&mut Eval<'_>, (usize, usize), &mut Derived);
+
+/// A strongly connected component of relations and the joins of the rules that define them, in
+/// the order a query evaluates components.
+#[derive(Debug)]
+pub struct Component {
+    /// Its relations.
+    pub relations: &'static [usize],
+    /// The join of each of its rules.
+    pub rules: &'static [Join],
+    /// For a recursive component, the delta variants of its rules: the relation whose new facts
+    /// each one's first literal ranges over, and its join, in the order of the rules.
+    pub variants: &'static [(usize, Join)],
+    /// Whether a relation of the component reads itself through its rules.
+    pub recursive: bool,
+    /// The indexes its joins look facts up by in the tables of this evaluation: a relation and
+    /// the argument positions of the index.
+    pub indexes: &'static [(usize, &'static [usize])],
+}
+
+/// Tables with fewer facts than this, complete before a component runs, are not indexed:
+/// trying every fact costs less than building an index.
+const SMALL_TABLE: usize = 16;
+
+/// Computes every relation of `component`, all it reads being computed.
+pub fn run(eval: &mut Eval<'_>, component: &Component) {
+    for &(rel, positions) in component.indexes {
+        let table = &mut eval.tables[rel];
+        // A table that has facts already is complete (a relation gets its facts from one
+        // component).
+        if !(1..SMALL_TABLE).contains(&table.facts.len()) {
+            table.ensure_index(positions);
+        }
+    }
+    let mut seen: Vec<(usize, usize)> = component.relations.iter().map(|&r| (r, eval.tables[r].facts.len())).collect();
+    let mut derived = Derived::new();
+    for join in component.rules {
+        join(eval, (0, 0), &mut derived);
+    }
+    let mut changed = add(eval, &mut derived);
+    if !component.recursive {
+        return;
+    }
+    // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts,
+    // and only the variants that read a relation with new facts run.
+    let mut ranges: Vec<(usize, (usize, usize))> = Vec::new();
+    while !changed.is_empty() {
+        ranges.clear();
+        for &rel in &changed {
+            let hi = eval.tables[rel].facts.len();
+            let lo = match seen.iter_mut().find(|(r, _)| *r == rel) {
+                Some((_, len)) => std::mem::replace(len, hi),
+                None => 0,
+            };
+            ranges.push((rel, (lo, hi)));
+        }
+        for &(rel, join) in component.variants {
+            if let Some(&(_, range)) = ranges.iter().find(|(r, _)| *r == rel) {
+                join(eval, range, &mut derived);
+            }
+        }
+        changed = add(eval, &mut derived);
+    }
+}
+
+/// Adds the derived facts to their tables; returns the relations that got new ones, sorted.
+fn add(eval: &mut Eval<'_>, derived: &mut Derived) -> Vec<usize> {
+    let mut changed = Vec::new();
+    for (rel, fact) in derived.drain(..) {
+        if eval.tables[rel].insert(fact) && changed.last() != Some(&rel) {
+            changed.push(rel);
+        }
+    }
+    changed.sort_unstable();
+    changed.dedup();
+    changed
+}
+
+/// Where the rules read the state and the joint move from: the relations `true` and `does`,
+/// and for each function of a fact or move that rules read by its arguments, a relation of
+/// their own (`(true (cell ?x ?y b))` reads the relation of `cell`/3, with `?x`, `?y` and `b`
+/// as its arguments; the role comes first for `does`).
+#[derive(Debug)]
+pub struct Inputs {
+    /// The relation `true`.
+    pub true_: usize,
+    /// The relation `does`.
+    pub does: usize,
+    /// Whether a rule reads `true`, then `does`, as a whole: when none does, facts go only to
+    /// the relations of their functions.
+    pub read_whole: [bool; 2],
+    /// For `true`, then `does`: the relation of each function, as its symbol, its arity and
+    /// the relation.
+    pub splits: [&'static [(u32, usize, usize)]; 2],
+}
+
+/// A relation whose facts answer a query, and whether it is static (its facts computed at
+/// load, read from the game's tables rather than the evaluation's).
+#[derive(Clone, Copy, Debug)]
+pub struct Output {
+    /// The relation.
+    pub relation: usize,
+    /// Whether it is static.
+    pub fixed: bool,
+}
+
+/// The relations whose facts answer the queries.
+#[derive(Debug)]
+pub struct Outputs {
+    /// `legal`/2.
+    pub legal: Output,
+    /// `next`/1.
+    pub next: Output,
+    /// `terminal`/0.
+    pub terminal: Output,
+    /// `goal`/2.
+    pub goal: Output,
+    /// `sees`/2.
+    pub sees: Output,
+}
+
+/// The components each query evaluates, in order.
+#[derive(Debug)]
+pub struct Queries {
+    /// The legal moves.
+    pub legal: &'static [Component],
+    /// The next state.
+    pub next: &'static [Component],
+    /// Whether the state is terminal.
+    pub terminal: &'static [Component],
+    /// The goal values.
+    pub goal: &'static [Component],
+    /// The percepts (GDL-II).
+    pub sees: &'static [Component],
+}
+
+/// A game in the lifted form, as generated code writes it.
+#[derive(Debug)]
+pub struct Program {
+    /// Every symbol of the game, by its number.
+    pub names: &'static [&'static str],
+    /// Every term gdlc interned, as [`store::Terms::from_flat`] reads them, packed by
+    /// [`crate::program::words_to_text`].
+    pub terms: &'static str,
+    /// The number of relations.
+    pub relations: usize,
+    /// The facts of the static relations, packed by [`crate::program::words_to_text`]: for each
+    /// relation its number, the number of its arguments and of its facts, then the arguments
+    /// (term ids) of its facts one after the other.
+    pub fixed: &'static str,
+    /// The indexes the joins look static facts up by: a relation and its argument positions.
+    pub fixed_indexes: &'static [(usize, &'static [usize])],
+    /// The roles' names, in the order of the game's `role` facts.
+    pub roles: &'static [&'static str],
+    /// The roles' terms.
+    pub role_terms: &'static [TermId],
+    /// The terms of the initial state's facts.
+    pub initial: &'static [TermId],
+    /// Where the rules read the state and the moves from.
+    pub inputs: Inputs,
+    /// The relations that answer the queries.
+    pub outputs: Outputs,
+    /// The components of each query.
+    pub queries: Queries,
+    /// Whether the game has `sees` rules or a `random` role (GDL-II).
+    pub gdl_ii: bool,
+    /// The role `random` that the game manager plays, if the game has it.
+    pub random_role: Option<usize>,
+}

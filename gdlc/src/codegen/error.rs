@@ -10,6 +10,10 @@ pub enum Error {
     DeferredNeedTables { relations: usize },
     /// The module of an rtGDL game cannot be generated: its reason.
     RealTime(String),
+    /// The lifted form was asked for from a ground program; it is generated from the rules.
+    LiftedFromGround,
+    /// The lifted form was asked for an rtGDL game, which it does not play.
+    LiftedRealTime,
 }
 
 impl fmt::Display for Error {
@@ -21,6 +25,10 @@ impl fmt::Display for Error {
                  a turn-based game supports (use --form auto or --form tables)"
             ),
             Error::RealTime(reason) => f.write_str(reason),
+            Error::LiftedFromGround => {
+                f.write_str("the lifted form is generated from a game's rules, not from its ground program")
+            }
+            Error::LiftedRealTime => f.write_str("the lifted form does not play rtGDL games (use --form auto)"),
         }
     }
 }

@@ -10,6 +10,8 @@
 //!   `sees.rs`), over the evaluation of nodes (`nodes.rs`) and their expressions (`expr.rs`).
 //! - `program.rs`: the table form, for games too large for straight-line code.
 //! - `realtime.rs`: the module of an rtGDL game.
+//! - `lifted/`: the lifted form, for games too large to ground: the rules with variables as
+//!   generated joins, from the interpreter's plans, with no ground program.
 //! - `cones.rs`: which nodes a function needs; `word_order.rs`: their order around node words.
 //! - `notes.rs`: the comments of the rendered module, naming the atom or table each piece of
 //!   code computes and the lines of its rules (the `gdl!` macro's tokens have none).
@@ -38,6 +40,7 @@ mod error;
 mod families;
 mod guard_reads;
 mod legal_parts;
+pub(crate) mod lifted;
 mod move_guards;
 mod move_tables;
 mod node_gates;
@@ -87,6 +90,10 @@ pub enum Form {
     /// their own, as a large game's long functions are written, whatever its size: the code
     /// of large games, on a game small enough to test it with.
     Parts,
+    /// The rules with variables, not ground: one generated join per rule, over the facts of
+    /// each state, as the interpreter plans them (`lifted/`). What [`Form::Auto`] writes for a
+    /// game too large to ground; asked for, any game.
+    Lifted,
 }
 
 /// The size of a ground program (in literals) above which [`Form::Auto`] chooses tables for a
@@ -143,6 +150,9 @@ pub fn generate_noted_module(
     realtime: bool,
     notes: Option<&Notes>,
 ) -> Result<Module, Error> {
+    if form == Form::Lifted {
+        return Err(Error::LiftedFromGround);
+    }
     if !ground.deferred.atoms.is_empty() && (realtime || matches!(form, Form::Straight | Form::Parts)) {
         return Err(Error::DeferredNeedTables { relations: ground.deferred.relations.len() });
     }
@@ -186,7 +196,7 @@ struct Limits {
 fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, limits: Limits) -> Module {
     let tables = tables::generate_tables(ground);
     let straight = match form {
-        Form::Tables => None,
+        Form::Tables | Form::Lifted => None,
         Form::Straight => emit::generate_functions(ground, notes, Purpose::Straight),
         Form::Parts => emit::generate_functions(ground, notes, Purpose::Parts),
         Form::Auto if !ground.deferred.atoms.is_empty() || ground.size() > WORDS_FORM_LITERALS => None,
@@ -235,7 +245,7 @@ pub(crate) fn uses_tables(ground: &Ground, form: Form) -> bool {
     match form {
         Form::Auto => !ground.deferred.atoms.is_empty() || past_literals(ground),
         Form::Straight | Form::Parts => false,
-        Form::Tables => true,
+        Form::Tables | Form::Lifted => true,
     }
 }
 

@@ -23,6 +23,8 @@ const MAX_LINES: usize = 8;
 pub struct Notes {
     file: String,
     lines: BTreeMap<String, Vec<u32>>,
+    /// The byte offset where each line of the source starts.
+    line_starts: Vec<usize>,
 }
 
 impl Notes {
@@ -39,7 +41,18 @@ impl Notes {
                 entry.push(line as u32);
             }
         }
-        Notes { file: file.to_string(), lines }
+        let line_starts = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        Notes { file: file.to_string(), lines, line_starts }
+    }
+
+    /// Where the rule at `span` is written, `Rule at ticTacToe.kif:40`, or what wrote it when
+    /// it has no span (a rule that a pass of gdlc wrote).
+    pub(crate) fn rule_at(&self, span: crate::ast::Span) -> String {
+        if span == crate::ast::Span::default() {
+            return "Rule written by gdlc".to_string();
+        }
+        let line = self.line_starts.partition_point(|&start| start <= span.start);
+        format!("Rule at {}:{line}", self.file)
     }
 
     /// `atom` (canonical KIF), with the lines of the rules of its relation when the game has

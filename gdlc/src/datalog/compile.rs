@@ -43,6 +43,8 @@ pub(crate) struct CRule {
     /// recursive with the head, with that literal first (it ranges over the last round's new
     /// facts, the fewest) and the rest ordered after it.
     pub delta_variants: Vec<CRule>,
+    /// Where the rule is written (the default span for a rule a pass wrote).
+    pub span: Span,
 }
 
 /// How much an argument narrows a lookup: `distinct` when it is ground, less when it is
@@ -229,7 +231,7 @@ impl Compiler<'_> {
             })
             .collect();
         let head = self.pattern(head, &mut vars);
-        Ok(CRule { head, body, num_vars: vars.len(), delta_variants: Vec::new() })
+        Ok(CRule { head, body, num_vars: vars.len(), delta_variants: Vec::new(), span })
     }
 
     pub(crate) fn pattern(&mut self, atom: &Atom, vars: &mut FxHashMap<String, VarId>) -> Pattern {

@@ -50,14 +50,14 @@ fn input_arity(input: &str) -> usize {
 
 /// Where the facts of the state and the joint move go: the relations `true` and `does`, and
 /// the relations of their splits.
-pub(super) struct Inputs {
-    pub true_: RelId,
-    pub does: RelId,
+pub(crate) struct Inputs {
+    pub(crate) true_: RelId,
+    pub(crate) does: RelId,
     /// The split of `true`, then of `does`, for each function and arity.
-    splits: [FxHashMap<(Sym, usize), RelId>; 2],
+    pub(crate) splits: [FxHashMap<(Sym, usize), RelId>; 2],
     /// Whether a rule reads `true`, then `does`, itself (with a variable or a constant as
     /// its last argument): when none does, its facts go only to the splits.
-    read_whole: [bool; 2],
+    pub(crate) read_whole: [bool; 2],
 }
 
 impl Inputs {

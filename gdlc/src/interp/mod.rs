@@ -40,7 +40,7 @@ pub type Flat = Box<[u32]>;
 
 /// A game state: the set of true base facts, sorted.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State(Arc<[Flat]>);
+pub struct State(pub(crate) Arc<[Flat]>);
 
 /// A move term.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -48,7 +48,7 @@ pub struct Move(Flat);
 
 /// What a game is asked in a state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Query {
+pub(crate) enum Query {
     Legal,
     Next,
     Terminal,
@@ -57,10 +57,10 @@ enum Query {
 }
 
 impl Query {
-    const ALL: [Query; 5] = [Query::Legal, Query::Next, Query::Terminal, Query::Goal, Query::Sees];
+    pub(crate) const ALL: [Query; 5] = [Query::Legal, Query::Next, Query::Terminal, Query::Goal, Query::Sees];
 
     /// The relation whose facts answer the query.
-    fn relation(self) -> &'static str {
+    pub(crate) fn relation(self) -> &'static str {
         match self {
             Query::Legal => "legal",
             Query::Next => "next",
@@ -72,41 +72,41 @@ impl Query {
 }
 
 /// The relations that answer the queries.
-struct Keys {
-    legal: RelId,
-    next: RelId,
-    goal: RelId,
-    terminal: RelId,
-    sees: RelId,
+pub(crate) struct Keys {
+    pub(crate) legal: RelId,
+    pub(crate) next: RelId,
+    pub(crate) goal: RelId,
+    pub(crate) terminal: RelId,
+    pub(crate) sees: RelId,
 }
 
 /// One way of evaluating the queries: a program's rules, which relations it reads from the
 /// static tables, and the components each query evaluates, in order.
-struct Engine {
-    rules: Vec<CRule>,
-    is_fixed: Vec<bool>,
+pub(crate) struct Engine {
+    pub(crate) rules: Vec<CRule>,
+    pub(crate) is_fixed: Vec<bool>,
     /// For each query (in the order of [`Query::ALL`]), its components; `None` when the engine
     /// cannot answer it (a static relation it needs went past the interpreter's limits).
-    plans: [Option<Vec<Component>>; 5],
+    pub(crate) plans: [Option<Vec<Component>>; 5],
 }
 
 pub struct Interpreter {
-    symbols: Symbols,
-    terms: Terms,
-    relations: Relations,
+    pub(crate) symbols: Symbols,
+    pub(crate) terms: Terms,
+    pub(crate) relations: Relations,
     /// The static relations, shared by the engines.
-    fixed: Vec<Table>,
-    engines: Vec<Engine>,
+    pub(crate) fixed: Vec<Table>,
+    pub(crate) engines: Vec<Engine>,
     /// The engine that answers each query, in the order of [`Query::ALL`].
-    chosen: [usize; 5],
-    inputs: Inputs,
-    keys: Keys,
-    roles: Vec<String>,
-    role_terms: Vec<TermId>,
-    initial: State,
+    pub(crate) chosen: [usize; 5],
+    pub(crate) inputs: Inputs,
+    pub(crate) keys: Keys,
+    pub(crate) roles: Vec<String>,
+    pub(crate) role_terms: Vec<TermId>,
+    pub(crate) initial: State,
     /// Whether the game has `sees` rules or a `random` role (GDL-II).
-    gdl_ii: bool,
-    random_role: Option<usize>,
+    pub(crate) gdl_ii: bool,
+    pub(crate) random_role: Option<usize>,
 }
 
 /// The name of GDL-II's role that the game manager plays, drawing its moves uniformly.

@@ -26,6 +26,9 @@ pub mod breakthrough_tables;
 /// `games/buttons.kif`, compiled.
 #[rustfmt::skip]
 pub mod buttons;
+/// `games/buttons.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod buttons_lifted;
 /// `games/checkers.kif`, compiled.
 #[rustfmt::skip]
 pub mod checkers;
@@ -47,6 +50,9 @@ pub mod connect_four;
 /// `games/connectFour.kif`, compiled in table form.
 #[rustfmt::skip]
 pub mod connect_four_tables;
+/// `games/connectFour.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod connect_four_lifted;
 /// `games/connectFourSimultaneous.kif`, compiled.
 #[rustfmt::skip]
 pub mod connect_four_simultaneous;
@@ -74,12 +80,18 @@ pub mod gather_parts;
 /// `games/hanoi.kif`, compiled.
 #[rustfmt::skip]
 pub mod hanoi;
+/// `games/hanoi.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod hanoi_lifted;
 /// `games/hex.kif`, compiled.
 #[rustfmt::skip]
 pub mod hex;
 /// `games/kuhnPoker.kif`, compiled.
 #[rustfmt::skip]
 pub mod kuhn_poker;
+/// `games/kuhnPoker.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod kuhn_poker_lifted;
 /// `games/maze.kif`, compiled.
 #[rustfmt::skip]
 pub mod maze;
@@ -89,6 +101,9 @@ pub mod monty_hall;
 /// `games/montyHall.kif`, compiled in table form.
 #[rustfmt::skip]
 pub mod monty_hall_tables;
+/// `games/montyHall.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod monty_hall_lifted;
 /// `games/passingRow.kif`, compiled.
 #[rustfmt::skip]
 pub mod passing_row;
@@ -113,6 +128,9 @@ pub mod tic_tac_toe;
 /// `games/ticTacToe.kif`, compiled in table form.
 #[rustfmt::skip]
 pub mod tic_tac_toe_tables;
+/// `games/ticTacToe.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod tic_tac_toe_lifted;
 /// `games/ttcc4_2player.kif`, compiled.
 #[rustfmt::skip]
 pub mod ttcc4_2player;
@@ -129,6 +147,7 @@ macro_rules! for_each_game {
         $callback!(breakthrough, "games/breakthrough.kif");
         $callback!(breakthrough_tables, "games/breakthrough.kif");
         $callback!(buttons, "games/buttons.kif");
+        $callback!(buttons_lifted, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
         $callback!(checkers_parts, "games/checkers.kif");
         $callback!(checkers_torus, "games/checkersTorus.kif");
@@ -136,6 +155,7 @@ macro_rules! for_each_game {
         $callback!(chomp, "games/chomp.kif");
         $callback!(connect_four, "games/connectFour.kif");
         $callback!(connect_four_tables, "games/connectFour.kif");
+        $callback!(connect_four_lifted, "games/connectFour.kif");
         $callback!(connect_four_simultaneous, "games/connectFourSimultaneous.kif");
         $callback!(connected_stones, "games/connectedStones.kif");
         $callback!(dice_duel, "games/diceDuel.kif");
@@ -145,11 +165,14 @@ macro_rules! for_each_game {
         $callback!(gather, "games/gather.kif");
         $callback!(gather_parts, "games/gather.kif");
         $callback!(hanoi, "games/hanoi.kif");
+        $callback!(hanoi_lifted, "games/hanoi.kif");
         $callback!(hex, "games/hex.kif");
         $callback!(kuhn_poker, "games/kuhnPoker.kif");
+        $callback!(kuhn_poker_lifted, "games/kuhnPoker.kif");
         $callback!(maze, "games/maze.kif");
         $callback!(monty_hall, "games/montyHall.kif");
         $callback!(monty_hall_tables, "games/montyHall.kif");
+        $callback!(monty_hall_lifted, "games/montyHall.kif");
         $callback!(passing_row, "games/passingRow.kif");
         $callback!(pentago, "games/pentago.kif");
         $callback!(promotions, "games/promotions.kif");
@@ -158,6 +181,7 @@ macro_rules! for_each_game {
         $callback!(stuck_pieces, "games/stuckPieces.kif");
         $callback!(tic_tac_toe, "games/ticTacToe.kif");
         $callback!(tic_tac_toe_tables, "games/ticTacToe.kif");
+        $callback!(tic_tac_toe_lifted, "games/ticTacToe.kif");
         $callback!(ttcc4_2player, "games/ttcc4_2player.kif");
     };
 }

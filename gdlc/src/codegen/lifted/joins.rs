@@ -1,0 +1,269 @@
+//! One rule of the lifted form as a Rust function: nested loops over the facts of the relations
+//! its body reads, in the body's order and through the access paths the interpreter's planner
+//! chose, binding the rule's variables to local variables, and the head built from them.
+//!
+//! A positive literal is a loop over the facts of its relation (all of them, those an index
+//! gives for its bound arguments, or a membership test when every argument is bound); each
+//! fact's arguments are matched against the literal's terms, a function term's parts through
+//! the term store. A negation is a membership test, a `distinct` a comparison of term ids:
+//! terms are hash-consed, so equal terms have equal ids.
+
+use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
+use crate::datalog::eval::{access_paths, Access};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// Whether each relation is static, read from the game's tables computed at load rather than
+/// the evaluation's.
+pub(super) struct Fixed<'a>(pub(super) &'a [bool]);
+
+impl Fixed<'_> {
+    fn table(&self, rel: usize) -> TokenStream {
+        let at = Literal::usize_unsuffixed(rel);
+        if self.0.get(rel).copied().unwrap_or(false) {
+            quote!(fixed[#at])
+        } else {
+            quote!(tables[#at])
+        }
+    }
+}
+
+/// The body of the function of `rule`: `delta_first` when it is a delta variant, whose first
+/// literal ranges over the facts in `delta`.
+pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool) -> TokenStream {
+    let access = access_paths(rule);
+    let mut writer = Writer { rule, fixed, access, bound: vec![false; rule.num_vars], fresh: 0, delta_first };
+    let code = writer.literal(0);
+    quote! {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        #code
+    }
+}
+
+/// The state of writing one rule's function: which variables the code written so far binds.
+struct Writer<'a> {
+    rule: &'a CRule,
+    fixed: &'a Fixed<'a>,
+    access: Vec<Access>,
+    bound: Vec<bool>,
+    /// A counter for the names of temporary locals.
+    fresh: usize,
+    delta_first: bool,
+}
+
+/// A bound term as code: its id directly, or an `Option` of it when it is a function term that
+/// may not exist in the store (then no fact holds it).
+enum Resolved {
+    Direct(TokenStream),
+    Maybe(TokenStream),
+}
+
+impl Writer<'_> {
+    fn var(v: VarId) -> Ident {
+        format_ident!("v{}", v)
+    }
+
+    fn temp(&mut self, prefix: &str) -> Ident {
+        self.fresh += 1;
+        format_ident!("{}{}", prefix, self.fresh)
+    }
+
+    /// The code of literal `at` and of everything after it, nested in it.
+    fn literal(&mut self, at: usize) -> TokenStream {
+        let Some(lit) = self.rule.body.get(at) else { return self.head() };
+        match lit {
+            CLit::Pos(p) => self.positive(at, p),
+            CLit::Neg(p) => {
+                let present = self.holds(p);
+                let rest = self.literal(at + 1);
+                quote!(if !(#present) { #rest })
+            }
+            CLit::Distinct(x, y) | CLit::Equal(x, y) => {
+                let (mut lets, a) = self.build(x);
+                let (more, b) = self.build(y);
+                lets.extend(more);
+                let rest = self.literal(at + 1);
+                let test = if matches!(lit, CLit::Equal(..)) { quote!(#a == #b) } else { quote!(#a != #b) };
+                quote!({ #lets if #test { #rest } })
+            }
+        }
+    }
+
+    /// The code of positive literal `at`: a loop over the facts that may match, or a membership
+    /// test when every argument is bound.
+    fn positive(&mut self, at: usize, p: &Pattern) -> TokenStream {
+        let table = self.fixed.table(p.rel);
+        if at == 0 && self.delta_first {
+            return self.each_fact(at, p, quote!(#table.facts[delta.0..delta.1].iter()));
+        }
+        match self.access[at].clone() {
+            Access::Member => {
+                let present = self.holds(p);
+                let rest = self.literal(at + 1);
+                quote!(if #present { #rest })
+            }
+            Access::Scan => self.each_fact(at, p, quote!(#table.facts.iter())),
+            Access::Index(positions) => {
+                let keys: Vec<Resolved> = positions.iter().map(|&i| self.resolve(&p.args[i])).collect();
+                let (names, wrap) = self.unwrap_all(keys);
+                let positions = positions.iter().map(|&i| Literal::usize_unsuffixed(i));
+                let candidates = quote! {
+                    #table.candidates(&[#(#positions),*], &[#(#names),*]).map(|i| &#table.facts[i])
+                };
+                let inner = self.each_fact(at, p, candidates);
+                wrap(inner, quote!({}))
+            }
+        }
+    }
+
+    /// A loop over the facts `facts` yields, matching each against `p`.
+    fn each_fact(&mut self, at: usize, p: &Pattern, facts: TokenStream) -> TokenStream {
+        let fact = format_ident!("f{}", at);
+        let saved = self.bound.clone();
+        let mut checks = TokenStream::new();
+        for (k, arg) in p.args.iter().enumerate() {
+            let k = Literal::usize_unsuffixed(k);
+            checks.extend(self.matching(arg, quote!(#fact[#k])));
+        }
+        let rest = self.literal(at + 1);
+        self.bound = saved;
+        quote! {
+            for #fact in #facts {
+                #checks
+                #rest
+            }
+        }
+    }
+
+    /// Statements that match term `value` (a term id) against pattern `arg` inside a loop,
+    /// binding its unbound variables and going on to the next fact on a mismatch.
+    fn matching(&mut self, arg: &PTerm, value: TokenStream) -> TokenStream {
+        match arg {
+            PTerm::Var(v) => {
+                let name = Self::var(*v);
+                if self.bound[*v as usize] {
+                    quote!(if #value != #name { continue; })
+                } else {
+                    self.bound[*v as usize] = true;
+                    quote!(let #name = #value;)
+                }
+            }
+            PTerm::Ground(g) => quote!(if #value != #g { continue; }),
+            PTerm::Func(sym, args) => {
+                let node = self.temp("n");
+                let parts: Vec<Ident> = (0..args.len()).map(|_| self.temp("p")).collect();
+                let mut out = quote! {
+                    let #node = ::gdl_runtime::lifted::store::TermRead::node(&*store, #value);
+                    if #node.sym != #sym { continue; }
+                    let [#(#parts),*] = #node.args[..] else { continue; };
+                };
+                for (part, sub) in parts.iter().zip(args.iter()) {
+                    out.extend(self.matching(sub, quote!(#part)));
+                }
+                out
+            }
+        }
+    }
+
+    /// Code of type `bool`: whether `p`'s relation has the fact of its bound arguments.
+    fn holds(&mut self, p: &Pattern) -> TokenStream {
+        let table = self.fixed.table(p.rel);
+        let args: Vec<Resolved> = p.args.iter().map(|a| self.resolve(a)).collect();
+        let (names, wrap) = self.unwrap_all(args);
+        wrap(quote!(#table.contains(&[#(#names),*])), quote!(false))
+    }
+
+    /// The names of `values`, and a function of code (`then`) and a default (`otherwise`) that
+    /// binds the names and gives `then` when every value exists, else `otherwise`.
+    #[allow(clippy::type_complexity)]
+    fn unwrap_all(
+        &mut self,
+        values: Vec<Resolved>,
+    ) -> (Vec<TokenStream>, Box<dyn FnOnce(TokenStream, TokenStream) -> TokenStream>) {
+        let mut names = Vec::new();
+        let mut maybes = Vec::new();
+        for value in values {
+            match value {
+                Resolved::Direct(code) => names.push(quote!(#code)),
+                Resolved::Maybe(code) => {
+                    let name = self.temp("k");
+                    maybes.push((name.clone(), code));
+                    names.push(quote!(#name));
+                }
+            }
+        }
+        let wrap = move |then: TokenStream, otherwise: TokenStream| {
+            let mut code = then;
+            for (name, maybe) in maybes.into_iter().rev() {
+                code = quote!(if let Some(#name) = #maybe { #code } else { #otherwise });
+            }
+            code
+        };
+        (names, Box::new(wrap))
+    }
+
+    /// A bound term's id as code, looked up in the store (not made) when it is a function term.
+    fn resolve(&mut self, arg: &PTerm) -> Resolved {
+        match arg {
+            PTerm::Var(v) => {
+                let name = Self::var(*v);
+                Resolved::Direct(quote!(#name))
+            }
+            PTerm::Ground(g) => Resolved::Direct(quote!(#g)),
+            PTerm::Func(sym, args) => {
+                let parts: Vec<Resolved> = args.iter().map(|a| self.resolve(a)).collect();
+                let (names, wrap) = self.unwrap_all(parts);
+                let find = quote! {
+                    ::gdl_runtime::lifted::store::TermRead::find(
+                        &*store,
+                        &::gdl_runtime::lifted::store::Node { sym: #sym, args: Box::new([#(#names),*]) },
+                    )
+                };
+                Resolved::Maybe(wrap(find, quote!(None)))
+            }
+        }
+    }
+
+    /// Statements that make a bound term (interning function terms), and the name or literal of
+    /// its id.
+    fn build(&mut self, arg: &PTerm) -> (TokenStream, TokenStream) {
+        match arg {
+            PTerm::Var(v) => {
+                let name = Self::var(*v);
+                (TokenStream::new(), quote!(#name))
+            }
+            PTerm::Ground(g) => (TokenStream::new(), quote!(#g)),
+            PTerm::Func(sym, args) => {
+                let mut lets = TokenStream::new();
+                let mut parts = Vec::new();
+                for a in args.iter() {
+                    let (more, part) = self.build(a);
+                    lets.extend(more);
+                    parts.push(part);
+                }
+                let name = self.temp("t");
+                lets.extend(quote! {
+                    let #name = store.intern(::gdl_runtime::lifted::store::Node { sym: #sym, args: Box::new([#(#parts),*]) });
+                });
+                (lets, quote!(#name))
+            }
+        }
+    }
+
+    /// The head: its terms made, and the fact derived.
+    fn head(&mut self) -> TokenStream {
+        let head = &self.rule.head;
+        let mut lets = TokenStream::new();
+        let mut parts = Vec::new();
+        for a in head.args.iter() {
+            let (more, part) = self.build(a);
+            lets.extend(more);
+            parts.push(part);
+        }
+        let rel = Literal::usize_unsuffixed(head.rel);
+        quote! {
+            #lets
+            out.push((#rel, Box::new([#(#parts),*])));
+        }
+    }
+}

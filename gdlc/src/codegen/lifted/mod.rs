@@ -1,0 +1,244 @@
+//! The lifted form: a game that is not ground (too large to, or asked for this form) compiled
+//! from the interpreter's plans. Every rule that a query's chosen engine evaluates becomes a
+//! function of nested loops ([`joins`]); the module lists each query's components of those
+//! functions, and packs the game's symbols, terms and static relations as the interpreter
+//! computed them, in a `gdl_runtime::lifted::Program` that the runtime evaluates bottom-up.
+
+mod joins;
+
+use super::notes::{note, Notes};
+use crate::datalog::compile::CRule;
+use crate::datalog::eval::{access_paths, Access, Component};
+use crate::interp::{Interpreter, Query};
+use gdl_runtime::program::words_to_text;
+use joins::{join_body, Fixed};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A rule's join: the engine, the rule, and which delta variant of it, if one.
+type JoinKey = (usize, usize, Option<usize>);
+
+/// The module of the lifted form of the game `interp` loaded.
+pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
+    let mut joins: BTreeMap<JoinKey, Ident> = BTreeMap::new();
+    let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
+    let queries: Vec<TokenStream> = Query::ALL
+        .iter()
+        .map(|&query| {
+            let engine = interp.chosen[query as usize];
+            let components = interp.engines[engine].plans[query as usize].as_deref().unwrap_or(&[]);
+            // A component of the inputs alone (the relations of `true` and `does`) has no rule.
+            let components = components
+                .iter()
+                .filter(|c| !c.rules.is_empty())
+                .map(|c| component(interp, engine, c, &mut joins, &mut fixed_indexes));
+            quote!(&[#(#components),*])
+        })
+        .collect();
+    let functions = joins.iter().map(|(&(engine, rule, variant), name)| {
+        let plain = &interp.engines[engine].rules[rule];
+        let compiled = match variant {
+            Some(j) => &plain.delta_variants[j],
+            None => plain,
+        };
+        let body = join_body(compiled, &Fixed(&interp.engines[engine].is_fixed), variant.is_some());
+        let comment = note(notes, |n| n.rule_at(plain.span));
+        quote! {
+            #comment
+            fn #name(
+                eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+                delta: (usize, usize),
+                out: &mut ::gdl_runtime::lifted::Derived,
+            ) {
+                #body
+            }
+        }
+    });
+    let [legal, next, terminal, goal, sees] = [0, 1, 2, 3, 4].map(|q| queries[q].clone());
+    let program = program_data(interp, &fixed_indexes);
+    let roles = &interp.roles;
+    let role_count = roles.len();
+    quote! {
+        /// The roles, in the order of the game's `role` facts.
+        pub const ROLES: [&str; #role_count] = [#(#roles),*];
+        /// A game state: the facts that hold in it, as ground terms.
+        pub type State = ::gdl_runtime::lifted::State;
+        /// A move, as a ground term.
+        pub type Move = ::gdl_runtime::lifted::Move;
+        /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct Game;
+        ::gdl_runtime::delegate_lifted_game!(Game, loaded);
+        /// The game, loaded on first use.
+        fn loaded() -> &'static ::gdl_runtime::lifted::LiftedGame {
+            static LOADED: ::std::sync::OnceLock<::gdl_runtime::lifted::LiftedGame> = ::std::sync::OnceLock::new();
+            LOADED.get_or_init(|| {
+                ::gdl_runtime::lifted::LiftedGame::load(&PROGRAM).expect("the lifted program that gdlc wrote loads")
+            })
+        }
+        /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
+        static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
+            #program
+            queries: ::gdl_runtime::lifted::Queries {
+                legal: #legal,
+                next: #next,
+                terminal: #terminal,
+                goal: #goal,
+                sees: #sees,
+            },
+        };
+        #(#functions)*
+    }
+}
+
+/// A component of a query's plan as a `gdl_runtime::lifted::Component`, its joins named in
+/// `joins` and the indexes of static relations they use added to `fixed_indexes`.
+fn component(
+    interp: &Interpreter,
+    engine: usize,
+    component: &Component,
+    joins: &mut BTreeMap<JoinKey, Ident>,
+    fixed_indexes: &mut BTreeSet<(usize, Vec<usize>)>,
+) -> TokenStream {
+    let is_fixed = &interp.engines[engine].is_fixed;
+    let mut indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
+    let mut note_indexes = |rule: &CRule| {
+        for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
+            if let (crate::datalog::compile::CLit::Pos(p), Access::Index(positions)) = (lit, access) {
+                let set =
+                    if is_fixed.get(p.rel).copied().unwrap_or(false) { &mut *fixed_indexes } else { &mut indexes };
+                set.insert((p.rel, positions.to_vec()));
+            }
+        }
+    };
+    let mut rules = Vec::new();
+    let mut variants = Vec::new();
+    for planned in &component.rules {
+        let rule = &interp.engines[engine].rules[planned.rule];
+        note_indexes(rule);
+        rules.push(join_name(joins, (engine, planned.rule, None)));
+        if !component.recursive {
+            continue;
+        }
+        for (j, variant) in rule.delta_variants.iter().enumerate() {
+            note_indexes(variant);
+            let Some(crate::datalog::compile::CLit::Pos(first)) = variant.body.first() else { continue };
+            let rel = Literal::usize_unsuffixed(first.rel);
+            let name = join_name(joins, (engine, planned.rule, Some(j)));
+            variants.push(quote!((#rel, #name as ::gdl_runtime::lifted::Join)));
+        }
+    }
+    let relations = component.relations.iter().map(|&r| Literal::usize_unsuffixed(r));
+    let recursive = component.recursive;
+    let indexes = indexes.iter().map(index);
+    quote! {
+        ::gdl_runtime::lifted::Component {
+            relations: &[#(#relations),*],
+            rules: &[#(#rules as ::gdl_runtime::lifted::Join),*],
+            variants: &[#(#variants),*],
+            recursive: #recursive,
+            indexes: &[#(#indexes),*],
+        }
+    }
+}
+
+/// The name of the function of a join: its engine, its rule and its delta variant.
+fn join_name(joins: &mut BTreeMap<JoinKey, Ident>, key: JoinKey) -> Ident {
+    joins
+        .entry(key)
+        .or_insert_with(|| match key {
+            (engine, rule, None) => format_ident!("engine_{}_rule_{}", engine, rule),
+            (engine, rule, Some(j)) => format_ident!("engine_{}_rule_{}_delta_{}", engine, rule, j),
+        })
+        .clone()
+}
+
+/// An index as `(relation, &[positions])`.
+fn index((rel, positions): &(usize, Vec<usize>)) -> TokenStream {
+    let rel = Literal::usize_unsuffixed(*rel);
+    let positions = positions.iter().map(|&p| Literal::usize_unsuffixed(p));
+    quote!((#rel, &[#(#positions),*]))
+}
+
+/// The fields of the `Program` other than its queries: symbols, terms, static facts, roles, the
+/// initial state, and where the inputs and outputs are.
+fn program_data(interp: &Interpreter, fixed_indexes: &BTreeSet<(usize, Vec<usize>)>) -> TokenStream {
+    let names = interp.symbols.names();
+    let mut words = Vec::new();
+    interp.terms.write_flat_nodes(&mut words);
+    let terms = words_to_text(&words);
+    let mut words = Vec::new();
+    for (rel, table) in interp.fixed.iter().enumerate().filter(|(_, t)| !t.facts.is_empty()) {
+        let width = table.facts[0].len();
+        words.extend([rel as u32, width as u32, table.facts.len() as u32]);
+        words.extend(table.facts.iter().flat_map(|f| f.iter().copied()));
+    }
+    let fixed = words_to_text(&words);
+    let relations = interp.relations.len();
+    let fixed_indexes = fixed_indexes.iter().map(index);
+    let roles = &interp.roles;
+    let role_terms = &interp.role_terms;
+    let initial = initial_terms(interp);
+    let inputs = &interp.inputs;
+    let (true_, does) = (inputs.true_, inputs.does);
+    let [read_true, read_does] = inputs.read_whole;
+    let splits = inputs.splits.iter().map(|splits| {
+        let sorted: BTreeMap<_, _> = splits.iter().collect();
+        let entries = sorted.iter().map(|(&&(sym, arity), &&rel)| quote!((#sym, #arity, #rel)));
+        quote!(&[#(#entries),*])
+    });
+    let keys = &interp.keys;
+    let outputs = [
+        (Query::Legal, keys.legal),
+        (Query::Next, keys.next),
+        (Query::Terminal, keys.terminal),
+        (Query::Goal, keys.goal),
+        (Query::Sees, keys.sees),
+    ];
+    let [legal, next, terminal, goal, sees] = outputs.map(|(query, relation)| {
+        let engine = &interp.engines[interp.chosen[query as usize]];
+        let fixed = engine.is_fixed.get(relation).copied().unwrap_or(false);
+        quote!(::gdl_runtime::lifted::Output { relation: #relation, fixed: #fixed })
+    });
+    let gdl_ii = interp.gdl_ii;
+    let random_role = match interp.random_role {
+        Some(role) => quote!(Some(#role)),
+        None => quote!(None),
+    };
+    quote! {
+        names: &[#(#names),*],
+        terms: #terms,
+        relations: #relations,
+        fixed: #fixed,
+        fixed_indexes: &[#(#fixed_indexes),*],
+        roles: &[#(#roles),*],
+        role_terms: &[#(#role_terms),*],
+        initial: &[#(#initial),*],
+        inputs: ::gdl_runtime::lifted::Inputs {
+            true_: #true_,
+            does: #does,
+            read_whole: [#read_true, #read_does],
+            splits: [#(#splits),*],
+        },
+        outputs: ::gdl_runtime::lifted::Outputs {
+            legal: #legal,
+            next: #next,
+            terminal: #terminal,
+            goal: #goal,
+            sees: #sees,
+        },
+        gdl_ii: #gdl_ii,
+        random_role: #random_role,
+    }
+}
+
+/// The terms of the initial state's facts: the arguments of the `init` facts.
+fn initial_terms(interp: &Interpreter) -> Vec<u32> {
+    let Some(init) = interp.relations.get("init", 1) else { return Vec::new() };
+    let mut terms: Vec<u32> =
+        interp.fixed.get(init).map(|t| t.facts.iter().map(|f| f[0]).collect()).unwrap_or_default();
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
