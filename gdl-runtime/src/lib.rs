@@ -370,6 +370,14 @@ pub struct Playout<G: Game> {
     goals: Vec<Option<u32>>,
 }
 
+impl<G: Game> Playout<G> {
+    /// The buffers of every role's legal moves and of the joint move, for a game whose own
+    /// `random_step` fills them (a lifted game's module delegates to its runtime's step).
+    pub fn move_buffers(&mut self) -> (&mut Vec<Vec<G::Move>>, &mut Vec<G::Move>) {
+        (&mut self.legal, &mut self.joint)
+    }
+}
+
 impl<G: Game> Default for Playout<G> {
     fn default() -> Self {
         Playout { legal: Vec::new(), joint: Vec::new(), goals: Vec::new() }

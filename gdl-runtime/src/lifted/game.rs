@@ -6,6 +6,7 @@ use super::hash::FastMap;
 use super::store::{encode, write_flat, Node, Symbols, TermId, TermRead, Terms};
 use super::{run, Component, Eval, Output, Program, Table};
 use crate::{kif, Game};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A game state: its facts, each a ground term in the flat prefix encoding (`sym, arity,
@@ -62,7 +63,7 @@ impl LiftedGame {
                 return Err(BadProgram("a static fact holds an unknown term"));
             }
             for k in 0..count {
-                table.insert(tail[k * width..(k + 1) * width].into());
+                table.insert(&tail[k * width..(k + 1) * width]);
             }
             rest = &tail[size..];
         }
@@ -80,14 +81,30 @@ impl LiftedGame {
         Ok(LiftedGame { program, symbols, terms, fixed, splits, initial: State(initial.into()) })
     }
 
-    /// Evaluates the components of a query in `state`, with `(does r m)` for each role `r`
-    /// that plays a move `moves[r]`.
-    fn evaluate(&self, query: &[Component], state: &State, moves: &[Move]) -> Eval<'_> {
-        let mut eval = Eval {
-            store: super::store::Overlay::new(&self.terms),
-            tables: vec![Table::default(); self.program.relations],
-            fixed: &self.fixed,
-        };
+    /// The tables of an evaluation, empty: those this thread used last for this game, cleared
+    /// (their memory kept), or new ones.
+    fn fresh_tables(&self) -> Vec<Table> {
+        let key = std::ptr::from_ref(self.program) as usize;
+        match POOL.with(|pool| pool.borrow_mut().take()) {
+            Some((owner, mut tables)) if owner == key => {
+                tables.iter_mut().for_each(Table::clear);
+                tables
+            }
+            _ => vec![Table::default(); self.program.relations],
+        }
+    }
+
+    /// Keeps an evaluation's tables for this thread's next evaluation.
+    fn recycle(&self, eval: Eval<'_>) {
+        let key = std::ptr::from_ref(self.program) as usize;
+        POOL.with(|pool| *pool.borrow_mut() = Some((key, eval.tables)));
+    }
+
+    /// An evaluation with the facts of `state` loaded, and `(does r m)` for each role `r` that
+    /// plays a move `moves[r]`.
+    fn load_state(&self, state: &State, moves: &[Move]) -> Eval<'_> {
+        let mut eval =
+            Eval { store: super::store::Overlay::new(&self.terms), tables: self.fresh_tables(), fixed: &self.fixed };
         for fact in state.0.iter() {
             let (id, _) = eval.store.decode(fact);
             self.add_input(&mut eval, 0, &[], id);
@@ -96,10 +113,78 @@ impl LiftedGame {
             let (id, _) = eval.store.decode(&mv.0);
             self.add_input(&mut eval, 1, &[self.program.role_terms[role]], id);
         }
+        eval
+    }
+
+    /// Runs `query` in `state` with `moves` and reads its answer with `read`.
+    fn evaluate<R>(&self, query: &[Component], state: &State, moves: &[Move], read: impl FnOnce(&Eval<'_>) -> R) -> R {
+        let mut eval = self.load_state(state, moves);
         for component in query {
             run(&mut eval, component);
         }
-        eval
+        let answer = read(&eval);
+        self.recycle(eval);
+        answer
+    }
+
+    /// One step of a uniformly random playout, as [`Game::random_step`] draws it: when one
+    /// engine answers `terminal`, `legal` and `next`, the state is loaded once and each
+    /// component runs once for the three.
+    pub fn step(
+        &self,
+        state: &State,
+        rng: &mut crate::rng::Rng,
+        legal: &mut Vec<Vec<Move>>,
+        joint: &mut Vec<Move>,
+    ) -> Option<State> {
+        let queries = &self.program.queries;
+        if !queries.shared_step {
+            if self.is_terminal(state) {
+                return None;
+            }
+            self.all_legal_moves(state, legal);
+            pick(legal, rng, joint)?;
+            return Some(self.next_state(state, joint));
+        }
+        let mut eval = self.load_state(state, &[]);
+        let mut ran: Vec<usize> = Vec::new();
+        run_new(&mut eval, queries.terminal, &mut ran);
+        if !eval.output(self.program.outputs.terminal).is_empty() {
+            self.recycle(eval);
+            return None;
+        }
+        run_new(&mut eval, queries.legal, &mut ran);
+        self.legal_of(&eval, legal);
+        if pick(legal, rng, joint).is_none() {
+            self.recycle(eval);
+            return None;
+        }
+        for (role, mv) in joint.iter().enumerate() {
+            let (id, _) = eval.store.decode(&mv.0);
+            self.add_input(&mut eval, 1, &[self.program.role_terms[role]], id);
+        }
+        run_new(&mut eval, queries.next, &mut ran);
+        let next = self.next_of(&eval);
+        self.recycle(eval);
+        Some(next)
+    }
+
+    /// Every role's legal moves in `eval`, into `out`.
+    fn legal_of(&self, eval: &Eval<'_>, out: &mut Vec<Vec<Move>>) {
+        out.resize_with(self.program.roles.len(), Vec::new);
+        out.iter_mut().for_each(Vec::clear);
+        for (role, term) in self.by_role(eval, self.program.outputs.legal) {
+            out[role].push(Move(flat(&eval.store, term)));
+        }
+    }
+
+    /// The next state in `eval`.
+    fn next_of(&self, eval: &Eval<'_>) -> State {
+        let mut facts: Vec<Box<[u32]>> =
+            eval.output(self.program.outputs.next).facts().map(|f| flat(&eval.store, f[0])).collect();
+        facts.sort();
+        facts.dedup();
+        State(facts.into())
     }
 
     /// Adds `(true last)` (`k` 0) or `(does outer last)` (`k` 1) to its relation and to the
@@ -108,33 +193,35 @@ impl LiftedGame {
         let inputs = &self.program.inputs;
         if inputs.read_whole[k] {
             let whole = [inputs.true_, inputs.does][k];
-            eval.tables[whole].insert(outer.iter().copied().chain([last]).collect());
+            let fact: Vec<TermId> = outer.iter().copied().chain([last]).collect();
+            eval.tables[whole].insert(&fact);
         }
         let node: &Node = eval.store.node(last);
         if let Some(&rel) = self.splits[k].get(&(node.sym, node.args.len())) {
-            let fact: Box<[TermId]> = outer.iter().chain(node.args.iter()).copied().collect();
-            eval.tables[rel].insert(fact);
+            let fact: Vec<TermId> = outer.iter().chain(node.args.iter()).copied().collect();
+            eval.tables[rel].insert(&fact);
         }
     }
 
     /// For each fact of `output` whose first argument is a role's term, that role and the second
     /// argument.
     fn by_role<'e>(&'e self, eval: &'e Eval<'_>, output: Output) -> impl Iterator<Item = (usize, TermId)> + 'e {
-        eval.output(output).facts.iter().filter_map(|fact| {
+        eval.output(output).facts().filter_map(|fact| {
             let role = self.program.role_terms.iter().position(|&t| t == fact[0])?;
             Some((role, fact[1]))
         })
     }
 
     fn goal_values_all(&self, state: &State) -> Vec<Vec<u32>> {
-        let eval = self.evaluate(self.program.queries.goal, state, &[]);
         let mut goals = vec![Vec::new(); self.program.roles.len()];
-        for (role, term) in self.by_role(&eval, self.program.outputs.goal) {
-            let node = eval.store.node(term);
-            if let (true, Ok(value)) = (node.args.is_empty(), self.symbols.name(node.sym).parse()) {
-                goals[role].push(value);
+        self.evaluate(self.program.queries.goal, state, &[], |eval| {
+            for (role, term) in self.by_role(eval, self.program.outputs.goal) {
+                let node = eval.store.node(term);
+                if let (true, Ok(value)) = (node.args.is_empty(), self.symbols.name(node.sym).parse()) {
+                    goals[role].push(value);
+                }
             }
-        }
+        });
         for values in &mut goals {
             values.sort_unstable();
             values.dedup();
@@ -162,6 +249,39 @@ impl LiftedGame {
         }
         Some(())
     }
+}
+
+thread_local! {
+    /// This thread's tables of its last evaluation, with the address of the program they were
+    /// for: clearing them costs less than making new ones for every query.
+    static POOL: RefCell<Option<(usize, Vec<Table>)>> = const { RefCell::new(None) };
+}
+
+/// Runs the components of `query` that did not run yet in this evaluation (a component is
+/// known by its first relation, in `ran`).
+fn run_new(eval: &mut Eval<'_>, query: &[Component], ran: &mut Vec<usize>) {
+    for component in query {
+        let Some(&first) = component.relations.first() else { continue };
+        if !ran.contains(&first) {
+            run(eval, component);
+            ran.push(first);
+        }
+    }
+}
+
+/// Draws every role's move among its legal moves into `joint`, as [`Game::random_step`] does
+/// (one `rng.below` per role with several); `None` when a role has none.
+fn pick(legal: &[Vec<Move>], rng: &mut crate::rng::Rng, joint: &mut Vec<Move>) -> Option<()> {
+    joint.clear();
+    for moves in legal {
+        let chosen = match moves.len() {
+            0 => return None,
+            1 => 0,
+            n => rng.below(n),
+        };
+        joint.push(moves[chosen].clone());
+    }
+    Some(())
 }
 
 fn flat(terms: &impl TermRead, id: TermId) -> Box<[u32]> {
@@ -193,26 +313,26 @@ impl Game for LiftedGame {
     }
 
     fn all_legal_moves(&self, state: &State, out: &mut Vec<Vec<Move>>) {
-        out.resize_with(self.num_roles(), Vec::new);
-        out.iter_mut().for_each(Vec::clear);
-        let eval = self.evaluate(self.program.queries.legal, state, &[]);
-        for (role, term) in self.by_role(&eval, self.program.outputs.legal) {
-            out[role].push(Move(flat(&eval.store, term)));
-        }
+        self.evaluate(self.program.queries.legal, state, &[], |eval| self.legal_of(eval, out));
     }
 
     fn next_state(&self, state: &State, joint: &[Move]) -> State {
-        let eval = self.evaluate(self.program.queries.next, state, joint);
-        let mut facts: Vec<Box<[u32]>> =
-            eval.output(self.program.outputs.next).facts.iter().map(|f| flat(&eval.store, f[0])).collect();
-        facts.sort();
-        facts.dedup();
-        State(facts.into())
+        self.evaluate(self.program.queries.next, state, joint, |eval| self.next_of(eval))
     }
 
     fn is_terminal(&self, state: &State) -> bool {
-        let eval = self.evaluate(self.program.queries.terminal, state, &[]);
-        !eval.output(self.program.outputs.terminal).facts.is_empty()
+        let terminal = self.program.outputs.terminal;
+        self.evaluate(self.program.queries.terminal, state, &[], |eval| !eval.output(terminal).is_empty())
+    }
+
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut crate::rng::Rng,
+        scratch: &mut crate::Playout<Self>,
+    ) -> Option<State> {
+        let (legal, joint) = scratch.move_buffers();
+        self.step(state, rng, legal, joint)
     }
 
     fn goal(&self, state: &State, role: usize) -> Option<u32> {
@@ -269,10 +389,11 @@ impl Game for LiftedGame {
         if !self.program.gdl_ii {
             return;
         }
-        let eval = self.evaluate(self.program.queries.sees, state, joint);
-        for (role, term) in self.by_role(&eval, self.program.outputs.sees) {
-            out[role].push(self.flat_string(&flat(&eval.store, term)));
-        }
+        self.evaluate(self.program.queries.sees, state, joint, |eval| {
+            for (role, term) in self.by_role(eval, self.program.outputs.sees) {
+                out[role].push(self.flat_string(&flat(&eval.store, term)));
+            }
+        });
         for percepts in out.iter_mut() {
             percepts.sort();
             percepts.dedup();
@@ -337,6 +458,15 @@ macro_rules! delegate_lifted_game {
             }
             fn percepts(&self, state: &Self::State, joint: &[Self::Move], role: usize, out: &mut Vec<String>) {
                 $crate::Game::percepts($loaded(), state, joint, role, out)
+            }
+            fn random_step(
+                &self,
+                state: &Self::State,
+                rng: &mut $crate::rng::Rng,
+                scratch: &mut $crate::Playout<Self>,
+            ) -> Option<Self::State> {
+                let (legal, joint) = scratch.move_buffers();
+                $loaded().step(state, rng, legal, joint)
             }
             fn all_percepts(&self, state: &Self::State, joint: &[Self::Move], out: &mut Vec<Vec<String>>) {
                 $crate::Game::all_percepts($loaded(), state, joint, out)

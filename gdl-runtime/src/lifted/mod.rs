@@ -16,13 +16,27 @@ pub mod store;
 mod table;
 
 pub use game::{LiftedGame, Move, State};
-pub use table::{Candidates, Table};
+pub use table::{Candidates, Facts, Table};
 
 use store::{Overlay, TermId};
 
-/// Facts that joins derived, each as its relation and its arguments, to be added to the tables
-/// once the joins that read those tables are done.
-pub type Derived = Vec<(usize, Box<[TermId]>)>;
+/// Facts that joins derived, to be added to the tables once the joins that read those tables
+/// are done: each fact's relation, and its arguments back to back.
+#[derive(Default, Debug)]
+pub struct Derived {
+    /// For each fact, its relation and the end of its arguments in `data`.
+    facts: Vec<(usize, usize)>,
+    data: Vec<TermId>,
+}
+
+impl Derived {
+    /// Adds a fact of `relation`.
+    #[inline]
+    pub fn push(&mut self, relation: usize, fact: &[TermId]) {
+        self.data.extend_from_slice(fact);
+        self.facts.push((relation, self.data.len()));
+    }
+}
 
 /// The working data of one evaluation: the terms made so far (on top of the game's), the
 /// tables of the relations computed in this evaluation, and the game's static relations.
@@ -80,12 +94,12 @@ pub fn run(eval: &mut Eval<'_>, component: &Component) {
         let table = &mut eval.tables[rel];
         // A table that has facts already is complete (a relation gets its facts from one
         // component).
-        if !(1..SMALL_TABLE).contains(&table.facts.len()) {
+        if !(1..SMALL_TABLE).contains(&table.len()) {
             table.ensure_index(positions);
         }
     }
-    let mut seen: Vec<(usize, usize)> = component.relations.iter().map(|&r| (r, eval.tables[r].facts.len())).collect();
-    let mut derived = Derived::new();
+    let mut seen: Vec<(usize, usize)> = component.relations.iter().map(|&r| (r, eval.tables[r].len())).collect();
+    let mut derived = Derived::default();
     for join in component.rules {
         join(eval, (0, 0), &mut derived);
     }
@@ -99,7 +113,7 @@ pub fn run(eval: &mut Eval<'_>, component: &Component) {
     while !changed.is_empty() {
         ranges.clear();
         for &rel in &changed {
-            let hi = eval.tables[rel].facts.len();
+            let hi = eval.tables[rel].len();
             let lo = match seen.iter_mut().find(|(r, _)| *r == rel) {
                 Some((_, len)) => std::mem::replace(len, hi),
                 None => 0,
@@ -118,11 +132,15 @@ pub fn run(eval: &mut Eval<'_>, component: &Component) {
 /// Adds the derived facts to their tables; returns the relations that got new ones, sorted.
 fn add(eval: &mut Eval<'_>, derived: &mut Derived) -> Vec<usize> {
     let mut changed = Vec::new();
-    for (rel, fact) in derived.drain(..) {
-        if eval.tables[rel].insert(fact) && changed.last() != Some(&rel) {
+    let mut start = 0;
+    for &(rel, end) in &derived.facts {
+        if eval.tables[rel].insert(&derived.data[start..end]) && changed.last() != Some(&rel) {
             changed.push(rel);
         }
+        start = end;
     }
+    derived.facts.clear();
+    derived.data.clear();
     changed.sort_unstable();
     changed.dedup();
     changed
@@ -184,6 +202,9 @@ pub struct Queries {
     pub goal: &'static [Component],
     /// The percepts (GDL-II).
     pub sees: &'static [Component],
+    /// Whether one engine answers `terminal`, `legal` and `next`, so that a random step
+    /// evaluates them in one evaluation, each component once.
+    pub shared_step: bool,
 }
 
 /// A game in the lifted form, as generated code writes it.

@@ -198,7 +198,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
                         // A table that has facts already is complete (a relation gets its facts
                         // from one component); below a few facts, trying them all costs less
                         // than building an index.
-                        let small = (1..SMALL_TABLE).contains(&table.facts.len());
+                        let small = (1..SMALL_TABLE).contains(&table.len());
                         if !self.is_fixed.get(p.rel).copied().unwrap_or(false) && !small {
                             table.ensure_index(positions);
                         }
@@ -209,7 +209,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
         let mut derived: Vec<(RelId, Box<[TermId]>)> = Vec::new();
         // Every rule once over everything known.
         let mut seen: FxHashMap<RelId, usize> =
-            component.relations.iter().map(|&r| (r, self.tables[r].facts.len())).collect();
+            component.relations.iter().map(|&r| (r, self.tables[r].len())).collect();
         for planned in &component.rules {
             self.fire(&rules[planned.rule], &planned.access, None, &mut derived);
         }
@@ -225,7 +225,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
         while !changed.is_empty() && self.exceeded.is_none() {
             let mut ranges: FxHashMap<RelId, (usize, usize)> = FxHashMap::default();
             for rel in changed {
-                let hi = self.tables[rel].facts.len();
+                let hi = self.tables[rel].len();
                 let lo = seen.insert(rel, hi).unwrap_or(0);
                 ranges.insert(rel, (lo, hi));
             }
@@ -252,7 +252,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
             return changed;
         }
         for (rel, fact) in derived {
-            if self.tables[rel].insert(fact) {
+            if self.tables[rel].insert(&fact) {
                 if changed.last() != Some(&rel) {
                     changed.push(rel);
                 }
@@ -320,12 +320,12 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
                         match key {
                             Some(key) => match self.table(p.rel).lookup(positions, &key) {
                                 Some(found) => found.to_vec(),
-                                None => (0..self.table(p.rel).facts.len() as u32).collect(),
+                                None => (0..self.table(p.rel).len() as u32).collect(),
                             },
                             None => return,
                         }
                     }
-                    (_, Access::Scan) => (0..self.table(p.rel).facts.len() as u32).collect(),
+                    (_, Access::Scan) => (0..self.table(p.rel).len() as u32).collect(),
                 };
                 self.budget.charge(candidates.len());
                 let mut trail = Vec::new();
@@ -355,7 +355,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
     }
 
     fn match_fact(&self, p: &Pattern, i: usize, b: &mut [TermId], trail: &mut Vec<VarId>) -> bool {
-        let fact = &self.table(p.rel).facts[i];
+        let fact = self.table(p.rel).fact(i);
         p.args.iter().zip(fact.iter()).all(|(a, &t)| self.match_term(a, t, b, trail))
     }
 

@@ -162,7 +162,7 @@ impl Builder<'_> {
                 return Err((self.too_large)(rel, &self.eval.budget));
             }
             let instances = std::mem::take(&mut self.eval.tables[rel]);
-            for binding in &instances.facts {
+            for binding in instances.facts() {
                 let env: BTreeMap<&str, TermId> =
                     alternative.vars.iter().copied().zip(binding.iter().copied()).collect();
                 if let Some(body) = self.ground_body(&alternative.body, &env, dynamic) {
@@ -226,7 +226,10 @@ impl Builder<'_> {
 
     /// The facts of a relation of the relaxed program (none when it has no rules).
     fn facts(&self, name: &str, arity: usize) -> Vec<Box<[TermId]>> {
-        self.relations.get(name, arity).map(|r| self.eval.tables[r].facts.clone()).unwrap_or_default()
+        self.relations
+            .get(name, arity)
+            .map(|r| self.eval.tables[r].facts().map(Box::from).collect())
+            .unwrap_or_default()
     }
 
     /// Numbers distinct terms by the byte order of their canonical text; returns the texts.

@@ -112,8 +112,7 @@ impl Builder<'_> {
                         };
                         if !state && args.is_empty() {
                             // A static proposition is known now: it holds, or the rule never fires.
-                            let holds =
-                                self.relations.get(&name, 0).is_some_and(|r| !self.eval.tables[r].facts.is_empty());
+                            let holds = self.relations.get(&name, 0).is_some_and(|r| !self.eval.tables[r].is_empty());
                             if holds == positive {
                                 continue;
                             }
@@ -162,12 +161,14 @@ impl Builder<'_> {
         if atom.name == "true" || dynamic.contains(&atom.name) {
             return None;
         }
-        let facts = self.relations.get(&atom.name, atom.args.len()).map_or(&[][..], |r| &self.eval.tables[r].facts[..]);
+        let Some(facts) = self.relations.get(&atom.name, atom.args.len()).map(|r| &self.eval.tables[r]) else {
+            return Some(0.0);
+        };
         if facts.is_empty() {
             return Some(0.0);
         }
         let columns: Vec<usize> = (0..atom.args.len()).filter(|&c| c < 64 && mask >> c & 1 != 0).collect();
-        let keys: BTreeSet<Vec<TermId>> = facts.iter().map(|f| columns.iter().map(|&c| f[c]).collect()).collect();
+        let keys: BTreeSet<Vec<TermId>> = facts.facts().map(|f| columns.iter().map(|&c| f[c]).collect()).collect();
         Some(facts.len() as f64 / keys.len() as f64)
     }
 
@@ -194,7 +195,7 @@ impl Builder<'_> {
                 table.rows.push(index as u32);
             }
         } else if let Some(rel) = self.relations.get(name, arity) {
-            for fact in &self.eval.tables[rel].facts {
+            for fact in self.eval.tables[rel].facts() {
                 for &a in fact.iter() {
                     let symbol = self.check_symbol(a, symbols)?;
                     table.rows.push(symbol);

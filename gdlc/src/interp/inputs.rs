@@ -87,7 +87,7 @@ impl Inputs {
     /// Adds `(true fact)`.
     pub(super) fn add_true(&self, tables: &mut [Table], terms: &impl TermRead, fact: TermId) {
         if self.read_whole[0] {
-            tables[self.true_].insert(Box::new([fact]));
+            tables[self.true_].insert(&[fact]);
         }
         self.add_split(0, tables, terms, &[], fact);
     }
@@ -95,7 +95,7 @@ impl Inputs {
     /// Adds `(does role action)`.
     pub(super) fn add_does(&self, tables: &mut [Table], terms: &impl TermRead, role: TermId, action: TermId) {
         if self.read_whole[1] {
-            tables[self.does].insert(Box::new([role, action]));
+            tables[self.does].insert(&[role, action]);
         }
         self.add_split(1, tables, terms, &[role], action);
     }
@@ -103,7 +103,8 @@ impl Inputs {
     fn add_split(&self, k: usize, tables: &mut [Table], terms: &impl TermRead, outer: &[TermId], last: TermId) {
         let node = terms.node(last);
         if let Some(&rel) = self.splits[k].get(&(node.sym, node.args.len())) {
-            tables[rel].insert(outer.iter().chain(node.args.iter()).copied().collect());
+            let fact: Vec<TermId> = outer.iter().chain(node.args.iter()).copied().collect();
+            tables[rel].insert(&fact);
         }
     }
 }

@@ -304,8 +304,7 @@ impl<'l> Loader<'l> {
     fn initial_state(&self) -> Vec<Flat> {
         let Some(init) = self.relations.get("init", 1) else { return Vec::new() };
         let mut initial: Vec<Flat> = self.fixed[init]
-            .facts
-            .iter()
+            .facts()
             .map(|f| {
                 let mut flat = Vec::new();
                 encode(&self.terms, f[0], &mut flat);

@@ -233,7 +233,7 @@ impl Interpreter {
 
     fn legal_of<B: Budget>(&self, eval: &Eval<'_, Overlay<'_>, B>) -> Vec<Vec<Move>> {
         let mut out = vec![Vec::new(); self.roles.len()];
-        for fact in &eval.table(self.keys.legal).facts {
+        for fact in eval.table(self.keys.legal).facts() {
             if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
                 out[role].push(Move(Self::flat(&eval.store, fact[1])));
             }
@@ -242,20 +242,19 @@ impl Interpreter {
     }
 
     fn next_of<B: Budget>(&self, eval: &Eval<'_, Overlay<'_>, B>) -> Vec<Flat> {
-        let mut facts: Vec<Flat> =
-            eval.table(self.keys.next).facts.iter().map(|f| Self::flat(&eval.store, f[0])).collect();
+        let mut facts: Vec<Flat> = eval.table(self.keys.next).facts().map(|f| Self::flat(&eval.store, f[0])).collect();
         facts.sort();
         facts.dedup();
         facts
     }
 
     fn terminal_of<B: Budget>(&self, eval: &Eval<'_, Overlay<'_>, B>) -> bool {
-        !eval.table(self.keys.terminal).facts.is_empty()
+        !eval.table(self.keys.terminal).is_empty()
     }
 
     fn goals_of<B: Budget>(&self, eval: &Eval<'_, Overlay<'_>, B>) -> Vec<Vec<u32>> {
         let mut goals = vec![Vec::new(); self.roles.len()];
-        for fact in &eval.table(self.keys.goal).facts {
+        for fact in eval.table(self.keys.goal).facts() {
             if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
                 if let Some(value) = self.goal_value(&eval.store, fact[1]) {
                     goals[role].push(value);
@@ -271,7 +270,7 @@ impl Interpreter {
 
     fn percepts_of<B: Budget>(&self, eval: &Eval<'_, Overlay<'_>, B>) -> Vec<Vec<String>> {
         let mut out = vec![Vec::new(); self.roles.len()];
-        for fact in &eval.table(self.keys.sees).facts {
+        for fact in eval.table(self.keys.sees).facts() {
             if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
                 out[role].push(self.flat_string(&Self::flat(&eval.store, fact[1])));
             }
@@ -319,7 +318,7 @@ impl Interpreter {
             encode(&self.terms, id, &mut flat);
             self.flat_string(&flat)
         };
-        Some(self.fixed[rel].facts.iter().map(|fact| fact.iter().map(|&id| argument(id)).collect()).collect())
+        Some(self.fixed[rel].facts().map(|fact| fact.iter().map(|&id| argument(id)).collect()).collect())
     }
 
     fn flat_string(&self, flat: &[u32]) -> String {

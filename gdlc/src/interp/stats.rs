@@ -38,16 +38,16 @@ impl Stats {
             let facts = if known.is_fixed.get(rel).copied().unwrap_or(false) {
                 known.fixed.get(rel)
             } else {
-                known.initial.get(rel).filter(|t| !t.facts.is_empty())
+                known.initial.get(rel).filter(|t| !t.is_empty())
             };
             let (n, d) = match facts {
                 Some(table) => {
                     let d = (0..*arity)
-                        .map(|i| table.facts.iter().map(|f| f[i]).collect::<BTreeSet<_>>().len() as f64)
+                        .map(|i| table.facts().map(|f| f[i]).collect::<BTreeSet<_>>().len() as f64)
                         .collect();
                     // A state's facts vary: never estimate an input at fewer than 8.
                     let floor = if known.is_fixed.get(rel).copied().unwrap_or(false) { 0.0 } else { 8.0 };
-                    ((table.facts.len() as f64).max(floor), d)
+                    ((table.len() as f64).max(floor), d)
                 }
                 None if name == "does" || name.starts_with("(does ") => {
                     let roles = known.roles as f64;

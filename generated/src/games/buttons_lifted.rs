@@ -142,6 +142,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             },
         ],
         sees: &[],
+        shared_step: true,
     },
 };
 // Rule at buttons.kif:16
@@ -153,7 +154,7 @@ fn engine_0_rule_5(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 9u32]) {
         if tables[0].contains(&[1u32]) {
-            out.push((7, Box::new([10u32])));
+            out.push(7, &[10u32]);
         }
     }
 }
@@ -166,7 +167,7 @@ fn engine_0_rule_6(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 9u32]) {
         if tables[1].contains(&[3u32]) {
-            out.push((7, Box::new([11u32])));
+            out.push(7, &[11u32]);
         }
     }
 }
@@ -179,7 +180,7 @@ fn engine_0_rule_7(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 9u32]) {
         if tables[1].contains(&[5u32]) {
-            out.push((7, Box::new([12u32])));
+            out.push(7, &[12u32]);
         }
     }
 }
@@ -192,7 +193,7 @@ fn engine_0_rule_8(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 9u32]) {
         if tables[1].contains(&[1u32]) {
-            out.push((7, Box::new([2u32])));
+            out.push(7, &[2u32]);
         }
     }
 }
@@ -205,7 +206,7 @@ fn engine_0_rule_9(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 9u32]) {
         if tables[0].contains(&[3u32]) {
-            out.push((7, Box::new([4u32])));
+            out.push(7, &[4u32]);
         }
     }
 }
@@ -218,7 +219,7 @@ fn engine_0_rule_10(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 9u32]) {
         if tables[0].contains(&[5u32]) {
-            out.push((7, Box::new([6u32])));
+            out.push(7, &[6u32]);
         }
     }
 }
@@ -231,7 +232,7 @@ fn engine_0_rule_11(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 13u32]) {
         if tables[1].contains(&[3u32]) {
-            out.push((7, Box::new([10u32])));
+            out.push(7, &[10u32]);
         }
     }
 }
@@ -244,7 +245,7 @@ fn engine_0_rule_12(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 13u32]) {
         if tables[1].contains(&[1u32]) {
-            out.push((7, Box::new([11u32])));
+            out.push(7, &[11u32]);
         }
     }
 }
@@ -257,7 +258,7 @@ fn engine_0_rule_13(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 13u32]) {
         if tables[1].contains(&[5u32]) {
-            out.push((7, Box::new([12u32])));
+            out.push(7, &[12u32]);
         }
     }
 }
@@ -270,7 +271,7 @@ fn engine_0_rule_14(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 13u32]) {
         if tables[0].contains(&[3u32]) {
-            out.push((7, Box::new([2u32])));
+            out.push(7, &[2u32]);
         }
     }
 }
@@ -283,7 +284,7 @@ fn engine_0_rule_15(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 13u32]) {
         if tables[0].contains(&[1u32]) {
-            out.push((7, Box::new([4u32])));
+            out.push(7, &[4u32]);
         }
     }
 }
@@ -296,7 +297,7 @@ fn engine_0_rule_16(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 13u32]) {
         if tables[0].contains(&[5u32]) {
-            out.push((7, Box::new([6u32])));
+            out.push(7, &[6u32]);
         }
     }
 }
@@ -309,7 +310,7 @@ fn engine_0_rule_17(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 14u32]) {
         if tables[1].contains(&[1u32]) {
-            out.push((7, Box::new([10u32])));
+            out.push(7, &[10u32]);
         }
     }
 }
@@ -322,7 +323,7 @@ fn engine_0_rule_18(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 14u32]) {
         if tables[1].contains(&[5u32]) {
-            out.push((7, Box::new([11u32])));
+            out.push(7, &[11u32]);
         }
     }
 }
@@ -335,7 +336,7 @@ fn engine_0_rule_19(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 14u32]) {
         if tables[1].contains(&[3u32]) {
-            out.push((7, Box::new([12u32])));
+            out.push(7, &[12u32]);
         }
     }
 }
@@ -348,7 +349,7 @@ fn engine_0_rule_20(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 14u32]) {
         if tables[0].contains(&[1u32]) {
-            out.push((7, Box::new([2u32])));
+            out.push(7, &[2u32]);
         }
     }
 }
@@ -361,7 +362,7 @@ fn engine_0_rule_21(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 14u32]) {
         if tables[0].contains(&[5u32]) {
-            out.push((7, Box::new([4u32])));
+            out.push(7, &[4u32]);
         }
     }
 }
@@ -374,7 +375,7 @@ fn engine_0_rule_22(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[4].contains(&[0u32, 14u32]) {
         if tables[0].contains(&[3u32]) {
-            out.push((7, Box::new([6u32])));
+            out.push(7, &[6u32]);
         }
     }
 }
@@ -385,7 +386,7 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[8].facts.iter() {
+    for f0 in fixed[8].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[2].contains(&[v0]) {
@@ -394,7 +395,7 @@ fn engine_0_rule_23(
                     sym: 2u32,
                     args: Box::new([v1]),
                 });
-            out.push((7, Box::new([t1])));
+            out.push(7, &[t1]);
         }
     }
 }
@@ -408,7 +409,7 @@ fn engine_0_rule_33(
     if tables[1].contains(&[1u32]) {
         if tables[1].contains(&[3u32]) {
             if tables[1].contains(&[5u32]) {
-                out.push((10, Box::new([0u32, 21u32])));
+                out.push(10, &[0u32, 21u32]);
             }
         }
     }
@@ -421,7 +422,7 @@ fn engine_0_rule_34(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[1].contains(&[1u32])) {
-        out.push((10, Box::new([0u32, 22u32])));
+        out.push(10, &[0u32, 22u32]);
     }
 }
 // Rule at buttons.kif:118
@@ -432,7 +433,7 @@ fn engine_0_rule_35(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[1].contains(&[3u32])) {
-        out.push((10, Box::new([0u32, 22u32])));
+        out.push(10, &[0u32, 22u32]);
     }
 }
 // Rule at buttons.kif:120
@@ -443,7 +444,7 @@ fn engine_0_rule_36(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[1].contains(&[5u32])) {
-        out.push((10, Box::new([0u32, 22u32])));
+        out.push(10, &[0u32, 22u32]);
     }
 }
 // Rule at buttons.kif:125
@@ -454,7 +455,7 @@ fn engine_0_rule_37(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[20u32]) {
-        out.push((11, Box::new([])));
+        out.push(11, &[]);
     }
 }
 // Rule at buttons.kif:128
@@ -467,7 +468,7 @@ fn engine_0_rule_38(
     if tables[1].contains(&[1u32]) {
         if tables[1].contains(&[3u32]) {
             if tables[1].contains(&[5u32]) {
-                out.push((11, Box::new([])));
+                out.push(11, &[]);
             }
         }
     }

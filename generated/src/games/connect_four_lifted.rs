@@ -331,6 +331,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             },
         ],
         sees: &[],
+        shared_step: false,
     },
 };
 // Rule at connectFour.kif:51
@@ -340,7 +341,7 @@ fn engine_0_rule_12(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[13].contains(&[v1]) {
@@ -349,7 +350,7 @@ fn engine_0_rule_12(
                     sym: 1u32,
                     args: Box::new([v1, 5u32, v0]),
                 });
-            out.push((14, Box::new([t1])));
+            out.push(14, &[t1]);
         }
     }
 }
@@ -360,15 +361,15 @@ fn engine_0_rule_13(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in tables[16].candidates(&[0], &[v1]).map(|i| &tables[16].facts[i]) {
+        for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
             if f1[0] != v1 {
                 continue;
             }
             let v2 = f1[1];
-            for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| &fixed[15].facts[i]) {
+            for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| fixed[15].fact(i)) {
                 let v3 = f2[0];
                 if f2[1] != v2 {
                     continue;
@@ -379,7 +380,7 @@ fn engine_0_rule_13(
                             sym: 1u32,
                             args: Box::new([v1, v2, v0]),
                         });
-                    out.push((14, Box::new([t1])));
+                    out.push(14, &[t1]);
                 }
             }
         }
@@ -392,7 +393,7 @@ fn engine_0_rule_14(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts.iter() {
+    for f0 in tables[1].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
@@ -401,7 +402,7 @@ fn engine_0_rule_14(
                 sym: 1u32,
                 args: Box::new([v0, v1, v2]),
             });
-        out.push((14, Box::new([t1])));
+        out.push(14, &[t1]);
     }
 }
 // Rule at connectFour.kif:62
@@ -412,7 +413,7 @@ fn engine_0_rule_15(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[1u32]) {
-        out.push((14, Box::new([2u32])));
+        out.push(14, &[2u32]);
     }
 }
 // Rule at connectFour.kif:64
@@ -423,7 +424,7 @@ fn engine_0_rule_16(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[0u32]) {
-        out.push((14, Box::new([3u32])));
+        out.push(14, &[3u32]);
     }
 }
 // Rule at connectFour.kif:112
@@ -433,13 +434,13 @@ fn engine_0_rule_28(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[6].facts.iter() {
+    for f0 in fixed[6].facts() {
         let v0 = f0[0];
-        for f1 in fixed[7].facts.iter() {
+        for f1 in fixed[7].facts() {
             let v1 = f1[0];
             if !(tables[1].contains(&[v1, v0, 0u32])) {
                 if !(tables[1].contains(&[v1, v0, 1u32])) {
-                    out.push((16, Box::new([v1, v0])));
+                    out.push(16, &[v1, v0]);
                 }
             }
         }
@@ -452,12 +453,12 @@ fn engine_0_rule_30(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[16].candidates(&[1], &[5u32]).map(|i| &tables[16].facts[i]) {
+    for f0 in tables[16].candidates(&[1], &[5u32]).map(|i| tables[16].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 5u32 {
             continue;
         }
-        out.push((13, Box::new([v0])));
+        out.push(13, &[v0]);
     }
 }
 // Rule written by gdlc
@@ -467,10 +468,10 @@ fn engine_1_rule_3(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[7].facts.iter() {
+    for f0 in fixed[7].facts() {
         let v0 = f0[0];
         if tables[12].contains(&[v0]) {
-            out.push((19, Box::new([])));
+            out.push(19, &[]);
         }
     }
 }
@@ -481,14 +482,14 @@ fn engine_1_rule_4(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[21].facts.iter() {
+    for f0 in fixed[21].facts() {
         let v0 = f0[0];
         if fixed[6].contains(&[v0]) {
-            for f2 in fixed[7].facts.iter() {
+            for f2 in fixed[7].facts() {
                 let v1 = f2[0];
                 if !(tables[1].contains(&[v1, v0, 0u32])) {
                     if !(tables[1].contains(&[v1, v0, 1u32])) {
-                        out.push((16, Box::new([v1, v0])));
+                        out.push(16, &[v1, v0]);
                     }
                 }
             }
@@ -502,14 +503,14 @@ fn engine_1_rule_5(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[22].facts.iter() {
+    for f0 in tables[22].facts() {
         let v0 = f0[0];
         if fixed[7].contains(&[v0]) {
-            for f2 in fixed[6].facts.iter() {
+            for f2 in fixed[6].facts() {
                 let v1 = f2[0];
                 if !(tables[1].contains(&[v0, v1, 0u32])) {
                     if !(tables[1].contains(&[v0, v1, 1u32])) {
-                        out.push((16, Box::new([v0, v1])));
+                        out.push(16, &[v0, v1]);
                     }
                 }
             }
@@ -523,14 +524,14 @@ fn engine_1_rule_6(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[23].facts.iter() {
+    for f0 in tables[23].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         if !(tables[1].contains(&[v0, v1, 0u32])) {
             if !(tables[1].contains(&[v0, v1, 1u32])) {
                 if fixed[7].contains(&[v0]) {
                     if fixed[6].contains(&[v1]) {
-                        out.push((16, Box::new([v0, v1])));
+                        out.push(16, &[v0, v1]);
                     }
                 }
             }
@@ -544,14 +545,14 @@ fn engine_1_rule_6_delta_0(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[23].facts[delta.0..delta.1].iter() {
+    for f0 in tables[23].facts_in(delta.0, delta.1) {
         let v0 = f0[0];
         let v1 = f0[1];
         if !(tables[1].contains(&[v0, v1, 0u32])) {
             if !(tables[1].contains(&[v0, v1, 1u32])) {
                 if fixed[7].contains(&[v0]) {
                     if fixed[6].contains(&[v1]) {
-                        out.push((16, Box::new([v0, v1])));
+                        out.push(16, &[v0, v1]);
                     }
                 }
             }
@@ -565,9 +566,9 @@ fn engine_1_rule_8(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[24].facts.iter() {
+    for f0 in tables[24].facts() {
         let v0 = f0[0];
-        out.push((23, Box::new([v0, 5u32])));
+        out.push(23, &[v0, 5u32]);
     }
 }
 // Rule written by gdlc
@@ -577,12 +578,12 @@ fn engine_1_rule_9(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[16].candidates(&[1], &[9u32]).map(|i| &tables[16].facts[i]) {
+    for f0 in tables[16].candidates(&[1], &[9u32]).map(|i| tables[16].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 9u32 {
             continue;
         }
-        out.push((12, Box::new([v0])));
+        out.push(12, &[v0]);
     }
 }
 // Rule written by gdlc
@@ -593,7 +594,7 @@ fn engine_1_rule_11(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[17].contains(&[0u32]) {
-        out.push((20, Box::new([0u32, 6u32])));
+        out.push(20, &[0u32, 6u32]);
     }
 }
 // Rule written by gdlc
@@ -603,7 +604,7 @@ fn engine_1_rule_12(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push((25, Box::new([0u32])));
+    out.push(25, &[0u32]);
 }
 // Rule written by gdlc
 fn engine_1_rule_13(
@@ -615,7 +616,7 @@ fn engine_1_rule_13(
     if !(tables[17].contains(&[0u32])) {
         if !(tables[17].contains(&[1u32])) {
             if !(tables[19].contains(&[])) {
-                out.push((20, Box::new([0u32, 7u32])));
+                out.push(20, &[0u32, 7u32]);
             }
         }
     }
@@ -627,7 +628,7 @@ fn engine_1_rule_14(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push((25, Box::new([1u32])));
+    out.push(25, &[1u32]);
 }
 // Rule written by gdlc
 fn engine_1_rule_15(
@@ -637,7 +638,7 @@ fn engine_1_rule_15(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[17].contains(&[1u32]) {
-        out.push((20, Box::new([0u32, 8u32])));
+        out.push(20, &[0u32, 8u32]);
     }
 }
 // Rule written by gdlc
@@ -650,7 +651,7 @@ fn engine_1_rule_16(
     if !(tables[17].contains(&[0u32])) {
         if !(tables[17].contains(&[1u32])) {
             if tables[19].contains(&[]) {
-                out.push((20, Box::new([0u32, 8u32])));
+                out.push(20, &[0u32, 8u32]);
             }
         }
     }
@@ -663,7 +664,7 @@ fn engine_1_rule_17(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[19].contains(&[]) {
-        out.push((25, Box::new([0u32])));
+        out.push(25, &[0u32]);
     }
 }
 // Rule written by gdlc
@@ -674,7 +675,7 @@ fn engine_1_rule_18(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[19].contains(&[]) {
-        out.push((25, Box::new([1u32])));
+        out.push(25, &[1u32]);
     }
 }
 // Rule written by gdlc
@@ -685,7 +686,7 @@ fn engine_1_rule_19(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[17].contains(&[1u32]) {
-        out.push((20, Box::new([1u32, 6u32])));
+        out.push(20, &[1u32, 6u32]);
     }
 }
 // Rule written by gdlc
@@ -698,7 +699,7 @@ fn engine_1_rule_20(
     if !(tables[17].contains(&[0u32])) {
         if !(tables[17].contains(&[1u32])) {
             if !(tables[19].contains(&[])) {
-                out.push((20, Box::new([1u32, 7u32])));
+                out.push(20, &[1u32, 7u32]);
             }
         }
     }
@@ -711,7 +712,7 @@ fn engine_1_rule_21(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[17].contains(&[0u32]) {
-        out.push((20, Box::new([1u32, 8u32])));
+        out.push(20, &[1u32, 8u32]);
     }
 }
 // Rule written by gdlc
@@ -724,7 +725,7 @@ fn engine_1_rule_22(
     if !(tables[17].contains(&[0u32])) {
         if !(tables[17].contains(&[1u32])) {
             if tables[19].contains(&[]) {
-                out.push((20, Box::new([1u32, 8u32])));
+                out.push(20, &[1u32, 8u32]);
             }
         }
     }
@@ -737,7 +738,7 @@ fn engine_1_rule_26(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[1u32]) {
-        out.push((11, Box::new([0u32, 4u32])));
+        out.push(11, &[0u32, 4u32]);
     }
 }
 // Rule written by gdlc
@@ -748,14 +749,14 @@ fn engine_1_rule_27(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[0u32]) {
-        for f1 in tables[12].facts.iter() {
+        for f1 in tables[12].facts() {
             let v0 = f1[0];
             let t1 = store
                 .intern(::gdl_runtime::lifted::store::Node {
                     sym: 0u32,
                     args: Box::new([v0]),
                 });
-            out.push((11, Box::new([0u32, t1])));
+            out.push(11, &[0u32, t1]);
         }
     }
 }
@@ -767,7 +768,7 @@ fn engine_1_rule_28(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[0u32]) {
-        out.push((11, Box::new([1u32, 4u32])));
+        out.push(11, &[1u32, 4u32]);
     }
 }
 // Rule written by gdlc
@@ -778,14 +779,14 @@ fn engine_1_rule_29(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[1u32]) {
-        for f1 in tables[12].facts.iter() {
+        for f1 in tables[12].facts() {
             let v0 = f1[0];
             let t1 = store
                 .intern(::gdl_runtime::lifted::store::Node {
                     sym: 0u32,
                     args: Box::new([v0]),
                 });
-            out.push((11, Box::new([1u32, t1])));
+            out.push(11, &[1u32, t1]);
         }
     }
 }
@@ -796,15 +797,15 @@ fn engine_1_rule_30(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts.iter() {
+    for f0 in tables[25].facts() {
         let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
             let v2 = f1[1];
             if f1[2] != v0 {
                 continue;
             }
-            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| &fixed[15].facts[i]) {
+            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
                 if f2[0] != v1 {
                     continue;
                 }
@@ -812,7 +813,7 @@ fn engine_1_rule_30(
                 if tables[1].contains(&[v3, v2, v0]) {
                     for f4 in fixed[15]
                         .candidates(&[0], &[v3])
-                        .map(|i| &fixed[15].facts[i])
+                        .map(|i| fixed[15].fact(i))
                     {
                         if f4[0] != v3 {
                             continue;
@@ -821,14 +822,14 @@ fn engine_1_rule_30(
                         if tables[1].contains(&[v4, v2, v0]) {
                             for f6 in fixed[15]
                                 .candidates(&[0], &[v4])
-                                .map(|i| &fixed[15].facts[i])
+                                .map(|i| fixed[15].fact(i))
                             {
                                 if f6[0] != v4 {
                                     continue;
                                 }
                                 let v5 = f6[1];
                                 if tables[1].contains(&[v5, v2, v0]) {
-                                    out.push((17, Box::new([v0])));
+                                    out.push(17, &[v0]);
                                 }
                             }
                         }
@@ -845,15 +846,15 @@ fn engine_1_rule_31(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts.iter() {
+    for f0 in tables[25].facts() {
         let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
             let v2 = f1[1];
             if f1[2] != v0 {
                 continue;
             }
-            for f2 in fixed[15].candidates(&[0], &[v2]).map(|i| &fixed[15].facts[i]) {
+            for f2 in fixed[15].candidates(&[0], &[v2]).map(|i| fixed[15].fact(i)) {
                 if f2[0] != v2 {
                     continue;
                 }
@@ -861,7 +862,7 @@ fn engine_1_rule_31(
                 if tables[1].contains(&[v1, v3, v0]) {
                     for f4 in fixed[15]
                         .candidates(&[0], &[v3])
-                        .map(|i| &fixed[15].facts[i])
+                        .map(|i| fixed[15].fact(i))
                     {
                         if f4[0] != v3 {
                             continue;
@@ -870,14 +871,14 @@ fn engine_1_rule_31(
                         if tables[1].contains(&[v1, v4, v0]) {
                             for f6 in fixed[15]
                                 .candidates(&[0], &[v4])
-                                .map(|i| &fixed[15].facts[i])
+                                .map(|i| fixed[15].fact(i))
                             {
                                 if f6[0] != v4 {
                                     continue;
                                 }
                                 let v5 = f6[1];
                                 if tables[1].contains(&[v1, v5, v0]) {
-                                    out.push((17, Box::new([v0])));
+                                    out.push(17, &[v0]);
                                 }
                             }
                         }
@@ -894,28 +895,27 @@ fn engine_1_rule_32(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts.iter() {
+    for f0 in tables[25].facts() {
         let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
             let v2 = f1[1];
             if f1[2] != v0 {
                 continue;
             }
-            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| &fixed[15].facts[i]) {
+            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
                 if f2[0] != v1 {
                     continue;
                 }
                 let v3 = f2[1];
-                for f3 in fixed[15].candidates(&[0], &[v3]).map(|i| &fixed[15].facts[i])
-                {
+                for f3 in fixed[15].candidates(&[0], &[v3]).map(|i| fixed[15].fact(i)) {
                     if f3[0] != v3 {
                         continue;
                     }
                     let v4 = f3[1];
                     for f4 in fixed[15]
                         .candidates(&[0], &[v4])
-                        .map(|i| &fixed[15].facts[i])
+                        .map(|i| fixed[15].fact(i))
                     {
                         if f4[0] != v4 {
                             continue;
@@ -923,7 +923,7 @@ fn engine_1_rule_32(
                         let v5 = f4[1];
                         for f5 in fixed[15]
                             .candidates(&[0], &[v2])
-                            .map(|i| &fixed[15].facts[i])
+                            .map(|i| fixed[15].fact(i))
                         {
                             if f5[0] != v2 {
                                 continue;
@@ -932,7 +932,7 @@ fn engine_1_rule_32(
                             if tables[1].contains(&[v3, v6, v0]) {
                                 for f7 in fixed[15]
                                     .candidates(&[0], &[v6])
-                                    .map(|i| &fixed[15].facts[i])
+                                    .map(|i| fixed[15].fact(i))
                                 {
                                     if f7[0] != v6 {
                                         continue;
@@ -941,14 +941,14 @@ fn engine_1_rule_32(
                                     if tables[1].contains(&[v4, v7, v0]) {
                                         for f9 in fixed[15]
                                             .candidates(&[0], &[v7])
-                                            .map(|i| &fixed[15].facts[i])
+                                            .map(|i| fixed[15].fact(i))
                                         {
                                             if f9[0] != v7 {
                                                 continue;
                                             }
                                             let v8 = f9[1];
                                             if tables[1].contains(&[v5, v8, v0]) {
-                                                out.push((17, Box::new([v0])));
+                                                out.push(17, &[v0]);
                                             }
                                         }
                                     }
@@ -968,28 +968,27 @@ fn engine_1_rule_33(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts.iter() {
+    for f0 in tables[25].facts() {
         let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
             let v2 = f1[1];
             if f1[2] != v0 {
                 continue;
             }
-            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| &fixed[15].facts[i]) {
+            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
                 if f2[0] != v1 {
                     continue;
                 }
                 let v3 = f2[1];
-                for f3 in fixed[15].candidates(&[0], &[v3]).map(|i| &fixed[15].facts[i])
-                {
+                for f3 in fixed[15].candidates(&[0], &[v3]).map(|i| fixed[15].fact(i)) {
                     if f3[0] != v3 {
                         continue;
                     }
                     let v4 = f3[1];
                     for f4 in fixed[15]
                         .candidates(&[0], &[v4])
-                        .map(|i| &fixed[15].facts[i])
+                        .map(|i| fixed[15].fact(i))
                     {
                         if f4[0] != v4 {
                             continue;
@@ -997,7 +996,7 @@ fn engine_1_rule_33(
                         let v5 = f4[1];
                         for f5 in fixed[15]
                             .candidates(&[1], &[v2])
-                            .map(|i| &fixed[15].facts[i])
+                            .map(|i| fixed[15].fact(i))
                         {
                             let v6 = f5[0];
                             if f5[1] != v2 {
@@ -1006,7 +1005,7 @@ fn engine_1_rule_33(
                             if tables[1].contains(&[v3, v6, v0]) {
                                 for f7 in fixed[15]
                                     .candidates(&[1], &[v6])
-                                    .map(|i| &fixed[15].facts[i])
+                                    .map(|i| fixed[15].fact(i))
                                 {
                                     let v7 = f7[0];
                                     if f7[1] != v6 {
@@ -1015,14 +1014,14 @@ fn engine_1_rule_33(
                                     if tables[1].contains(&[v4, v7, v0]) {
                                         for f9 in fixed[15]
                                             .candidates(&[1], &[v7])
-                                            .map(|i| &fixed[15].facts[i])
+                                            .map(|i| fixed[15].fact(i))
                                         {
                                             let v8 = f9[0];
                                             if f9[1] != v7 {
                                                 continue;
                                             }
                                             if tables[1].contains(&[v5, v8, v0]) {
-                                                out.push((17, Box::new([v0])));
+                                                out.push(17, &[v0]);
                                             }
                                         }
                                     }
@@ -1042,10 +1041,10 @@ fn engine_1_rule_35(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        out.push((24, Box::new([v1])));
+        out.push(24, &[v1]);
     }
 }
 // Rule written by gdlc
@@ -1055,10 +1054,10 @@ fn engine_1_rule_37(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        out.push((22, Box::new([v1])));
+        out.push(22, &[v1]);
     }
 }
 // Rule written by gdlc
@@ -1068,20 +1067,20 @@ fn engine_1_rule_38(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in tables[16].candidates(&[0], &[v1]).map(|i| &tables[16].facts[i]) {
+        for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
             if f1[0] != v1 {
                 continue;
             }
             let v2 = f1[1];
-            for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| &fixed[15].facts[i]) {
+            for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| fixed[15].fact(i)) {
                 let v3 = f2[0];
                 if f2[1] != v2 {
                     continue;
                 }
-                out.push((23, Box::new([v1, v3])));
+                out.push(23, &[v1, v3]);
             }
         }
     }
@@ -1093,20 +1092,20 @@ fn engine_1_rule_38_delta_0(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[16].facts[delta.0..delta.1].iter() {
+    for f0 in tables[16].facts_in(delta.0, delta.1) {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| &fixed[15].facts[i]) {
+        for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
             let v2 = f1[0];
             if f1[1] != v1 {
                 continue;
             }
-            for f2 in tables[0].candidates(&[1], &[v0]).map(|i| &tables[0].facts[i]) {
+            for f2 in tables[0].candidates(&[1], &[v0]).map(|i| tables[0].fact(i)) {
                 let v3 = f2[0];
                 if f2[1] != v0 {
                     continue;
                 }
-                out.push((23, Box::new([v0, v2])));
+                out.push(23, &[v0, v2]);
             }
         }
     }
@@ -1119,7 +1118,7 @@ fn engine_1_rule_51(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[17].contains(&[0u32]) {
-        out.push((18, Box::new([])));
+        out.push(18, &[]);
     }
 }
 // Rule written by gdlc
@@ -1130,7 +1129,7 @@ fn engine_1_rule_52(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[17].contains(&[1u32]) {
-        out.push((18, Box::new([])));
+        out.push(18, &[]);
     }
 }
 // Rule written by gdlc
@@ -1141,6 +1140,6 @@ fn engine_1_rule_53(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[19].contains(&[])) {
-        out.push((18, Box::new([])));
+        out.push(18, &[]);
     }
 }

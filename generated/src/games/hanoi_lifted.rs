@@ -191,6 +191,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             },
         ],
         sees: &[],
+        shared_step: true,
     },
 };
 // Rule at hanoi.kif:11
@@ -200,9 +201,9 @@ fn engine_0_rule_10(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts.iter() {
+    for f0 in tables[1].facts() {
         let v0 = f0[0];
-        for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| &fixed[8].facts[i]) {
+        for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -213,7 +214,7 @@ fn engine_0_rule_10(
                         sym: 0u32,
                         args: Box::new([v0, v1]),
                     });
-                out.push((9, Box::new([0u32, t1])));
+                out.push(9, &[0u32, t1]);
             }
         }
     }
@@ -225,9 +226,9 @@ fn engine_0_rule_11(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[3].facts.iter() {
+    for f0 in tables[3].facts() {
         let v0 = f0[0];
-        for f1 in fixed[10].candidates(&[0], &[v0]).map(|i| &fixed[10].facts[i]) {
+        for f1 in fixed[10].candidates(&[0], &[v0]).map(|i| fixed[10].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -237,7 +238,7 @@ fn engine_0_rule_11(
                     sym: 3u32,
                     args: Box::new([v1]),
                 });
-            out.push((11, Box::new([t1])));
+            out.push(11, &[t1]);
         }
     }
 }
@@ -248,7 +249,7 @@ fn engine_0_rule_12(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
@@ -259,7 +260,7 @@ fn engine_0_rule_12(
                 sym: 2u32,
                 args: Box::new([v0, v1]),
             });
-        out.push((11, Box::new([t1])));
+        out.push(11, &[t1]);
     }
 }
 // Rule at hanoi.kif:20
@@ -269,7 +270,7 @@ fn engine_0_rule_13(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts.iter() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         if !(tables[12].contains(&[v0])) {
@@ -278,7 +279,7 @@ fn engine_0_rule_13(
                     sym: 2u32,
                     args: Box::new([v0, v1]),
                 });
-            out.push((11, Box::new([t1])));
+            out.push(11, &[t1]);
         }
     }
 }
@@ -289,7 +290,7 @@ fn engine_0_rule_14(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts.iter() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[12].contains(&[v0]) {
@@ -298,7 +299,7 @@ fn engine_0_rule_14(
                     sym: 1u32,
                     args: Box::new([v1]),
                 });
-            out.push((11, Box::new([t1])));
+            out.push(11, &[t1]);
         }
     }
 }
@@ -309,7 +310,7 @@ fn engine_0_rule_15(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts.iter() {
+    for f0 in tables[1].facts() {
         let v0 = f0[0];
         if !(tables[13].contains(&[v0])) {
             let t1 = store
@@ -317,7 +318,7 @@ fn engine_0_rule_15(
                     sym: 1u32,
                     args: Box::new([v0]),
                 });
-            out.push((11, Box::new([t1])));
+            out.push(11, &[t1]);
         }
     }
 }
@@ -328,13 +329,13 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        out.push((12, Box::new([v0])));
+        out.push(12, &[v0]);
     }
 }
 // Rule at hanoi.kif:32
@@ -344,13 +345,13 @@ fn engine_0_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        out.push((13, Box::new([v1])));
+        out.push(13, &[v1]);
     }
 }
 // Rule at hanoi.kif:35
@@ -361,7 +362,7 @@ fn engine_0_rule_18(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[15u32, 19u32]) {
-        out.push((15, Box::new([0u32, 20u32])));
+        out.push(15, &[0u32, 20u32]);
     }
 }
 // Rule at hanoi.kif:37
@@ -372,7 +373,7 @@ fn engine_0_rule_19(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[15u32, 21u32]) {
-        out.push((15, Box::new([0u32, 22u32])));
+        out.push(15, &[0u32, 22u32]);
     }
 }
 // Rule at hanoi.kif:39
@@ -383,7 +384,7 @@ fn engine_0_rule_20(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[15u32, 23u32]) {
-        out.push((15, Box::new([0u32, 24u32])));
+        out.push(15, &[0u32, 24u32]);
     }
 }
 // Rule at hanoi.kif:41
@@ -394,7 +395,7 @@ fn engine_0_rule_21(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[15u32, 25u32]) {
-        out.push((15, Box::new([0u32, 26u32])));
+        out.push(15, &[0u32, 26u32]);
     }
 }
 // Rule at hanoi.kif:43
@@ -404,13 +405,13 @@ fn engine_0_rule_22(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[16].candidates(&[1], &[25u32]).map(|i| &fixed[16].facts[i]) {
+    for f0 in fixed[16].candidates(&[1], &[25u32]).map(|i| fixed[16].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 25u32 {
             continue;
         }
         if tables[14].contains(&[15u32, v0]) {
-            out.push((15, Box::new([0u32, 27u32])));
+            out.push(15, &[0u32, 27u32]);
         }
     }
 }
@@ -422,7 +423,7 @@ fn engine_0_rule_23(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[28u32]) {
-        out.push((17, Box::new([])));
+        out.push(17, &[]);
     }
 }
 // Rule at hanoi.kif:48
@@ -432,9 +433,9 @@ fn engine_0_rule_24(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts.iter() {
+    for f0 in tables[1].facts() {
         let v0 = f0[0];
-        out.push((14, Box::new([v0, 17u32])));
+        out.push(14, &[v0, 17u32]);
     }
 }
 // Rule at hanoi.kif:50
@@ -444,25 +445,24 @@ fn engine_0_rule_25(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[18].facts.iter() {
+    for f0 in fixed[18].facts() {
         let v0 = f0[0];
-        for f1 in tables[2].candidates(&[0], &[v0]).map(|i| &tables[2].facts[i]) {
+        for f1 in tables[2].candidates(&[0], &[v0]).map(|i| tables[2].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
             let v1 = f1[1];
-            for f2 in tables[14].candidates(&[0], &[v0]).map(|i| &tables[14].facts[i]) {
+            for f2 in tables[14].candidates(&[0], &[v0]).map(|i| tables[14].fact(i)) {
                 if f2[0] != v0 {
                     continue;
                 }
                 let v2 = f2[1];
-                for f3 in fixed[10].candidates(&[0], &[v2]).map(|i| &fixed[10].facts[i])
-                {
+                for f3 in fixed[10].candidates(&[0], &[v2]).map(|i| fixed[10].fact(i)) {
                     if f3[0] != v2 {
                         continue;
                     }
                     let v3 = f3[1];
-                    out.push((14, Box::new([v1, v3])));
+                    out.push(14, &[v1, v3]);
                 }
             }
         }
@@ -475,22 +475,21 @@ fn engine_0_rule_25_delta_0(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[14].facts[delta.0..delta.1].iter() {
+    for f0 in tables[14].facts_in(delta.0, delta.1) {
         let v0 = f0[0];
         let v1 = f0[1];
         if fixed[18].contains(&[v0]) {
-            for f2 in fixed[10].candidates(&[0], &[v1]).map(|i| &fixed[10].facts[i]) {
+            for f2 in fixed[10].candidates(&[0], &[v1]).map(|i| fixed[10].fact(i)) {
                 if f2[0] != v1 {
                     continue;
                 }
                 let v2 = f2[1];
-                for f3 in tables[2].candidates(&[0], &[v0]).map(|i| &tables[2].facts[i])
-                {
+                for f3 in tables[2].candidates(&[0], &[v0]).map(|i| tables[2].fact(i)) {
                     if f3[0] != v0 {
                         continue;
                     }
                     let v3 = f3[1];
-                    out.push((14, Box::new([v3, v2])));
+                    out.push(14, &[v3, v2]);
                 }
             }
         }

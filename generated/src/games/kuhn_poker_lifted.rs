@@ -204,6 +204,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 indexes: &[(0, &[0]), (5, &[0])],
             },
         ],
+        shared_step: true,
     },
 };
 // Rule at kuhnPoker.kif:21
@@ -213,10 +214,10 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[8].facts.iter() {
+    for f0 in fixed[8].facts() {
         let v0 = f0[0];
         if tables[3].contains(&[10u32]) {
-            for f2 in fixed[8].facts.iter() {
+            for f2 in fixed[8].facts() {
                 let v1 = f2[0];
                 {
                     if v0 != v1 {
@@ -225,7 +226,7 @@ fn engine_0_rule_16(
                                 sym: 0u32,
                                 args: Box::new([v0, v1]),
                             });
-                        out.push((12, Box::new([2u32, t1])));
+                        out.push(12, &[2u32, t1]);
                     }
                 }
             }
@@ -240,7 +241,7 @@ fn engine_0_rule_17(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[3].contains(&[10u32])) {
-        out.push((12, Box::new([2u32, 12u32])));
+        out.push(12, &[2u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:23
@@ -250,10 +251,10 @@ fn engine_0_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[7].facts.iter() {
+    for f0 in fixed[7].facts() {
         let v0 = f0[0];
         if tables[3].contains(&[10u32]) {
-            out.push((12, Box::new([v0, 12u32])));
+            out.push(12, &[v0, 12u32]);
         }
     }
 }
@@ -265,7 +266,7 @@ fn engine_0_rule_19(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[13u32]) {
-        out.push((12, Box::new([0u32, 6u32])));
+        out.push(12, &[0u32, 6u32]);
     }
 }
 // Rule at kuhnPoker.kif:27
@@ -276,7 +277,7 @@ fn engine_0_rule_20(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[13u32]) {
-        out.push((12, Box::new([0u32, 7u32])));
+        out.push(12, &[0u32, 7u32]);
     }
 }
 // Rule at kuhnPoker.kif:28
@@ -287,7 +288,7 @@ fn engine_0_rule_21(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[13u32]) {
-        out.push((12, Box::new([1u32, 12u32])));
+        out.push(12, &[1u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:31
@@ -299,7 +300,7 @@ fn engine_0_rule_22(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 7u32]) {
         if tables[3].contains(&[14u32]) {
-            out.push((12, Box::new([1u32, 8u32])));
+            out.push(12, &[1u32, 8u32]);
         }
     }
 }
@@ -312,7 +313,7 @@ fn engine_0_rule_23(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 7u32]) {
         if tables[3].contains(&[14u32]) {
-            out.push((12, Box::new([1u32, 9u32])));
+            out.push(12, &[1u32, 9u32]);
         }
     }
 }
@@ -325,7 +326,7 @@ fn engine_0_rule_24(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 6u32]) {
         if tables[3].contains(&[14u32]) {
-            out.push((12, Box::new([1u32, 6u32])));
+            out.push(12, &[1u32, 6u32]);
         }
     }
 }
@@ -338,7 +339,7 @@ fn engine_0_rule_25(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 6u32]) {
         if tables[3].contains(&[14u32]) {
-            out.push((12, Box::new([1u32, 7u32])));
+            out.push(12, &[1u32, 7u32]);
         }
     }
 }
@@ -350,7 +351,7 @@ fn engine_0_rule_26(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[14u32]) {
-        out.push((12, Box::new([0u32, 12u32])));
+        out.push(12, &[0u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:38
@@ -361,7 +362,7 @@ fn engine_0_rule_27(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[15u32]) {
-        out.push((12, Box::new([0u32, 8u32])));
+        out.push(12, &[0u32, 8u32]);
     }
 }
 // Rule at kuhnPoker.kif:39
@@ -372,7 +373,7 @@ fn engine_0_rule_28(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[15u32]) {
-        out.push((12, Box::new([0u32, 9u32])));
+        out.push(12, &[0u32, 9u32]);
     }
 }
 // Rule at kuhnPoker.kif:40
@@ -383,7 +384,7 @@ fn engine_0_rule_29(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[15u32]) {
-        out.push((12, Box::new([1u32, 12u32])));
+        out.push(12, &[1u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:43
@@ -393,7 +394,7 @@ fn engine_0_rule_30(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -404,7 +405,7 @@ fn engine_0_rule_30(
                 sym: 18u32,
                 args: Box::new([v0]),
             });
-        out.push((13, Box::new([0u32, t1])));
+        out.push(13, &[0u32, t1]);
     }
 }
 // Rule at kuhnPoker.kif:44
@@ -414,7 +415,7 @@ fn engine_0_rule_31(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -425,7 +426,7 @@ fn engine_0_rule_31(
                 sym: 18u32,
                 args: Box::new([v1]),
             });
-        out.push((13, Box::new([1u32, t1])));
+        out.push(13, &[1u32, t1]);
     }
 }
 // Rule at kuhnPoker.kif:45
@@ -435,7 +436,7 @@ fn engine_0_rule_32(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].candidates(&[0], &[0u32]).map(|i| &tables[5].facts[i]) {
+    for f0 in tables[5].candidates(&[0], &[0u32]).map(|i| tables[5].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
@@ -446,7 +447,7 @@ fn engine_0_rule_32(
                     sym: 19u32,
                     args: Box::new([v0]),
                 });
-            out.push((13, Box::new([1u32, t1])));
+            out.push(13, &[1u32, t1]);
         }
     }
 }
@@ -457,7 +458,7 @@ fn engine_0_rule_33(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].candidates(&[0], &[1u32]).map(|i| &tables[5].facts[i]) {
+    for f0 in tables[5].candidates(&[0], &[1u32]).map(|i| tables[5].fact(i)) {
         if f0[0] != 1u32 {
             continue;
         }
@@ -468,7 +469,7 @@ fn engine_0_rule_33(
                     sym: 20u32,
                     args: Box::new([v0]),
                 });
-            out.push((13, Box::new([0u32, t1])));
+            out.push(13, &[0u32, t1]);
         }
     }
 }
@@ -479,7 +480,7 @@ fn engine_0_rule_34(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -490,7 +491,7 @@ fn engine_0_rule_34(
                 sym: 2u32,
                 args: Box::new([0u32, v0]),
             });
-        out.push((14, Box::new([t1])));
+        out.push(14, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:50
@@ -500,7 +501,7 @@ fn engine_0_rule_35(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -511,7 +512,7 @@ fn engine_0_rule_35(
                 sym: 2u32,
                 args: Box::new([1u32, v1]),
             });
-        out.push((14, Box::new([t1])));
+        out.push(14, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:51
@@ -521,7 +522,7 @@ fn engine_0_rule_36(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts.iter() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let t1 = store
@@ -529,7 +530,7 @@ fn engine_0_rule_36(
                 sym: 2u32,
                 args: Box::new([v0, v1]),
             });
-        out.push((14, Box::new([t1])));
+        out.push(14, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:52
@@ -539,7 +540,7 @@ fn engine_0_rule_37(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].facts.iter() {
+    for f0 in tables[5].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         if fixed[10].contains(&[v1]) {
@@ -548,7 +549,7 @@ fn engine_0_rule_37(
                     sym: 1u32,
                     args: Box::new([v0, v1]),
                 });
-            out.push((14, Box::new([t1])));
+            out.push(14, &[t1]);
         }
     }
 }
@@ -559,7 +560,7 @@ fn engine_0_rule_38(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts.iter() {
+    for f0 in tables[1].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let t1 = store
@@ -567,7 +568,7 @@ fn engine_0_rule_38(
                 sym: 1u32,
                 args: Box::new([v0, v1]),
             });
-        out.push((14, Box::new([t1])));
+        out.push(14, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:55
@@ -578,7 +579,7 @@ fn engine_0_rule_39(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[10u32]) {
-        out.push((14, Box::new([16u32])));
+        out.push(14, &[16u32]);
     }
 }
 // Rule at kuhnPoker.kif:56
@@ -589,7 +590,7 @@ fn engine_0_rule_40(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[13u32]) {
-        out.push((14, Box::new([17u32])));
+        out.push(14, &[17u32]);
     }
 }
 // Rule at kuhnPoker.kif:57
@@ -602,7 +603,7 @@ fn engine_0_rule_41(
     if tables[5].contains(&[1u32, 7u32]) {
         if tables[1].contains(&[0u32, 6u32]) {
             if tables[3].contains(&[14u32]) {
-                out.push((14, Box::new([18u32])));
+                out.push(14, &[18u32]);
             }
         }
     }
@@ -616,7 +617,7 @@ fn engine_0_rule_42(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 7u32]) {
         if tables[3].contains(&[14u32]) {
-            out.push((14, Box::new([20u32])));
+            out.push(14, &[20u32]);
         }
     }
 }
@@ -629,7 +630,7 @@ fn engine_0_rule_43(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[5].contains(&[1u32, 6u32]) {
         if tables[3].contains(&[14u32]) {
-            out.push((14, Box::new([20u32])));
+            out.push(14, &[20u32]);
         }
     }
 }
@@ -641,7 +642,7 @@ fn engine_0_rule_44(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[15u32]) {
-        out.push((14, Box::new([20u32])));
+        out.push(14, &[20u32]);
     }
 }
 // Rule at kuhnPoker.kif:62
@@ -652,7 +653,7 @@ fn engine_0_rule_45(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[3].contains(&[19u32]) {
-        out.push((15, Box::new([])));
+        out.push(15, &[]);
     }
 }
 // Rule at kuhnPoker.kif:65
@@ -662,12 +663,12 @@ fn engine_0_rule_46(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[1], &[8u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[1], &[8u32]).map(|i| tables[1].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 8u32 {
             continue;
         }
-        out.push((16, Box::new([])));
+        out.push(16, &[]);
     }
 }
 // Rule at kuhnPoker.kif:66
@@ -677,12 +678,12 @@ fn engine_0_rule_47(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[1], &[9u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[1], &[9u32]).map(|i| tables[1].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 9u32 {
             continue;
         }
-        out.push((17, Box::new([])));
+        out.push(17, &[]);
     }
 }
 // Rule at kuhnPoker.kif:67
@@ -692,20 +693,20 @@ fn engine_0_rule_48(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[9].facts.iter() {
+    for f0 in fixed[9].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in tables[2].candidates(&[1], &[v0]).map(|i| &tables[2].facts[i]) {
+        for f1 in tables[2].candidates(&[1], &[v0]).map(|i| tables[2].fact(i)) {
             let v2 = f1[0];
             if f1[1] != v0 {
                 continue;
             }
-            for f2 in tables[2].candidates(&[1], &[v1]).map(|i| &tables[2].facts[i]) {
+            for f2 in tables[2].candidates(&[1], &[v1]).map(|i| tables[2].fact(i)) {
                 let v3 = f2[0];
                 if f2[1] != v1 {
                     continue;
                 }
-                out.push((18, Box::new([v2])));
+                out.push(18, &[v2]);
             }
         }
     }
@@ -719,7 +720,7 @@ fn engine_0_rule_49(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[18].contains(&[0u32]) {
         if tables[16].contains(&[]) {
-            out.push((19, Box::new([0u32, 21u32])));
+            out.push(19, &[0u32, 21u32]);
         }
     }
 }
@@ -733,7 +734,7 @@ fn engine_0_rule_50(
     if !(tables[16].contains(&[])) {
         if !(tables[17].contains(&[])) {
             if tables[18].contains(&[0u32]) {
-                out.push((19, Box::new([0u32, 22u32])));
+                out.push(19, &[0u32, 22u32]);
             }
         }
     }
@@ -746,7 +747,7 @@ fn engine_0_rule_51(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[1u32, 9u32]) {
-        out.push((19, Box::new([0u32, 22u32])));
+        out.push(19, &[0u32, 22u32]);
     }
 }
 // Rule at kuhnPoker.kif:72
@@ -759,7 +760,7 @@ fn engine_0_rule_52(
     if !(tables[16].contains(&[])) {
         if !(tables[17].contains(&[])) {
             if tables[18].contains(&[1u32]) {
-                out.push((19, Box::new([0u32, 23u32])));
+                out.push(19, &[0u32, 23u32]);
             }
         }
     }
@@ -772,7 +773,7 @@ fn engine_0_rule_53(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 9u32]) {
-        out.push((19, Box::new([0u32, 23u32])));
+        out.push(19, &[0u32, 23u32]);
     }
 }
 // Rule at kuhnPoker.kif:74
@@ -784,7 +785,7 @@ fn engine_0_rule_54(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[18].contains(&[1u32]) {
         if tables[16].contains(&[]) {
-            out.push((19, Box::new([0u32, 24u32])));
+            out.push(19, &[0u32, 24u32]);
         }
     }
 }
@@ -797,7 +798,7 @@ fn engine_0_rule_55(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[18].contains(&[1u32]) {
         if tables[16].contains(&[]) {
-            out.push((19, Box::new([1u32, 21u32])));
+            out.push(19, &[1u32, 21u32]);
         }
     }
 }
@@ -811,7 +812,7 @@ fn engine_0_rule_56(
     if !(tables[16].contains(&[])) {
         if !(tables[17].contains(&[])) {
             if tables[18].contains(&[1u32]) {
-                out.push((19, Box::new([1u32, 22u32])));
+                out.push(19, &[1u32, 22u32]);
             }
         }
     }
@@ -824,7 +825,7 @@ fn engine_0_rule_57(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[0u32, 9u32]) {
-        out.push((19, Box::new([1u32, 22u32])));
+        out.push(19, &[1u32, 22u32]);
     }
 }
 // Rule at kuhnPoker.kif:79
@@ -837,7 +838,7 @@ fn engine_0_rule_58(
     if !(tables[16].contains(&[])) {
         if !(tables[17].contains(&[])) {
             if tables[18].contains(&[0u32]) {
-                out.push((19, Box::new([1u32, 23u32])));
+                out.push(19, &[1u32, 23u32]);
             }
         }
     }
@@ -850,7 +851,7 @@ fn engine_0_rule_59(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[1].contains(&[1u32, 9u32]) {
-        out.push((19, Box::new([1u32, 23u32])));
+        out.push(19, &[1u32, 23u32]);
     }
 }
 // Rule at kuhnPoker.kif:81
@@ -862,7 +863,7 @@ fn engine_0_rule_60(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[18].contains(&[0u32]) {
         if tables[16].contains(&[]) {
-            out.push((19, Box::new([1u32, 24u32])));
+            out.push(19, &[1u32, 24u32]);
         }
     }
 }
@@ -873,5 +874,5 @@ fn engine_0_rule_61(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push((19, Box::new([2u32, 24u32])));
+    out.push(19, &[2u32, 24u32]);
 }

@@ -158,6 +158,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 indexes: &[(2, &[0])],
             },
         ],
+        shared_step: true,
     },
 };
 // Rule at montyHall.kif:13
@@ -168,14 +169,14 @@ fn engine_0_rule_6(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[2u32]) {
-        for f1 in tables[5].facts.iter() {
+        for f1 in tables[5].facts() {
             let v0 = f1[0];
             let t1 = store
                 .intern(::gdl_runtime::lifted::store::Node {
                     sym: 1u32,
                     args: Box::new([v0]),
                 });
-            out.push((11, Box::new([1u32, t1])));
+            out.push(11, &[1u32, t1]);
         }
     }
 }
@@ -187,7 +188,7 @@ fn engine_0_rule_7(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[4u32]) {
-        for f1 in tables[5].facts.iter() {
+        for f1 in tables[5].facts() {
             let v0 = f1[0];
             if !(tables[3].contains(&[v0])) {
                 if !(tables[4].contains(&[v0])) {
@@ -196,7 +197,7 @@ fn engine_0_rule_7(
                             sym: 2u32,
                             args: Box::new([v0]),
                         });
-                    out.push((11, Box::new([1u32, t1])));
+                    out.push(11, &[1u32, t1]);
                 }
             }
         }
@@ -210,7 +211,7 @@ fn engine_0_rule_8(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[6u32]) {
-        out.push((11, Box::new([1u32, 9u32])));
+        out.push(11, &[1u32, 9u32]);
     }
 }
 // Rule at montyHall.kif:17
@@ -221,14 +222,14 @@ fn engine_0_rule_9(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[2u32]) {
-        for f1 in tables[5].facts.iter() {
+        for f1 in tables[5].facts() {
             let v0 = f1[0];
             let t1 = store
                 .intern(::gdl_runtime::lifted::store::Node {
                     sym: 0u32,
                     args: Box::new([v0]),
                 });
-            out.push((11, Box::new([0u32, t1])));
+            out.push(11, &[0u32, t1]);
         }
     }
 }
@@ -240,7 +241,7 @@ fn engine_0_rule_10(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[4u32]) {
-        out.push((11, Box::new([0u32, 9u32])));
+        out.push(11, &[0u32, 9u32]);
     }
 }
 // Rule at montyHall.kif:19
@@ -251,7 +252,7 @@ fn engine_0_rule_11(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[6u32]) {
-        out.push((11, Box::new([0u32, 9u32])));
+        out.push(11, &[0u32, 9u32]);
     }
 }
 // Rule at montyHall.kif:20
@@ -262,7 +263,7 @@ fn engine_0_rule_12(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[6u32]) {
-        out.push((11, Box::new([0u32, 10u32])));
+        out.push(11, &[0u32, 10u32]);
     }
 }
 // Rule at montyHall.kif:22
@@ -272,12 +273,12 @@ fn engine_0_rule_13(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].candidates(&[0], &[1u32]).map(|i| &tables[2].facts[i]) {
+    for f0 in tables[2].candidates(&[0], &[1u32]).map(|i| tables[2].fact(i)) {
         if f0[0] != 1u32 {
             continue;
         }
         let v0 = f0[1];
-        out.push((12, Box::new([0u32, v0])));
+        out.push(12, &[0u32, v0]);
     }
 }
 // Rule at montyHall.kif:23
@@ -288,9 +289,9 @@ fn engine_0_rule_14(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[6u32]) {
-        for f1 in tables[3].facts.iter() {
+        for f1 in tables[3].facts() {
             let v0 = f1[0];
-            out.push((12, Box::new([0u32, v0])));
+            out.push(12, &[0u32, v0]);
         }
     }
 }
@@ -301,7 +302,7 @@ fn engine_0_rule_15(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[0], &[1u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[0], &[1u32]).map(|i| tables[1].fact(i)) {
         if f0[0] != 1u32 {
             continue;
         }
@@ -311,7 +312,7 @@ fn engine_0_rule_15(
                 sym: 3u32,
                 args: Box::new([v0]),
             });
-        out.push((13, Box::new([t1])));
+        out.push(13, &[t1]);
     }
 }
 // Rule at montyHall.kif:26
@@ -321,14 +322,14 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[3].facts.iter() {
+    for f0 in tables[3].facts() {
         let v0 = f0[0];
         let t1 = store
             .intern(::gdl_runtime::lifted::store::Node {
                 sym: 3u32,
                 args: Box::new([v0]),
             });
-        out.push((13, Box::new([t1])));
+        out.push(13, &[t1]);
     }
 }
 // Rule at montyHall.kif:27
@@ -338,7 +339,7 @@ fn engine_0_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].facts.iter() {
+    for f0 in tables[5].facts() {
         let v0 = f0[0];
         if !(tables[2].contains(&[1u32, v0])) {
             let t1 = store
@@ -346,7 +347,7 @@ fn engine_0_rule_17(
                     sym: 5u32,
                     args: Box::new([v0]),
                 });
-            out.push((13, Box::new([t1])));
+            out.push(13, &[t1]);
         }
     }
 }
@@ -357,7 +358,7 @@ fn engine_0_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
@@ -367,7 +368,7 @@ fn engine_0_rule_18(
                 sym: 4u32,
                 args: Box::new([v0]),
             });
-        out.push((13, Box::new([t1])));
+        out.push(13, &[t1]);
     }
 }
 // Rule at montyHall.kif:29
@@ -378,14 +379,14 @@ fn engine_0_rule_19(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[8].contains(&[0u32, 10u32])) {
-        for f1 in tables[4].facts.iter() {
+        for f1 in tables[4].facts() {
             let v0 = f1[0];
             let t1 = store
                 .intern(::gdl_runtime::lifted::store::Node {
                     sym: 4u32,
                     args: Box::new([v0]),
                 });
-            out.push((13, Box::new([t1])));
+            out.push(13, &[t1]);
         }
     }
 }
@@ -397,7 +398,7 @@ fn engine_0_rule_20(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[8].contains(&[0u32, 10u32]) {
-        for f1 in tables[5].facts.iter() {
+        for f1 in tables[5].facts() {
             let v0 = f1[0];
             if !(tables[4].contains(&[v0])) {
                 let t1 = store
@@ -405,7 +406,7 @@ fn engine_0_rule_20(
                         sym: 4u32,
                         args: Box::new([v0]),
                     });
-                out.push((13, Box::new([t1])));
+                out.push(13, &[t1]);
             }
         }
     }
@@ -418,7 +419,7 @@ fn engine_0_rule_21(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[2u32]) {
-        out.push((13, Box::new([11u32])));
+        out.push(13, &[11u32]);
     }
 }
 // Rule at montyHall.kif:32
@@ -429,7 +430,7 @@ fn engine_0_rule_22(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[4u32]) {
-        out.push((13, Box::new([12u32])));
+        out.push(13, &[12u32]);
     }
 }
 // Rule at montyHall.kif:33
@@ -440,7 +441,7 @@ fn engine_0_rule_23(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[6u32]) {
-        out.push((13, Box::new([14u32])));
+        out.push(13, &[14u32]);
     }
 }
 // Rule at montyHall.kif:35
@@ -451,7 +452,7 @@ fn engine_0_rule_24(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[6].contains(&[13u32]) {
-        out.push((14, Box::new([])));
+        out.push(14, &[]);
     }
 }
 // Rule at montyHall.kif:37
@@ -461,10 +462,10 @@ fn engine_0_rule_25(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[4].facts.iter() {
+    for f0 in tables[4].facts() {
         let v0 = f0[0];
         if tables[3].contains(&[v0]) {
-            out.push((15, Box::new([0u32, 15u32])));
+            out.push(15, &[0u32, 15u32]);
         }
     }
 }
@@ -475,10 +476,10 @@ fn engine_0_rule_26(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[4].facts.iter() {
+    for f0 in tables[4].facts() {
         let v0 = f0[0];
         if !(tables[3].contains(&[v0])) {
-            out.push((15, Box::new([0u32, 16u32])));
+            out.push(15, &[0u32, 16u32]);
         }
     }
 }
@@ -489,5 +490,5 @@ fn engine_0_rule_27(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push((15, Box::new([1u32, 16u32])));
+    out.push(15, &[1u32, 16u32]);
 }

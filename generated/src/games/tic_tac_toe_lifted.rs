@@ -225,6 +225,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             },
         ],
         sees: &[],
+        shared_step: true,
     },
 };
 // Rule at ticTacToe.kif:46
@@ -234,7 +235,7 @@ fn engine_0_rule_21(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
@@ -246,7 +247,7 @@ fn engine_0_rule_21(
                     sym: 1u32,
                     args: Box::new([v0, v1, 6u32]),
                 });
-            out.push((10, Box::new([t1])));
+            out.push(10, &[t1]);
         }
     }
 }
@@ -257,7 +258,7 @@ fn engine_0_rule_22(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[1u32]).map(|i| &tables[0].facts[i]) {
+    for f0 in tables[0].candidates(&[0], &[1u32]).map(|i| tables[0].fact(i)) {
         if f0[0] != 1u32 {
             continue;
         }
@@ -269,7 +270,7 @@ fn engine_0_rule_22(
                     sym: 1u32,
                     args: Box::new([v0, v1, 7u32]),
                 });
-            out.push((10, Box::new([t1])));
+            out.push(10, &[t1]);
         }
     }
 }
@@ -280,7 +281,7 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts.iter() {
+    for f0 in tables[1].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
@@ -291,7 +292,7 @@ fn engine_0_rule_23(
                         sym: 1u32,
                         args: Box::new([v0, v1, v2]),
                     });
-                out.push((10, Box::new([t1])));
+                out.push(10, &[t1]);
             }
         }
     }
@@ -303,11 +304,11 @@ fn engine_0_rule_24(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
-        for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
             let v3 = f1[0];
             let v4 = f1[1];
             if f1[2] != 5u32 {
@@ -320,7 +321,7 @@ fn engine_0_rule_24(
                             sym: 1u32,
                             args: Box::new([v3, v4, 5u32]),
                         });
-                    out.push((10, Box::new([t1])));
+                    out.push(10, &[t1]);
                 }
             }
         }
@@ -333,11 +334,11 @@ fn engine_0_rule_25(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts.iter() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
-        for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
             let v3 = f1[0];
             let v4 = f1[1];
             if f1[2] != 5u32 {
@@ -350,7 +351,7 @@ fn engine_0_rule_25(
                             sym: 1u32,
                             args: Box::new([v3, v4, 5u32]),
                         });
-                    out.push((10, Box::new([t1])));
+                    out.push(10, &[t1]);
                 }
             }
         }
@@ -364,7 +365,7 @@ fn engine_0_rule_26(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[1u32]) {
-        out.push((10, Box::new([18u32])));
+        out.push(10, &[18u32]);
     }
 }
 // Rule at ticTacToe.kif:66
@@ -375,7 +376,7 @@ fn engine_0_rule_27(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[0u32]) {
-        out.push((10, Box::new([19u32])));
+        out.push(10, &[19u32]);
     }
 }
 // Rule at ticTacToe.kif:70
@@ -385,7 +386,7 @@ fn engine_0_rule_28(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[1], &[2u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[1], &[2u32]).map(|i| tables[1].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 2u32 {
             continue;
@@ -393,7 +394,7 @@ fn engine_0_rule_28(
         let v1 = f0[2];
         if tables[1].contains(&[v0, 3u32, v1]) {
             if tables[1].contains(&[v0, 4u32, v1]) {
-                out.push((11, Box::new([v0, v1])));
+                out.push(11, &[v0, v1]);
             }
         }
     }
@@ -405,7 +406,7 @@ fn engine_0_rule_29(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[0], &[2u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[0], &[2u32]).map(|i| tables[1].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -413,7 +414,7 @@ fn engine_0_rule_29(
         let v1 = f0[2];
         if tables[1].contains(&[3u32, v0, v1]) {
             if tables[1].contains(&[4u32, v0, v1]) {
-                out.push((12, Box::new([v0, v1])));
+                out.push(12, &[v0, v1]);
             }
         }
     }
@@ -425,7 +426,7 @@ fn engine_0_rule_30(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[0, 1], &[2u32, 2u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[0, 1], &[2u32, 2u32]).map(|i| tables[1].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -435,7 +436,7 @@ fn engine_0_rule_30(
         let v0 = f0[2];
         if tables[1].contains(&[3u32, 3u32, v0]) {
             if tables[1].contains(&[4u32, 4u32, v0]) {
-                out.push((13, Box::new([v0])));
+                out.push(13, &[v0]);
             }
         }
     }
@@ -447,7 +448,7 @@ fn engine_0_rule_31(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[0, 1], &[2u32, 4u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[0, 1], &[2u32, 4u32]).map(|i| tables[1].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
@@ -457,7 +458,7 @@ fn engine_0_rule_31(
         let v0 = f0[2];
         if tables[1].contains(&[3u32, 3u32, v0]) {
             if tables[1].contains(&[4u32, 2u32, v0]) {
-                out.push((13, Box::new([v0])));
+                out.push(13, &[v0]);
             }
         }
     }
@@ -469,10 +470,10 @@ fn engine_0_rule_32(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[11].facts.iter() {
+    for f0 in tables[11].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        out.push((14, Box::new([v1])));
+        out.push(14, &[v1]);
     }
 }
 // Rule at ticTacToe.kif:92
@@ -482,10 +483,10 @@ fn engine_0_rule_33(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[12].facts.iter() {
+    for f0 in tables[12].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        out.push((14, Box::new([v1])));
+        out.push(14, &[v1]);
     }
 }
 // Rule at ticTacToe.kif:93
@@ -495,9 +496,9 @@ fn engine_0_rule_34(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[13].facts.iter() {
+    for f0 in tables[13].facts() {
         let v0 = f0[0];
-        out.push((14, Box::new([v0])));
+        out.push(14, &[v0]);
     }
 }
 // Rule at ticTacToe.kif:96
@@ -507,13 +508,13 @@ fn engine_0_rule_35(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| &tables[1].facts[i]) {
+    for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
         let v0 = f0[0];
         let v1 = f0[1];
         if f0[2] != 5u32 {
             continue;
         }
-        out.push((15, Box::new([])));
+        out.push(15, &[]);
     }
 }
 // Rule at ticTacToe.kif:101
@@ -523,9 +524,9 @@ fn engine_0_rule_36(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts.iter() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| &tables[1].facts[i]) {
+        for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
             let v2 = f1[1];
             if f1[2] != 5u32 {
@@ -536,7 +537,7 @@ fn engine_0_rule_36(
                     sym: 0u32,
                     args: Box::new([v1, v2]),
                 });
-            out.push((16, Box::new([v0, t1])));
+            out.push(16, &[v0, t1]);
         }
     }
 }
@@ -548,7 +549,7 @@ fn engine_0_rule_37(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[1u32]) {
-        out.push((16, Box::new([0u32, 8u32])));
+        out.push(16, &[0u32, 8u32]);
     }
 }
 // Rule at ticTacToe.kif:108
@@ -559,7 +560,7 @@ fn engine_0_rule_38(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[2].contains(&[0u32]) {
-        out.push((16, Box::new([1u32, 8u32])));
+        out.push(16, &[1u32, 8u32]);
     }
 }
 // Rule at ticTacToe.kif:113
@@ -570,7 +571,7 @@ fn engine_0_rule_39(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[6u32]) {
-        out.push((17, Box::new([0u32, 20u32])));
+        out.push(17, &[0u32, 20u32]);
     }
 }
 // Rule at ticTacToe.kif:116
@@ -583,7 +584,7 @@ fn engine_0_rule_40(
     if !(tables[14].contains(&[6u32])) {
         if !(tables[14].contains(&[7u32])) {
             if !(tables[15].contains(&[])) {
-                out.push((17, Box::new([0u32, 21u32])));
+                out.push(17, &[0u32, 21u32]);
             }
         }
     }
@@ -596,7 +597,7 @@ fn engine_0_rule_41(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[7u32]) {
-        out.push((17, Box::new([0u32, 22u32])));
+        out.push(17, &[0u32, 22u32]);
     }
 }
 // Rule at ticTacToe.kif:124
@@ -607,7 +608,7 @@ fn engine_0_rule_42(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[7u32]) {
-        out.push((17, Box::new([1u32, 20u32])));
+        out.push(17, &[1u32, 20u32]);
     }
 }
 // Rule at ticTacToe.kif:127
@@ -620,7 +621,7 @@ fn engine_0_rule_43(
     if !(tables[14].contains(&[6u32])) {
         if !(tables[14].contains(&[7u32])) {
             if !(tables[15].contains(&[])) {
-                out.push((17, Box::new([1u32, 21u32])));
+                out.push(17, &[1u32, 21u32]);
             }
         }
     }
@@ -633,7 +634,7 @@ fn engine_0_rule_44(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[6u32]) {
-        out.push((17, Box::new([1u32, 22u32])));
+        out.push(17, &[1u32, 22u32]);
     }
 }
 // Rule at ticTacToe.kif:137
@@ -644,7 +645,7 @@ fn engine_0_rule_45(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[6u32]) {
-        out.push((18, Box::new([])));
+        out.push(18, &[]);
     }
 }
 // Rule at ticTacToe.kif:140
@@ -655,7 +656,7 @@ fn engine_0_rule_46(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[14].contains(&[7u32]) {
-        out.push((18, Box::new([])));
+        out.push(18, &[]);
     }
 }
 // Rule at ticTacToe.kif:143
@@ -666,6 +667,6 @@ fn engine_0_rule_47(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[15].contains(&[])) {
-        out.push((18, Box::new([])));
+        out.push(18, &[]);
     }
 }

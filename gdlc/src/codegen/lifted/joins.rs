@@ -94,7 +94,7 @@ impl Writer<'_> {
     fn positive(&mut self, at: usize, p: &Pattern) -> TokenStream {
         let table = self.fixed.table(p.rel);
         if at == 0 && self.delta_first {
-            return self.each_fact(at, p, quote!(#table.facts[delta.0..delta.1].iter()));
+            return self.each_fact(at, p, quote!(#table.facts_in(delta.0, delta.1)));
         }
         match self.access[at].clone() {
             Access::Member => {
@@ -102,13 +102,13 @@ impl Writer<'_> {
                 let rest = self.literal(at + 1);
                 quote!(if #present { #rest })
             }
-            Access::Scan => self.each_fact(at, p, quote!(#table.facts.iter())),
+            Access::Scan => self.each_fact(at, p, quote!(#table.facts())),
             Access::Index(positions) => {
                 let keys: Vec<Resolved> = positions.iter().map(|&i| self.resolve(&p.args[i])).collect();
                 let (names, wrap) = self.unwrap_all(keys);
                 let positions = positions.iter().map(|&i| Literal::usize_unsuffixed(i));
                 let candidates = quote! {
-                    #table.candidates(&[#(#positions),*], &[#(#names),*]).map(|i| &#table.facts[i])
+                    #table.candidates(&[#(#positions),*], &[#(#names),*]).map(|i| #table.fact(i))
                 };
                 let inner = self.each_fact(at, p, candidates);
                 wrap(inner, quote!({}))
@@ -263,7 +263,7 @@ impl Writer<'_> {
         let rel = Literal::usize_unsuffixed(head.rel);
         quote! {
             #lets
-            out.push((#rel, Box::new([#(#parts),*])));
+            out.push(#rel, &[#(#parts),*]);
         }
     }
 }

@@ -56,6 +56,8 @@ pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStre
         }
     });
     let [legal, next, terminal, goal, sees] = [0, 1, 2, 3, 4].map(|q| queries[q].clone());
+    let chosen = |query: Query| interp.chosen[query as usize];
+    let shared_step = chosen(Query::Terminal) == chosen(Query::Legal) && chosen(Query::Legal) == chosen(Query::Next);
     let program = program_data(interp, &fixed_indexes);
     let roles = &interp.roles;
     let role_count = roles.len();
@@ -86,6 +88,7 @@ pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStre
                 terminal: #terminal,
                 goal: #goal,
                 sees: #sees,
+                shared_step: #shared_step,
             },
         };
         #(#functions)*
@@ -169,10 +172,10 @@ fn program_data(interp: &Interpreter, fixed_indexes: &BTreeSet<(usize, Vec<usize
     interp.terms.write_flat_nodes(&mut words);
     let terms = words_to_text(&words);
     let mut words = Vec::new();
-    for (rel, table) in interp.fixed.iter().enumerate().filter(|(_, t)| !t.facts.is_empty()) {
-        let width = table.facts[0].len();
-        words.extend([rel as u32, width as u32, table.facts.len() as u32]);
-        words.extend(table.facts.iter().flat_map(|f| f.iter().copied()));
+    for (rel, table) in interp.fixed.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+        let width = table.fact(0).len();
+        words.extend([rel as u32, width as u32, table.len() as u32]);
+        words.extend(table.facts().flat_map(|f| f.iter().copied()));
     }
     let fixed = words_to_text(&words);
     let relations = interp.relations.len();
@@ -236,8 +239,7 @@ fn program_data(interp: &Interpreter, fixed_indexes: &BTreeSet<(usize, Vec<usize
 /// The terms of the initial state's facts: the arguments of the `init` facts.
 fn initial_terms(interp: &Interpreter) -> Vec<u32> {
     let Some(init) = interp.relations.get("init", 1) else { return Vec::new() };
-    let mut terms: Vec<u32> =
-        interp.fixed.get(init).map(|t| t.facts.iter().map(|f| f[0]).collect()).unwrap_or_default();
+    let mut terms: Vec<u32> = interp.fixed.get(init).map(|t| t.facts().map(|f| f[0]).collect()).unwrap_or_default();
     terms.sort_unstable();
     terms.dedup();
     terms
