@@ -76,7 +76,9 @@ impl Table {
     #[inline]
     fn slot_of(&self, fact: &[TermId]) -> usize {
         let mask = self.slots.len() - 1;
-        let mut slot = (hash_fact(fact) >> 7) as usize & mask;
+        // The product's top bits depend on every bit mixed in; its low bits on the low ones only.
+        let shift = 64 - self.slots.len().trailing_zeros();
+        let mut slot = (hash_fact(fact) >> shift) as usize & mask;
         loop {
             let at = self.slots[slot];
             if at == EMPTY || self.fact(at as usize) == fact {
