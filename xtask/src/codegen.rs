@@ -47,9 +47,11 @@ pub(crate) const PARTS_TWINS: &[&str] = &["checkers", "gather"];
 
 /// Games also compiled in the lifted form (`Form::Lifted`, as `MODULE_lifted`), the form of
 /// games too large to ground, so that the differential tests and replays check it on games
-/// small enough to bundle: static legal moves (buttons), recursive relations and function
-/// terms (connectFour, hanoi), GDL-II with percepts and a random role (kuhnPoker, montyHall).
-pub(crate) const LIFTED_TWINS: &[&str] = &["buttons", "connectFour", "hanoi", "kuhnPoker", "montyHall", "ticTacToe"];
+/// small enough to bundle: static legal moves (buttons), recursive relations (connectFour,
+/// hanoi), GDL-II with percepts and a random role (kuhnPoker, montyHall), function terms matched
+/// and looked up in bodies (checkers, tokensOnLine, written for this).
+pub(crate) const LIFTED_TWINS: &[&str] =
+    &["buttons", "checkers", "connectFour", "hanoi", "kuhnPoker", "montyHall", "ticTacToe", "tokensOnLine"];
 
 /// A directory of games and the directory of their compiled modules.
 struct Collection {

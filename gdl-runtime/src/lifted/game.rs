@@ -68,7 +68,11 @@ impl LiftedGame {
             rest = &tail[size..];
         }
         for &(rel, positions) in program.fixed_indexes {
-            fixed.get_mut(rel).ok_or(BadProgram("an index of no relation"))?.ensure_index(positions);
+            let table = fixed.get_mut(rel).ok_or(BadProgram("an index of no relation"))?;
+            if !table.is_empty() && positions.iter().any(|&p| p >= table.fact(0).len()) {
+                return Err(BadProgram("an index on an argument a static relation does not have"));
+            }
+            table.ensure_index(positions);
         }
         if !program.role_terms.iter().chain(program.initial).all(|&t| known(t)) {
             return Err(BadProgram("a role or initial fact is not a known term"));

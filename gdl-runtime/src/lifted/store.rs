@@ -105,7 +105,7 @@ impl Terms {
         while let [sym, arity, rest @ ..] = flat {
             let arity = *arity as usize;
             let args: Box<[TermId]> = rest.get(..arity)?.into();
-            if args.iter().any(|&a| a as usize >= terms.len()) {
+            if args.iter().any(|&a| a as usize >= terms.len()) || terms.len() >= LOCAL_BIT as usize {
                 return None;
             }
             let id = terms.len() as TermId;

@@ -146,6 +146,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     },
 };
 // Rule at buttons.kif:16
+#[allow(unused_variables)]
 fn engine_0_rule_5(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -159,6 +160,7 @@ fn engine_0_rule_5(
     }
 }
 // Rule at buttons.kif:20
+#[allow(unused_variables)]
 fn engine_0_rule_6(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -172,6 +174,7 @@ fn engine_0_rule_6(
     }
 }
 // Rule at buttons.kif:24
+#[allow(unused_variables)]
 fn engine_0_rule_7(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -185,6 +188,7 @@ fn engine_0_rule_7(
     }
 }
 // Rule at buttons.kif:28
+#[allow(unused_variables)]
 fn engine_0_rule_8(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -198,6 +202,7 @@ fn engine_0_rule_8(
     }
 }
 // Rule at buttons.kif:32
+#[allow(unused_variables)]
 fn engine_0_rule_9(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -211,6 +216,7 @@ fn engine_0_rule_9(
     }
 }
 // Rule at buttons.kif:36
+#[allow(unused_variables)]
 fn engine_0_rule_10(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -224,6 +230,7 @@ fn engine_0_rule_10(
     }
 }
 // Rule at buttons.kif:41
+#[allow(unused_variables)]
 fn engine_0_rule_11(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -237,6 +244,7 @@ fn engine_0_rule_11(
     }
 }
 // Rule at buttons.kif:45
+#[allow(unused_variables)]
 fn engine_0_rule_12(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -250,6 +258,7 @@ fn engine_0_rule_12(
     }
 }
 // Rule at buttons.kif:49
+#[allow(unused_variables)]
 fn engine_0_rule_13(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -263,6 +272,7 @@ fn engine_0_rule_13(
     }
 }
 // Rule at buttons.kif:53
+#[allow(unused_variables)]
 fn engine_0_rule_14(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -276,6 +286,7 @@ fn engine_0_rule_14(
     }
 }
 // Rule at buttons.kif:57
+#[allow(unused_variables)]
 fn engine_0_rule_15(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -289,6 +300,7 @@ fn engine_0_rule_15(
     }
 }
 // Rule at buttons.kif:61
+#[allow(unused_variables)]
 fn engine_0_rule_16(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -302,6 +314,7 @@ fn engine_0_rule_16(
     }
 }
 // Rule at buttons.kif:66
+#[allow(unused_variables)]
 fn engine_0_rule_17(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -315,6 +328,7 @@ fn engine_0_rule_17(
     }
 }
 // Rule at buttons.kif:70
+#[allow(unused_variables)]
 fn engine_0_rule_18(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -328,6 +342,7 @@ fn engine_0_rule_18(
     }
 }
 // Rule at buttons.kif:74
+#[allow(unused_variables)]
 fn engine_0_rule_19(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -341,6 +356,7 @@ fn engine_0_rule_19(
     }
 }
 // Rule at buttons.kif:78
+#[allow(unused_variables)]
 fn engine_0_rule_20(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -354,6 +370,7 @@ fn engine_0_rule_20(
     }
 }
 // Rule at buttons.kif:82
+#[allow(unused_variables)]
 fn engine_0_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -367,6 +384,7 @@ fn engine_0_rule_21(
     }
 }
 // Rule at buttons.kif:86
+#[allow(unused_variables)]
 fn engine_0_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -380,6 +398,7 @@ fn engine_0_rule_22(
     }
 }
 // Rule at buttons.kif:91
+#[allow(unused_variables)]
 fn engine_0_rule_23(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -400,6 +419,7 @@ fn engine_0_rule_23(
     }
 }
 // Rule at buttons.kif:111
+#[allow(unused_variables)]
 fn engine_0_rule_33(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -415,6 +435,7 @@ fn engine_0_rule_33(
     }
 }
 // Rule at buttons.kif:116
+#[allow(unused_variables)]
 fn engine_0_rule_34(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -426,6 +447,7 @@ fn engine_0_rule_34(
     }
 }
 // Rule at buttons.kif:118
+#[allow(unused_variables)]
 fn engine_0_rule_35(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -437,6 +459,7 @@ fn engine_0_rule_35(
     }
 }
 // Rule at buttons.kif:120
+#[allow(unused_variables)]
 fn engine_0_rule_36(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -448,6 +471,7 @@ fn engine_0_rule_36(
     }
 }
 // Rule at buttons.kif:125
+#[allow(unused_variables)]
 fn engine_0_rule_37(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -459,6 +483,7 @@ fn engine_0_rule_37(
     }
 }
 // Rule at buttons.kif:128
+#[allow(unused_variables)]
 fn engine_0_rule_38(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),

@@ -335,6 +335,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     },
 };
 // Rule at connectFour.kif:51
+#[allow(unused_variables)]
 fn engine_0_rule_12(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -355,6 +356,7 @@ fn engine_0_rule_12(
     }
 }
 // Rule at connectFour.kif:54
+#[allow(unused_variables)]
 fn engine_0_rule_13(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -387,6 +389,7 @@ fn engine_0_rule_13(
     }
 }
 // Rule at connectFour.kif:59
+#[allow(unused_variables)]
 fn engine_0_rule_14(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -406,6 +409,7 @@ fn engine_0_rule_14(
     }
 }
 // Rule at connectFour.kif:62
+#[allow(unused_variables)]
 fn engine_0_rule_15(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -417,6 +421,7 @@ fn engine_0_rule_15(
     }
 }
 // Rule at connectFour.kif:64
+#[allow(unused_variables)]
 fn engine_0_rule_16(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -428,6 +433,7 @@ fn engine_0_rule_16(
     }
 }
 // Rule at connectFour.kif:112
+#[allow(unused_variables)]
 fn engine_0_rule_28(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -447,6 +453,7 @@ fn engine_0_rule_28(
     }
 }
 // Rule at connectFour.kif:119
+#[allow(unused_variables)]
 fn engine_0_rule_30(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -462,6 +469,7 @@ fn engine_0_rule_30(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_3(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -476,6 +484,7 @@ fn engine_1_rule_3(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_4(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -497,6 +506,7 @@ fn engine_1_rule_4(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_5(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -518,6 +528,7 @@ fn engine_1_rule_5(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_6(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -539,6 +550,7 @@ fn engine_1_rule_6(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_6_delta_0(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -560,6 +572,7 @@ fn engine_1_rule_6_delta_0(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_8(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -572,6 +585,7 @@ fn engine_1_rule_8(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_9(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -587,6 +601,7 @@ fn engine_1_rule_9(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_11(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -598,6 +613,7 @@ fn engine_1_rule_11(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_12(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -607,6 +623,7 @@ fn engine_1_rule_12(
     out.push(25, &[0u32]);
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_13(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -622,6 +639,7 @@ fn engine_1_rule_13(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_14(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -631,6 +649,7 @@ fn engine_1_rule_14(
     out.push(25, &[1u32]);
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_15(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -642,6 +661,7 @@ fn engine_1_rule_15(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_16(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -657,6 +677,7 @@ fn engine_1_rule_16(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_17(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -668,6 +689,7 @@ fn engine_1_rule_17(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_18(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -679,6 +701,7 @@ fn engine_1_rule_18(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_19(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -690,6 +713,7 @@ fn engine_1_rule_19(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_20(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -705,6 +729,7 @@ fn engine_1_rule_20(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -716,6 +741,7 @@ fn engine_1_rule_21(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -731,6 +757,7 @@ fn engine_1_rule_22(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_26(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -742,6 +769,7 @@ fn engine_1_rule_26(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_27(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -761,6 +789,7 @@ fn engine_1_rule_27(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_28(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -772,6 +801,7 @@ fn engine_1_rule_28(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_29(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -791,6 +821,7 @@ fn engine_1_rule_29(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_30(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -840,6 +871,7 @@ fn engine_1_rule_30(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_31(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -889,6 +921,7 @@ fn engine_1_rule_31(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_32(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -962,6 +995,7 @@ fn engine_1_rule_32(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_33(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1035,6 +1069,7 @@ fn engine_1_rule_33(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_35(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1048,6 +1083,7 @@ fn engine_1_rule_35(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_37(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1061,6 +1097,7 @@ fn engine_1_rule_37(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_38(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1086,6 +1123,7 @@ fn engine_1_rule_38(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_38_delta_0(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1111,6 +1149,7 @@ fn engine_1_rule_38_delta_0(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_51(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1122,6 +1161,7 @@ fn engine_1_rule_51(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_52(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -1133,6 +1173,7 @@ fn engine_1_rule_52(
     }
 }
 // Rule written by gdlc
+#[allow(unused_variables)]
 fn engine_1_rule_53(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),

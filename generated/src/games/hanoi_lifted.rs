@@ -195,6 +195,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     },
 };
 // Rule at hanoi.kif:11
+#[allow(unused_variables)]
 fn engine_0_rule_10(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -220,6 +221,7 @@ fn engine_0_rule_10(
     }
 }
 // Rule at hanoi.kif:15
+#[allow(unused_variables)]
 fn engine_0_rule_11(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -243,6 +245,7 @@ fn engine_0_rule_11(
     }
 }
 // Rule at hanoi.kif:18
+#[allow(unused_variables)]
 fn engine_0_rule_12(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -264,6 +267,7 @@ fn engine_0_rule_12(
     }
 }
 // Rule at hanoi.kif:20
+#[allow(unused_variables)]
 fn engine_0_rule_13(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -284,6 +288,7 @@ fn engine_0_rule_13(
     }
 }
 // Rule at hanoi.kif:23
+#[allow(unused_variables)]
 fn engine_0_rule_14(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -304,6 +309,7 @@ fn engine_0_rule_14(
     }
 }
 // Rule at hanoi.kif:26
+#[allow(unused_variables)]
 fn engine_0_rule_15(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -323,6 +329,7 @@ fn engine_0_rule_15(
     }
 }
 // Rule at hanoi.kif:30
+#[allow(unused_variables)]
 fn engine_0_rule_16(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -339,6 +346,7 @@ fn engine_0_rule_16(
     }
 }
 // Rule at hanoi.kif:32
+#[allow(unused_variables)]
 fn engine_0_rule_17(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -355,6 +363,7 @@ fn engine_0_rule_17(
     }
 }
 // Rule at hanoi.kif:35
+#[allow(unused_variables)]
 fn engine_0_rule_18(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -366,6 +375,7 @@ fn engine_0_rule_18(
     }
 }
 // Rule at hanoi.kif:37
+#[allow(unused_variables)]
 fn engine_0_rule_19(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -377,6 +387,7 @@ fn engine_0_rule_19(
     }
 }
 // Rule at hanoi.kif:39
+#[allow(unused_variables)]
 fn engine_0_rule_20(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -388,6 +399,7 @@ fn engine_0_rule_20(
     }
 }
 // Rule at hanoi.kif:41
+#[allow(unused_variables)]
 fn engine_0_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -399,6 +411,7 @@ fn engine_0_rule_21(
     }
 }
 // Rule at hanoi.kif:43
+#[allow(unused_variables)]
 fn engine_0_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -416,6 +429,7 @@ fn engine_0_rule_22(
     }
 }
 // Rule at hanoi.kif:46
+#[allow(unused_variables)]
 fn engine_0_rule_23(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -427,6 +441,7 @@ fn engine_0_rule_23(
     }
 }
 // Rule at hanoi.kif:48
+#[allow(unused_variables)]
 fn engine_0_rule_24(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -439,6 +454,7 @@ fn engine_0_rule_24(
     }
 }
 // Rule at hanoi.kif:50
+#[allow(unused_variables)]
 fn engine_0_rule_25(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -469,6 +485,7 @@ fn engine_0_rule_25(
     }
 }
 // Rule at hanoi.kif:50
+#[allow(unused_variables)]
 fn engine_0_rule_25_delta_0(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),

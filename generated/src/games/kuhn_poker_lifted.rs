@@ -208,6 +208,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     },
 };
 // Rule at kuhnPoker.kif:21
+#[allow(unused_variables)]
 fn engine_0_rule_16(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -234,6 +235,7 @@ fn engine_0_rule_16(
     }
 }
 // Rule at kuhnPoker.kif:22
+#[allow(unused_variables)]
 fn engine_0_rule_17(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -245,6 +247,7 @@ fn engine_0_rule_17(
     }
 }
 // Rule at kuhnPoker.kif:23
+#[allow(unused_variables)]
 fn engine_0_rule_18(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -259,6 +262,7 @@ fn engine_0_rule_18(
     }
 }
 // Rule at kuhnPoker.kif:26
+#[allow(unused_variables)]
 fn engine_0_rule_19(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -270,6 +274,7 @@ fn engine_0_rule_19(
     }
 }
 // Rule at kuhnPoker.kif:27
+#[allow(unused_variables)]
 fn engine_0_rule_20(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -281,6 +286,7 @@ fn engine_0_rule_20(
     }
 }
 // Rule at kuhnPoker.kif:28
+#[allow(unused_variables)]
 fn engine_0_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -292,6 +298,7 @@ fn engine_0_rule_21(
     }
 }
 // Rule at kuhnPoker.kif:31
+#[allow(unused_variables)]
 fn engine_0_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -305,6 +312,7 @@ fn engine_0_rule_22(
     }
 }
 // Rule at kuhnPoker.kif:32
+#[allow(unused_variables)]
 fn engine_0_rule_23(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -318,6 +326,7 @@ fn engine_0_rule_23(
     }
 }
 // Rule at kuhnPoker.kif:33
+#[allow(unused_variables)]
 fn engine_0_rule_24(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -331,6 +340,7 @@ fn engine_0_rule_24(
     }
 }
 // Rule at kuhnPoker.kif:34
+#[allow(unused_variables)]
 fn engine_0_rule_25(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -344,6 +354,7 @@ fn engine_0_rule_25(
     }
 }
 // Rule at kuhnPoker.kif:35
+#[allow(unused_variables)]
 fn engine_0_rule_26(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -355,6 +366,7 @@ fn engine_0_rule_26(
     }
 }
 // Rule at kuhnPoker.kif:38
+#[allow(unused_variables)]
 fn engine_0_rule_27(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -366,6 +378,7 @@ fn engine_0_rule_27(
     }
 }
 // Rule at kuhnPoker.kif:39
+#[allow(unused_variables)]
 fn engine_0_rule_28(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -377,6 +390,7 @@ fn engine_0_rule_28(
     }
 }
 // Rule at kuhnPoker.kif:40
+#[allow(unused_variables)]
 fn engine_0_rule_29(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -388,6 +402,7 @@ fn engine_0_rule_29(
     }
 }
 // Rule at kuhnPoker.kif:43
+#[allow(unused_variables)]
 fn engine_0_rule_30(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -409,6 +424,7 @@ fn engine_0_rule_30(
     }
 }
 // Rule at kuhnPoker.kif:44
+#[allow(unused_variables)]
 fn engine_0_rule_31(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -430,6 +446,7 @@ fn engine_0_rule_31(
     }
 }
 // Rule at kuhnPoker.kif:45
+#[allow(unused_variables)]
 fn engine_0_rule_32(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -452,6 +469,7 @@ fn engine_0_rule_32(
     }
 }
 // Rule at kuhnPoker.kif:46
+#[allow(unused_variables)]
 fn engine_0_rule_33(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -474,6 +492,7 @@ fn engine_0_rule_33(
     }
 }
 // Rule at kuhnPoker.kif:49
+#[allow(unused_variables)]
 fn engine_0_rule_34(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -495,6 +514,7 @@ fn engine_0_rule_34(
     }
 }
 // Rule at kuhnPoker.kif:50
+#[allow(unused_variables)]
 fn engine_0_rule_35(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -516,6 +536,7 @@ fn engine_0_rule_35(
     }
 }
 // Rule at kuhnPoker.kif:51
+#[allow(unused_variables)]
 fn engine_0_rule_36(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -534,6 +555,7 @@ fn engine_0_rule_36(
     }
 }
 // Rule at kuhnPoker.kif:52
+#[allow(unused_variables)]
 fn engine_0_rule_37(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -554,6 +576,7 @@ fn engine_0_rule_37(
     }
 }
 // Rule at kuhnPoker.kif:53
+#[allow(unused_variables)]
 fn engine_0_rule_38(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -572,6 +595,7 @@ fn engine_0_rule_38(
     }
 }
 // Rule at kuhnPoker.kif:55
+#[allow(unused_variables)]
 fn engine_0_rule_39(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -583,6 +607,7 @@ fn engine_0_rule_39(
     }
 }
 // Rule at kuhnPoker.kif:56
+#[allow(unused_variables)]
 fn engine_0_rule_40(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -594,6 +619,7 @@ fn engine_0_rule_40(
     }
 }
 // Rule at kuhnPoker.kif:57
+#[allow(unused_variables)]
 fn engine_0_rule_41(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -609,6 +635,7 @@ fn engine_0_rule_41(
     }
 }
 // Rule at kuhnPoker.kif:58
+#[allow(unused_variables)]
 fn engine_0_rule_42(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -622,6 +649,7 @@ fn engine_0_rule_42(
     }
 }
 // Rule at kuhnPoker.kif:59
+#[allow(unused_variables)]
 fn engine_0_rule_43(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -635,6 +663,7 @@ fn engine_0_rule_43(
     }
 }
 // Rule at kuhnPoker.kif:60
+#[allow(unused_variables)]
 fn engine_0_rule_44(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -646,6 +675,7 @@ fn engine_0_rule_44(
     }
 }
 // Rule at kuhnPoker.kif:62
+#[allow(unused_variables)]
 fn engine_0_rule_45(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -657,6 +687,7 @@ fn engine_0_rule_45(
     }
 }
 // Rule at kuhnPoker.kif:65
+#[allow(unused_variables)]
 fn engine_0_rule_46(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -672,6 +703,7 @@ fn engine_0_rule_46(
     }
 }
 // Rule at kuhnPoker.kif:66
+#[allow(unused_variables)]
 fn engine_0_rule_47(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -687,6 +719,7 @@ fn engine_0_rule_47(
     }
 }
 // Rule at kuhnPoker.kif:67
+#[allow(unused_variables)]
 fn engine_0_rule_48(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -712,6 +745,7 @@ fn engine_0_rule_48(
     }
 }
 // Rule at kuhnPoker.kif:69
+#[allow(unused_variables)]
 fn engine_0_rule_49(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -725,6 +759,7 @@ fn engine_0_rule_49(
     }
 }
 // Rule at kuhnPoker.kif:70
+#[allow(unused_variables)]
 fn engine_0_rule_50(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -740,6 +775,7 @@ fn engine_0_rule_50(
     }
 }
 // Rule at kuhnPoker.kif:71
+#[allow(unused_variables)]
 fn engine_0_rule_51(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -751,6 +787,7 @@ fn engine_0_rule_51(
     }
 }
 // Rule at kuhnPoker.kif:72
+#[allow(unused_variables)]
 fn engine_0_rule_52(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -766,6 +803,7 @@ fn engine_0_rule_52(
     }
 }
 // Rule at kuhnPoker.kif:73
+#[allow(unused_variables)]
 fn engine_0_rule_53(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -777,6 +815,7 @@ fn engine_0_rule_53(
     }
 }
 // Rule at kuhnPoker.kif:74
+#[allow(unused_variables)]
 fn engine_0_rule_54(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -790,6 +829,7 @@ fn engine_0_rule_54(
     }
 }
 // Rule at kuhnPoker.kif:76
+#[allow(unused_variables)]
 fn engine_0_rule_55(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -803,6 +843,7 @@ fn engine_0_rule_55(
     }
 }
 // Rule at kuhnPoker.kif:77
+#[allow(unused_variables)]
 fn engine_0_rule_56(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -818,6 +859,7 @@ fn engine_0_rule_56(
     }
 }
 // Rule at kuhnPoker.kif:78
+#[allow(unused_variables)]
 fn engine_0_rule_57(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -829,6 +871,7 @@ fn engine_0_rule_57(
     }
 }
 // Rule at kuhnPoker.kif:79
+#[allow(unused_variables)]
 fn engine_0_rule_58(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -844,6 +887,7 @@ fn engine_0_rule_58(
     }
 }
 // Rule at kuhnPoker.kif:80
+#[allow(unused_variables)]
 fn engine_0_rule_59(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -855,6 +899,7 @@ fn engine_0_rule_59(
     }
 }
 // Rule at kuhnPoker.kif:81
+#[allow(unused_variables)]
 fn engine_0_rule_60(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -868,6 +913,7 @@ fn engine_0_rule_60(
     }
 }
 // Rule at kuhnPoker.kif:83
+#[allow(unused_variables)]
 fn engine_0_rule_61(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),

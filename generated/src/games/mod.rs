@@ -35,6 +35,9 @@ pub mod checkers;
 /// `games/checkers.kif`, compiled with its functions in parts.
 #[rustfmt::skip]
 pub mod checkers_parts;
+/// `games/checkers.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod checkers_lifted;
 /// `games/checkersTorus.kif`, compiled.
 #[rustfmt::skip]
 pub mod checkers_torus;
@@ -131,6 +134,12 @@ pub mod tic_tac_toe_tables;
 /// `games/ticTacToe.kif`, compiled in the lifted form.
 #[rustfmt::skip]
 pub mod tic_tac_toe_lifted;
+/// `games/tokensOnLine.kif`, compiled.
+#[rustfmt::skip]
+pub mod tokens_on_line;
+/// `games/tokensOnLine.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod tokens_on_line_lifted;
 /// `games/ttcc4_2player.kif`, compiled.
 #[rustfmt::skip]
 pub mod ttcc4_2player;
@@ -150,6 +159,7 @@ macro_rules! for_each_game {
         $callback!(buttons_lifted, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
         $callback!(checkers_parts, "games/checkers.kif");
+        $callback!(checkers_lifted, "games/checkers.kif");
         $callback!(checkers_torus, "games/checkersTorus.kif");
         $callback!(chinese_checkers3, "games/chineseCheckers3.kif");
         $callback!(chomp, "games/chomp.kif");
@@ -182,6 +192,8 @@ macro_rules! for_each_game {
         $callback!(tic_tac_toe, "games/ticTacToe.kif");
         $callback!(tic_tac_toe_tables, "games/ticTacToe.kif");
         $callback!(tic_tac_toe_lifted, "games/ticTacToe.kif");
+        $callback!(tokens_on_line, "games/tokensOnLine.kif");
+        $callback!(tokens_on_line_lifted, "games/tokensOnLine.kif");
         $callback!(ttcc4_2player, "games/ttcc4_2player.kif");
     };
 }

@@ -162,6 +162,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     },
 };
 // Rule at montyHall.kif:13
+#[allow(unused_variables)]
 fn engine_0_rule_6(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -181,6 +182,7 @@ fn engine_0_rule_6(
     }
 }
 // Rule at montyHall.kif:14
+#[allow(unused_variables)]
 fn engine_0_rule_7(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -204,6 +206,7 @@ fn engine_0_rule_7(
     }
 }
 // Rule at montyHall.kif:15
+#[allow(unused_variables)]
 fn engine_0_rule_8(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -215,6 +218,7 @@ fn engine_0_rule_8(
     }
 }
 // Rule at montyHall.kif:17
+#[allow(unused_variables)]
 fn engine_0_rule_9(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -234,6 +238,7 @@ fn engine_0_rule_9(
     }
 }
 // Rule at montyHall.kif:18
+#[allow(unused_variables)]
 fn engine_0_rule_10(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -245,6 +250,7 @@ fn engine_0_rule_10(
     }
 }
 // Rule at montyHall.kif:19
+#[allow(unused_variables)]
 fn engine_0_rule_11(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -256,6 +262,7 @@ fn engine_0_rule_11(
     }
 }
 // Rule at montyHall.kif:20
+#[allow(unused_variables)]
 fn engine_0_rule_12(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -267,6 +274,7 @@ fn engine_0_rule_12(
     }
 }
 // Rule at montyHall.kif:22
+#[allow(unused_variables)]
 fn engine_0_rule_13(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -282,6 +290,7 @@ fn engine_0_rule_13(
     }
 }
 // Rule at montyHall.kif:23
+#[allow(unused_variables)]
 fn engine_0_rule_14(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -296,6 +305,7 @@ fn engine_0_rule_14(
     }
 }
 // Rule at montyHall.kif:25
+#[allow(unused_variables)]
 fn engine_0_rule_15(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -316,6 +326,7 @@ fn engine_0_rule_15(
     }
 }
 // Rule at montyHall.kif:26
+#[allow(unused_variables)]
 fn engine_0_rule_16(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -333,6 +344,7 @@ fn engine_0_rule_16(
     }
 }
 // Rule at montyHall.kif:27
+#[allow(unused_variables)]
 fn engine_0_rule_17(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -352,6 +364,7 @@ fn engine_0_rule_17(
     }
 }
 // Rule at montyHall.kif:28
+#[allow(unused_variables)]
 fn engine_0_rule_18(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -372,6 +385,7 @@ fn engine_0_rule_18(
     }
 }
 // Rule at montyHall.kif:29
+#[allow(unused_variables)]
 fn engine_0_rule_19(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -391,6 +405,7 @@ fn engine_0_rule_19(
     }
 }
 // Rule at montyHall.kif:30
+#[allow(unused_variables)]
 fn engine_0_rule_20(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -412,6 +427,7 @@ fn engine_0_rule_20(
     }
 }
 // Rule at montyHall.kif:31
+#[allow(unused_variables)]
 fn engine_0_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -423,6 +439,7 @@ fn engine_0_rule_21(
     }
 }
 // Rule at montyHall.kif:32
+#[allow(unused_variables)]
 fn engine_0_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -434,6 +451,7 @@ fn engine_0_rule_22(
     }
 }
 // Rule at montyHall.kif:33
+#[allow(unused_variables)]
 fn engine_0_rule_23(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -445,6 +463,7 @@ fn engine_0_rule_23(
     }
 }
 // Rule at montyHall.kif:35
+#[allow(unused_variables)]
 fn engine_0_rule_24(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -456,6 +475,7 @@ fn engine_0_rule_24(
     }
 }
 // Rule at montyHall.kif:37
+#[allow(unused_variables)]
 fn engine_0_rule_25(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -470,6 +490,7 @@ fn engine_0_rule_25(
     }
 }
 // Rule at montyHall.kif:38
+#[allow(unused_variables)]
 fn engine_0_rule_26(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -484,6 +505,7 @@ fn engine_0_rule_26(
     }
 }
 // Rule at montyHall.kif:39
+#[allow(unused_variables)]
 fn engine_0_rule_27(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),

@@ -229,6 +229,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     },
 };
 // Rule at ticTacToe.kif:46
+#[allow(unused_variables)]
 fn engine_0_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -252,6 +253,7 @@ fn engine_0_rule_21(
     }
 }
 // Rule at ticTacToe.kif:50
+#[allow(unused_variables)]
 fn engine_0_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -275,6 +277,7 @@ fn engine_0_rule_22(
     }
 }
 // Rule at ticTacToe.kif:54
+#[allow(unused_variables)]
 fn engine_0_rule_23(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -298,6 +301,7 @@ fn engine_0_rule_23(
     }
 }
 // Rule at ticTacToe.kif:58
+#[allow(unused_variables)]
 fn engine_0_rule_24(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -328,6 +332,7 @@ fn engine_0_rule_24(
     }
 }
 // Rule at ticTacToe.kif:58
+#[allow(unused_variables)]
 fn engine_0_rule_25(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -358,6 +363,7 @@ fn engine_0_rule_25(
     }
 }
 // Rule at ticTacToe.kif:63
+#[allow(unused_variables)]
 fn engine_0_rule_26(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -369,6 +375,7 @@ fn engine_0_rule_26(
     }
 }
 // Rule at ticTacToe.kif:66
+#[allow(unused_variables)]
 fn engine_0_rule_27(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -380,6 +387,7 @@ fn engine_0_rule_27(
     }
 }
 // Rule at ticTacToe.kif:70
+#[allow(unused_variables)]
 fn engine_0_rule_28(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -400,6 +408,7 @@ fn engine_0_rule_28(
     }
 }
 // Rule at ticTacToe.kif:75
+#[allow(unused_variables)]
 fn engine_0_rule_29(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -420,6 +429,7 @@ fn engine_0_rule_29(
     }
 }
 // Rule at ticTacToe.kif:80
+#[allow(unused_variables)]
 fn engine_0_rule_30(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -442,6 +452,7 @@ fn engine_0_rule_30(
     }
 }
 // Rule at ticTacToe.kif:85
+#[allow(unused_variables)]
 fn engine_0_rule_31(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -464,6 +475,7 @@ fn engine_0_rule_31(
     }
 }
 // Rule at ticTacToe.kif:91
+#[allow(unused_variables)]
 fn engine_0_rule_32(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -477,6 +489,7 @@ fn engine_0_rule_32(
     }
 }
 // Rule at ticTacToe.kif:92
+#[allow(unused_variables)]
 fn engine_0_rule_33(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -490,6 +503,7 @@ fn engine_0_rule_33(
     }
 }
 // Rule at ticTacToe.kif:93
+#[allow(unused_variables)]
 fn engine_0_rule_34(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -502,6 +516,7 @@ fn engine_0_rule_34(
     }
 }
 // Rule at ticTacToe.kif:96
+#[allow(unused_variables)]
 fn engine_0_rule_35(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -518,6 +533,7 @@ fn engine_0_rule_35(
     }
 }
 // Rule at ticTacToe.kif:101
+#[allow(unused_variables)]
 fn engine_0_rule_36(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -542,6 +558,7 @@ fn engine_0_rule_36(
     }
 }
 // Rule at ticTacToe.kif:105
+#[allow(unused_variables)]
 fn engine_0_rule_37(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -553,6 +570,7 @@ fn engine_0_rule_37(
     }
 }
 // Rule at ticTacToe.kif:108
+#[allow(unused_variables)]
 fn engine_0_rule_38(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -564,6 +582,7 @@ fn engine_0_rule_38(
     }
 }
 // Rule at ticTacToe.kif:113
+#[allow(unused_variables)]
 fn engine_0_rule_39(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -575,6 +594,7 @@ fn engine_0_rule_39(
     }
 }
 // Rule at ticTacToe.kif:116
+#[allow(unused_variables)]
 fn engine_0_rule_40(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -590,6 +610,7 @@ fn engine_0_rule_40(
     }
 }
 // Rule at ticTacToe.kif:121
+#[allow(unused_variables)]
 fn engine_0_rule_41(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -601,6 +622,7 @@ fn engine_0_rule_41(
     }
 }
 // Rule at ticTacToe.kif:124
+#[allow(unused_variables)]
 fn engine_0_rule_42(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -612,6 +634,7 @@ fn engine_0_rule_42(
     }
 }
 // Rule at ticTacToe.kif:127
+#[allow(unused_variables)]
 fn engine_0_rule_43(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -627,6 +650,7 @@ fn engine_0_rule_43(
     }
 }
 // Rule at ticTacToe.kif:132
+#[allow(unused_variables)]
 fn engine_0_rule_44(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -638,6 +662,7 @@ fn engine_0_rule_44(
     }
 }
 // Rule at ticTacToe.kif:137
+#[allow(unused_variables)]
 fn engine_0_rule_45(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -649,6 +674,7 @@ fn engine_0_rule_45(
     }
 }
 // Rule at ticTacToe.kif:140
+#[allow(unused_variables)]
 fn engine_0_rule_46(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -660,6 +686,7 @@ fn engine_0_rule_46(
     }
 }
 // Rule at ticTacToe.kif:143
+#[allow(unused_variables)]
 fn engine_0_rule_47(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),

@@ -46,6 +46,9 @@ pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStre
         let comment = note(notes, |n| n.rule_at(plain.span));
         quote! {
             #comment
+            // The `gdl!` macro's output has no module-wide allowance, and a join need not read
+            // every part of the evaluation.
+            #[allow(unused_variables)]
             fn #name(
                 eval: &mut ::gdl_runtime::lifted::Eval<'_>,
                 delta: (usize, usize),
