@@ -115,8 +115,7 @@ impl Table {
         let at = self.len as u32;
         self.slots[slot] = at;
         for (positions, index) in &mut self.indexes {
-            let key: Box<[TermId]> = positions.iter().map(|&p| fact[p]).collect();
-            index.entry(key).or_default().push(at);
+            add_to_index(index, positions, fact, at);
         }
         self.data.extend_from_slice(fact);
         self.len += 1;
@@ -149,8 +148,7 @@ impl Table {
         }
         let mut index = Index::default();
         for (i, f) in self.facts().enumerate() {
-            let key: Box<[TermId]> = positions.iter().map(|&p| f[p]).collect();
-            index.entry(key).or_default().push(i as u32);
+            add_to_index(&mut index, positions, f, i as u32);
         }
         self.indexes.push((positions.into(), index));
     }
@@ -168,6 +166,31 @@ impl Table {
         match self.lookup(positions, key) {
             Some(found) => Candidates::Found(found.iter()),
             None => Candidates::All(0..self.len as u32),
+        }
+    }
+}
+
+/// The most positions of an index whose key is gathered on the stack.
+const KEY_ON_STACK: usize = 8;
+
+/// Adds the fact at position `at` to `index` under its terms at `positions`; the key is boxed
+/// only when the index does not have it yet.
+fn add_to_index(index: &mut Index, positions: &[usize], fact: &[TermId], at: u32) {
+    let mut stack = [0; KEY_ON_STACK];
+    let heap: Vec<TermId>;
+    let key: &[TermId] = if positions.len() <= KEY_ON_STACK {
+        for (slot, &p) in stack.iter_mut().zip(positions) {
+            *slot = fact[p];
+        }
+        &stack[..positions.len()]
+    } else {
+        heap = positions.iter().map(|&p| fact[p]).collect();
+        &heap
+    };
+    match index.get_mut(key) {
+        Some(found) => found.push(at),
+        None => {
+            index.insert(key.into(), vec![at]);
         }
     }
 }
