@@ -251,15 +251,7 @@ pub trait Game: Send + Sync {
             return None;
         }
         self.all_legal_moves(state, &mut scratch.legal);
-        scratch.joint.clear();
-        for moves in &scratch.legal {
-            let pick = match moves.len() {
-                0 => return None,
-                1 => 0,
-                n => rng.below(n),
-            };
-            scratch.joint.push(moves[pick].clone());
-        }
+        draw_joint(&scratch.legal, rng, &mut scratch.joint)?;
         Some(self.next_state(state, &scratch.joint))
     }
 
@@ -368,6 +360,22 @@ pub struct Playout<G: Game> {
     legal: Vec<Vec<G::Move>>,
     joint: Vec<G::Move>,
     goals: Vec<Option<u32>>,
+}
+
+/// Draws every role's move among its legal moves `legal` into `joint`, as
+/// [`Game::random_step`] draws them (one `rng.below` per role with several, in role order);
+/// `None` when a role has none.
+pub(crate) fn draw_joint<M: Clone>(legal: &[Vec<M>], rng: &mut rng::Rng, joint: &mut Vec<M>) -> Option<()> {
+    joint.clear();
+    for moves in legal {
+        let pick = match moves.len() {
+            0 => return None,
+            1 => 0,
+            n => rng.below(n),
+        };
+        joint.push(moves[pick].clone());
+    }
+    Some(())
 }
 
 impl<G: Game> Playout<G> {

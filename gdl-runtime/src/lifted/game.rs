@@ -3,7 +3,7 @@
 //! facts of the relation that answers it.
 
 use super::hash::FastMap;
-use super::store::{encode, write_flat, Node, Symbols, TermId, TermRead, Terms};
+use super::store::{encoded, Node, Symbols, TermId, TermRead, Terms};
 use super::{run, Component, Eval, Output, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
@@ -77,7 +77,7 @@ impl LiftedGame {
         if !program.role_terms.iter().chain(program.initial).all(|&t| known(t)) {
             return Err(BadProgram("a role or initial fact is not a known term"));
         }
-        let mut initial: Vec<Box<[u32]>> = program.initial.iter().map(|&id| flat(&terms, id)).collect();
+        let mut initial: Vec<Box<[u32]>> = program.initial.iter().map(|&id| encoded(&terms, id)).collect();
         initial.sort();
         initial.dedup();
         let splits = program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
@@ -147,7 +147,7 @@ impl LiftedGame {
                 return None;
             }
             self.all_legal_moves(state, legal);
-            pick(legal, rng, joint)?;
+            crate::draw_joint(legal, rng, joint)?;
             return Some(self.next_state(state, joint));
         }
         let mut eval = self.load_state(state, &[]);
@@ -159,7 +159,7 @@ impl LiftedGame {
         }
         run_new(&mut eval, queries.legal, &mut ran);
         self.legal_of(&eval, legal);
-        if pick(legal, rng, joint).is_none() {
+        if crate::draw_joint(legal, rng, joint).is_none() {
             self.recycle(eval);
             return None;
         }
@@ -178,14 +178,14 @@ impl LiftedGame {
         out.resize_with(self.program.roles.len(), Vec::new);
         out.iter_mut().for_each(Vec::clear);
         for (role, term) in self.by_role(eval, self.program.outputs.legal) {
-            out[role].push(Move(flat(&eval.store, term)));
+            out[role].push(Move(encoded(&eval.store, term)));
         }
     }
 
     /// The next state in `eval`.
     fn next_of(&self, eval: &Eval<'_>) -> State {
         let mut facts: Vec<Box<[u32]>> =
-            eval.output(self.program.outputs.next).facts().map(|f| flat(&eval.store, f[0])).collect();
+            eval.output(self.program.outputs.next).facts().map(|f| encoded(&eval.store, f[0])).collect();
         facts.sort();
         facts.dedup();
         State(facts.into())
@@ -220,10 +220,7 @@ impl LiftedGame {
         let mut goals = vec![Vec::new(); self.program.roles.len()];
         self.evaluate(self.program.queries.goal, state, &[], |eval| {
             for (role, term) in self.by_role(eval, self.program.outputs.goal) {
-                let node = eval.store.node(term);
-                if let (true, Ok(value)) = (node.args.is_empty(), self.symbols.name(node.sym).parse()) {
-                    goals[role].push(value);
-                }
+                goals[role].extend(self.symbols.natural(eval.store.node(term)));
             }
         });
         for values in &mut goals {
@@ -231,27 +228,6 @@ impl LiftedGame {
             values.dedup();
         }
         goals
-    }
-
-    fn flat_string(&self, flat: &[u32]) -> String {
-        let mut s = String::new();
-        write_flat(&self.symbols, flat, &mut s);
-        s
-    }
-
-    /// The flat encoding of an s-expression over this game's symbols, if it has them all.
-    fn flat_of(&self, sx: &kif::Sx, out: &mut Vec<u32>) -> Option<()> {
-        match sx {
-            kif::Sx::Atom(a) => out.extend([self.symbols.find_in_any_case(a)?, 0]),
-            kif::Sx::List(items) => {
-                let (kif::Sx::Atom(f), args) = items.split_first()? else { return None };
-                out.extend([self.symbols.find_in_any_case(f)?, args.len() as u32]);
-                for a in args {
-                    self.flat_of(a, out)?;
-                }
-            }
-        }
-        Some(())
     }
 }
 
@@ -271,27 +247,6 @@ fn run_new(eval: &mut Eval<'_>, query: &[Component], ran: &mut Vec<usize>) {
             ran.push(first);
         }
     }
-}
-
-/// Draws every role's move among its legal moves into `joint`, as [`Game::random_step`] does
-/// (one `rng.below` per role with several); `None` when a role has none.
-fn pick(legal: &[Vec<Move>], rng: &mut crate::rng::Rng, joint: &mut Vec<Move>) -> Option<()> {
-    joint.clear();
-    for moves in legal {
-        let chosen = match moves.len() {
-            0 => return None,
-            1 => 0,
-            n => rng.below(n),
-        };
-        joint.push(moves[chosen].clone());
-    }
-    Some(())
-}
-
-fn flat(terms: &impl TermRead, id: TermId) -> Box<[u32]> {
-    let mut out = Vec::new();
-    encode(terms, id, &mut out);
-    out.into_boxed_slice()
 }
 
 impl Game for LiftedGame {
@@ -355,13 +310,13 @@ impl Game for LiftedGame {
     }
 
     fn state_facts(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state.0.iter().map(|f| self.flat_string(f)).collect();
+        let mut facts: Vec<String> = state.0.iter().map(|f| self.symbols.kif(f)).collect();
         facts.sort();
         facts
     }
 
     fn move_string(&self, mv: &Move) -> String {
-        self.flat_string(&mv.0)
+        self.symbols.kif(&mv.0)
     }
 
     /// The move `text` spells, each symbol found by its spelling or else in any letter case
@@ -369,7 +324,7 @@ impl Game for LiftedGame {
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
         let sx = kif::parse_one(text).ok()?;
         let mut out = Vec::new();
-        self.flat_of(&sx, &mut out)?;
+        self.symbols.encode_sx(&sx, &mut out)?;
         Some(Move(out.into_boxed_slice()))
     }
 
@@ -395,7 +350,7 @@ impl Game for LiftedGame {
         }
         self.evaluate(self.program.queries.sees, state, joint, |eval| {
             for (role, term) in self.by_role(eval, self.program.outputs.sees) {
-                out[role].push(self.flat_string(&flat(&eval.store, term)));
+                out[role].push(self.symbols.kif(&encoded(&eval.store, term)));
             }
         });
         for percepts in out.iter_mut() {

@@ -84,19 +84,10 @@ pub struct Component {
     pub indexes: &'static [(usize, &'static [usize])],
 }
 
-/// Tables with fewer facts than this, complete before a component runs, are not indexed:
-/// trying every fact costs less than building an index.
-const SMALL_TABLE: usize = 16;
-
 /// Computes every relation of `component`, all it reads being computed.
 pub fn run(eval: &mut Eval<'_>, component: &Component) {
     for &(rel, positions) in component.indexes {
-        let table = &mut eval.tables[rel];
-        // A table that has facts already is complete (a relation gets its facts from one
-        // component).
-        if !(1..SMALL_TABLE).contains(&table.len()) {
-            table.ensure_index(positions);
-        }
+        eval.tables[rel].index_for_reading(positions);
     }
     let mut seen: Vec<(usize, usize)> = component.relations.iter().map(|&r| (r, eval.tables[r].len())).collect();
     let mut derived = Derived::default();

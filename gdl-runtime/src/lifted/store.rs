@@ -77,6 +77,35 @@ impl Symbols {
     pub fn name(&self, sym: Sym) -> &str {
         &self.names[sym as usize]
     }
+
+    /// A flat-encoded term in canonical KIF.
+    pub fn kif(&self, flat: &[u32]) -> String {
+        let mut text = String::new();
+        write_flat(self, flat, &mut text);
+        text
+    }
+
+    /// Appends the flat encoding of an s-expression over these symbols, if they have them all:
+    /// each atom is the symbol spelled so, or else the only one spelled so in another letter
+    /// case (how a move sent by a manager names a game's symbol).
+    pub fn encode_sx(&self, sx: &crate::kif::Sx, out: &mut Vec<u32>) -> Option<()> {
+        match sx {
+            crate::kif::Sx::Atom(a) => out.extend([self.find_in_any_case(a)?, 0]),
+            crate::kif::Sx::List(items) => {
+                let (crate::kif::Sx::Atom(f), args) = items.split_first()? else { return None };
+                out.extend([self.find_in_any_case(f)?, args.len() as u32]);
+                for a in args {
+                    self.encode_sx(a, out)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// The number a constant term spells, when it is a natural number (a goal value).
+    pub fn natural(&self, node: &Node) -> Option<u32> {
+        node.args.is_empty().then(|| self.name(node.sym).parse().ok()).flatten()
+    }
 }
 
 /// The shared, load-time term store.
@@ -216,6 +245,13 @@ pub fn encode(terms: &impl TermRead, id: TermId, out: &mut Vec<u32>) {
     for &a in node.args.iter() {
         encode(terms, a, out);
     }
+}
+
+/// The flat prefix encoding of a term, as [`encode`] appends it.
+pub fn encoded(terms: &impl TermRead, id: TermId) -> Box<[u32]> {
+    let mut out = Vec::new();
+    encode(terms, id, &mut out);
+    out.into_boxed_slice()
 }
 
 /// Writes a flat-encoded term in canonical KIF.

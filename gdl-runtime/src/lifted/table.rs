@@ -13,6 +13,10 @@ use super::store::TermId;
 /// The positions of the facts that have each combination of terms at some argument positions.
 type Index = FastMap<Box<[TermId]>, Vec<u32>>;
 
+/// Tables with fewer facts than this, complete before the rules that read them run, are not
+/// indexed: trying every fact costs less than building an index.
+const SMALL_TABLE: usize = 16;
+
 /// An empty slot of the set of positions.
 const EMPTY: u32 = u32::MAX;
 
@@ -151,6 +155,16 @@ impl Table {
             add_to_index(&mut index, positions, f, i as u32);
         }
         self.indexes.push((positions.into(), index));
+    }
+
+    /// Indexes the facts by their terms at `positions` for rules about to read the table, unless
+    /// it is small and complete: a table that has facts already is complete (a relation gets its
+    /// facts from one component), and below [`SMALL_TABLE`] facts trying them all costs less.
+    /// An empty table is indexed, as the component that fills it may read it.
+    pub fn index_for_reading(&mut self, positions: &[usize]) {
+        if !(1..SMALL_TABLE).contains(&self.len) {
+            self.ensure_index(positions);
+        }
     }
 
     /// The facts with `key` at `positions`, or `None` when the table has no index on them

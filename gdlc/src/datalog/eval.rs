@@ -6,9 +6,6 @@ use super::store::{Node, Overlay, TermId, TermRead, Terms};
 pub(crate) use gdl_runtime::lifted::Table;
 use rustc_hash::FxHashMap;
 
-/// Tables with fewer facts than this, complete before a component runs, are not indexed.
-const SMALL_TABLE: usize = 16;
-
 /// The value of a variable that is not bound yet.
 const UNBOUND: TermId = TermId::MAX;
 
@@ -81,6 +78,15 @@ pub(crate) fn access_paths(rule: &CRule) -> Vec<Access> {
         }
     }
     out
+}
+
+/// The literals of `rule` that look their facts up by index, given its access paths `access`:
+/// each one's relation and the positions of the index.
+pub(crate) fn indexed_reads<'r>(rule: &'r CRule, access: &'r [Access]) -> impl Iterator<Item = (RelId, &'r [usize])> {
+    rule.body.iter().zip(access).filter_map(|(lit, access)| match (lit, access) {
+        (CLit::Pos(p), Access::Index(positions)) => Some((p.rel, &positions[..])),
+        _ => None,
+    })
 }
 
 fn is_bound(p: &PTerm, bound: &[bool]) -> bool {
@@ -192,16 +198,9 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
             let rule = &rules[planned.rule];
             let variants = rule.delta_variants.iter().zip(&planned.variant_access);
             for (r, accesses) in std::iter::once((rule, &planned.access)).chain(variants) {
-                for (lit, access) in r.body.iter().zip(accesses) {
-                    if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
-                        let table = &mut self.tables[p.rel];
-                        // A table that has facts already is complete (a relation gets its facts
-                        // from one component); below a few facts, trying them all costs less
-                        // than building an index.
-                        let small = (1..SMALL_TABLE).contains(&table.len());
-                        if !self.is_fixed.get(p.rel).copied().unwrap_or(false) && !small {
-                            table.ensure_index(positions);
-                        }
+                for (rel, positions) in indexed_reads(r, accesses) {
+                    if !self.is_fixed.get(rel).copied().unwrap_or(false) {
+                        self.tables[rel].index_for_reading(positions);
                     }
                 }
             }

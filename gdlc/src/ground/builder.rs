@@ -8,7 +8,7 @@ use super::{Error, Ground, Lit, Node, Prop, Value};
 use crate::ast::{Atom, Term};
 use crate::datalog::compile::{Basic, RelId, Relations};
 use crate::datalog::eval::{Component, Eval};
-use crate::datalog::store::{encode, write_flat, Node as TermNode, Symbols, TermId, TermRead, Terms};
+use crate::datalog::store::{encoded, Node as TermNode, Symbols, TermId, TermRead, Terms};
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -369,11 +369,7 @@ impl Builder<'_> {
 
     /// A ground term in canonical KIF.
     pub(super) fn kif(&self, id: TermId) -> String {
-        let mut flat = Vec::new();
-        encode(&*self.eval.store, id, &mut flat);
-        let mut s = String::new();
-        write_flat(self.symbols, &flat, &mut s);
-        s
+        self.symbols.kif(&encoded(&*self.eval.store, id))
     }
 }
 

@@ -65,9 +65,9 @@ impl Interpreter {
         };
         match query {
             Query::Legal => per_role(
-                self.legal_of(eval).into_iter().map(|ms| ms.iter().map(|m| self.flat_string(&m.0)).collect()).collect(),
+                self.legal_of(eval).into_iter().map(|ms| ms.iter().map(|m| self.symbols.kif(&m.0)).collect()).collect(),
             ),
-            Query::Next => self.next_of(eval).iter().map(|f| self.flat_string(f)).collect(),
+            Query::Next => self.next_of(eval).iter().map(|f| self.symbols.kif(f)).collect(),
             Query::Terminal => vec![self.terminal_of(eval).to_string()],
             Query::Goal => {
                 per_role(self.goals_of(eval).into_iter().map(|vs| vs.iter().map(u32::to_string).collect()).collect())

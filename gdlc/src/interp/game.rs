@@ -56,13 +56,13 @@ impl Game for Interpreter {
     }
 
     fn state_facts(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state.0.iter().map(|f| self.flat_string(f)).collect();
+        let mut facts: Vec<String> = state.0.iter().map(|f| self.symbols.kif(f)).collect();
         facts.sort();
         facts
     }
 
     fn move_string(&self, mv: &Move) -> String {
-        self.flat_string(&mv.0)
+        self.symbols.kif(&mv.0)
     }
 
     fn is_gdl_ii(&self) -> bool {
@@ -96,7 +96,7 @@ impl Game for Interpreter {
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
         let sx = kif::parse_one(text).ok()?;
         let mut flat = Vec::new();
-        self.flat_of(&sx, &mut flat)?;
+        self.symbols.encode_sx(&sx, &mut flat)?;
         Some(Move(flat.into_boxed_slice()))
     }
 }

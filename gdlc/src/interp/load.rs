@@ -19,9 +19,9 @@ use super::stats::{self, Known, Stats};
 use super::{Engine, Error, Flat, Interpreter, Keys, Query, State, RANDOM_ROLE};
 use crate::ast::{Atom, Description, Rule};
 use crate::datalog::compile::{CLit, CRule, Compiler, Relations};
-use crate::datalog::eval::{access_paths, Access, Component, Eval, Table};
+use crate::datalog::eval::{access_paths, indexed_reads, Component, Eval, Table};
 use crate::datalog::stats::FactStats;
-use crate::datalog::store::{encode, Symbols, Terms};
+use crate::datalog::store::{encoded, Symbols, Terms};
 use crate::datalog::{plan_components, prepare};
 use crate::graph::Dependencies;
 use crate::ground::demand;
@@ -303,14 +303,7 @@ impl<'l> Loader<'l> {
     /// The initial state: the `init` facts.
     fn initial_state(&self) -> Vec<Flat> {
         let Some(init) = self.relations.get("init", 1) else { return Vec::new() };
-        let mut initial: Vec<Flat> = self.fixed[init]
-            .facts()
-            .map(|f| {
-                let mut flat = Vec::new();
-                encode(&self.terms, f[0], &mut flat);
-                flat.into_boxed_slice()
-            })
-            .collect();
+        let mut initial: Vec<Flat> = self.fixed[init].facts().map(|f| encoded(&self.terms, f[0])).collect();
         initial.sort();
         initial.dedup();
         initial
@@ -365,11 +358,9 @@ impl<'l> Loader<'l> {
         self.grow();
         for engine in engines {
             for rule in engine.rules.iter().flat_map(|r| std::iter::once(r).chain(&r.delta_variants)) {
-                for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
-                    if let (CLit::Pos(p), Access::Index(positions)) = (lit, access) {
-                        if engine.is_fixed[p.rel] {
-                            self.fixed[p.rel].ensure_index(&positions);
-                        }
+                for (rel, positions) in indexed_reads(rule, &access_paths(rule)) {
+                    if engine.is_fixed[rel] {
+                        self.fixed[rel].ensure_index(positions);
                     }
                 }
             }

@@ -29,9 +29,8 @@ pub use error::Error;
 
 use crate::datalog::compile::{CRule, RelId, Relations};
 use crate::datalog::eval::{Budget, Component, Eval, Table, Unlimited};
-use crate::datalog::store::{encode, write_flat, Node, Overlay, Symbols, TermId, TermRead, Terms};
+use crate::datalog::store::{encoded, Overlay, Symbols, TermId, TermRead, Terms};
 use budget::Spending;
-use gdl_runtime::kif::Sx;
 use inputs::Inputs;
 use std::sync::Arc;
 
@@ -235,14 +234,14 @@ impl Interpreter {
         let mut out = vec![Vec::new(); self.roles.len()];
         for fact in eval.table(self.keys.legal).facts() {
             if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
-                out[role].push(Move(Self::flat(&eval.store, fact[1])));
+                out[role].push(Move(encoded(&eval.store, fact[1])));
             }
         }
         out
     }
 
     fn next_of<B: Budget>(&self, eval: &Eval<'_, Overlay<'_>, B>) -> Vec<Flat> {
-        let mut facts: Vec<Flat> = eval.table(self.keys.next).facts().map(|f| Self::flat(&eval.store, f[0])).collect();
+        let mut facts: Vec<Flat> = eval.table(self.keys.next).facts().map(|f| encoded(&eval.store, f[0])).collect();
         facts.sort();
         facts.dedup();
         facts
@@ -256,9 +255,7 @@ impl Interpreter {
         let mut goals = vec![Vec::new(); self.roles.len()];
         for fact in eval.table(self.keys.goal).facts() {
             if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
-                if let Some(value) = self.goal_value(&eval.store, fact[1]) {
-                    goals[role].push(value);
-                }
+                goals[role].extend(self.symbols.natural(eval.store.node(fact[1])));
             }
         }
         for values in &mut goals {
@@ -272,7 +269,7 @@ impl Interpreter {
         let mut out = vec![Vec::new(); self.roles.len()];
         for fact in eval.table(self.keys.sees).facts() {
             if let Some(role) = self.role_terms.iter().position(|&t| t == fact[0]) {
-                out[role].push(self.flat_string(&Self::flat(&eval.store, fact[1])));
+                out[role].push(self.symbols.kif(&encoded(&eval.store, fact[1])));
             }
         }
         for percepts in out.iter_mut() {
@@ -282,30 +279,6 @@ impl Interpreter {
         out
     }
 
-    fn flat(terms: &impl TermRead, id: TermId) -> Flat {
-        let mut flat = Vec::new();
-        encode(terms, id, &mut flat);
-        flat.into_boxed_slice()
-    }
-
-    /// The flat encoding of an s-expression over this game's symbols, if it has them all: each
-    /// atom is the symbol spelled so, or else the only one spelled so in another letter case.
-    fn flat_of(&self, sx: &Sx, out: &mut Vec<u32>) -> Option<()> {
-        match sx {
-            Sx::Atom(a) => {
-                out.extend([self.symbols.find_in_any_case(a)?, 0]);
-            }
-            Sx::List(items) => {
-                let (Sx::Atom(f), args) = items.split_first()? else { return None };
-                out.extend([self.symbols.find_in_any_case(f)?, args.len() as u32]);
-                for a in args {
-                    self.flat_of(a, out)?;
-                }
-            }
-        }
-        Some(())
-    }
-
     /// The facts of relation `name` of `arity`, each as its arguments in KIF, when the relation
     /// does not depend on the state (`None` when it does, or the game has no such relation).
     pub fn static_rows(&self, name: &str, arity: usize) -> Option<Vec<Vec<String>>> {
@@ -313,28 +286,8 @@ impl Interpreter {
         if !self.engines.iter().all(|e| e.is_fixed.get(rel).copied().unwrap_or(false)) {
             return None;
         }
-        let argument = |id: TermId| {
-            let mut flat = Vec::new();
-            encode(&self.terms, id, &mut flat);
-            self.flat_string(&flat)
-        };
+        let argument = |id: TermId| self.symbols.kif(&encoded(&self.terms, id));
         Some(self.fixed[rel].facts().map(|fact| fact.iter().map(|&id| argument(id)).collect()).collect())
-    }
-
-    fn flat_string(&self, flat: &[u32]) -> String {
-        let mut s = String::new();
-        write_flat(&self.symbols, flat, &mut s);
-        s
-    }
-
-    /// The number value of a goal term, if it is a natural number.
-    fn goal_value(&self, terms: &impl TermRead, id: TermId) -> Option<u32> {
-        let node: &Node = terms.node(id);
-        if node.args.is_empty() {
-            self.symbols.name(node.sym).parse().ok()
-        } else {
-            None
-        }
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::{Error, Flat, Interpreter, Move, State};
 use crate::ast::Description;
-use crate::datalog::store::{write_flat, Sym};
+use crate::datalog::store::Sym;
 use crate::realtime::{self as front, parse_lifetime};
 use gdl_runtime::realtime::{RealTimeGame, Time};
 use gdl_runtime::Game;
@@ -119,9 +119,7 @@ impl RealTimeInterpreter {
     }
 
     fn text(&self, flat: &[u32]) -> String {
-        let mut s = String::new();
-        write_flat(&self.plain.symbols, flat, &mut s);
-        s
+        self.plain.symbols.kif(flat)
     }
 
     /// Every goal value the goal relation gives each role in `state`, sorted.

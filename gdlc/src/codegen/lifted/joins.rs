@@ -234,13 +234,7 @@ impl Writer<'_> {
             }
             PTerm::Ground(g) => (TokenStream::new(), quote!(#g)),
             PTerm::Func(sym, args) => {
-                let mut lets = TokenStream::new();
-                let mut parts = Vec::new();
-                for a in args.iter() {
-                    let (more, part) = self.build(a);
-                    lets.extend(more);
-                    parts.push(part);
-                }
+                let (mut lets, parts) = self.build_all(args);
                 let name = self.temp("t");
                 lets.extend(quote! {
                     let #name = store.intern(::gdl_runtime::lifted::store::Node { sym: #sym, args: Box::new([#(#parts),*]) });
@@ -250,16 +244,22 @@ impl Writer<'_> {
         }
     }
 
-    /// The head: its terms made, and the fact derived.
-    fn head(&mut self) -> TokenStream {
-        let head = &self.rule.head;
+    /// [`Writer::build`] of each of `args`: the statements of all, and each one's id.
+    fn build_all(&mut self, args: &[PTerm]) -> (TokenStream, Vec<TokenStream>) {
         let mut lets = TokenStream::new();
         let mut parts = Vec::new();
-        for a in head.args.iter() {
+        for a in args {
             let (more, part) = self.build(a);
             lets.extend(more);
             parts.push(part);
         }
+        (lets, parts)
+    }
+
+    /// The head: its terms made, and the fact derived.
+    fn head(&mut self) -> TokenStream {
+        let head = &self.rule.head;
+        let (lets, parts) = self.build_all(&head.args);
         let rel = Literal::usize_unsuffixed(head.rel);
         quote! {
             #lets

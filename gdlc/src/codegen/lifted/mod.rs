@@ -8,7 +8,7 @@ mod joins;
 
 use super::notes::{note, Notes};
 use crate::datalog::compile::CRule;
-use crate::datalog::eval::{access_paths, Access, Component};
+use crate::datalog::eval::{access_paths, indexed_reads, Component};
 use crate::interp::{Interpreter, Query};
 use gdl_runtime::program::words_to_text;
 use joins::{join_body, Fixed};
@@ -23,19 +23,16 @@ type JoinKey = (usize, usize, Option<usize>);
 pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
     let mut joins: BTreeMap<JoinKey, Ident> = BTreeMap::new();
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
-    let queries: Vec<TokenStream> = Query::ALL
-        .iter()
-        .map(|&query| {
-            let engine = interp.chosen[query as usize];
-            let components = interp.engines[engine].plans[query as usize].as_deref().unwrap_or(&[]);
-            // A component of the inputs alone (the relations of `true` and `does`) has no rule.
-            let components = components
-                .iter()
-                .filter(|c| !c.rules.is_empty())
-                .map(|c| component(interp, engine, c, &mut joins, &mut fixed_indexes));
-            quote!(&[#(#components),*])
-        })
-        .collect();
+    let [legal, next, terminal, goal, sees] = Query::ALL.map(|query| {
+        let engine = interp.chosen[query as usize];
+        let components = interp.engines[engine].plans[query as usize].as_deref().unwrap_or(&[]);
+        // A component of the inputs alone (the relations of `true` and `does`) has no rule.
+        let components = components
+            .iter()
+            .filter(|c| !c.rules.is_empty())
+            .map(|c| component(interp, engine, c, &mut joins, &mut fixed_indexes));
+        quote!(&[#(#components),*])
+    });
     let functions = joins.iter().map(|(&(engine, rule, variant), name)| {
         let plain = &interp.engines[engine].rules[rule];
         let compiled = match variant {
@@ -58,7 +55,6 @@ pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStre
             }
         }
     });
-    let [legal, next, terminal, goal, sees] = [0, 1, 2, 3, 4].map(|q| queries[q].clone());
     let chosen = |query: Query| interp.chosen[query as usize];
     let shared_step = chosen(Query::Terminal) == chosen(Query::Legal) && chosen(Query::Legal) == chosen(Query::Next);
     let program = program_data(interp, &fixed_indexes);
@@ -110,12 +106,9 @@ fn component(
     let is_fixed = &interp.engines[engine].is_fixed;
     let mut indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let mut note_indexes = |rule: &CRule| {
-        for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
-            if let (crate::datalog::compile::CLit::Pos(p), Access::Index(positions)) = (lit, access) {
-                let set =
-                    if is_fixed.get(p.rel).copied().unwrap_or(false) { &mut *fixed_indexes } else { &mut indexes };
-                set.insert((p.rel, positions.to_vec()));
-            }
+        for (rel, positions) in indexed_reads(rule, &access_paths(rule)) {
+            let set = if is_fixed.get(rel).copied().unwrap_or(false) { &mut *fixed_indexes } else { &mut indexes };
+            set.insert((rel, positions.to_vec()));
         }
     };
     let mut rules = Vec::new();
