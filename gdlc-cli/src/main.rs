@@ -123,6 +123,11 @@ enum Command {
         /// naming the relation at the PLAY that goes past it.
         #[arg(long, default_value_t = 4_000_000)]
         max_facts: usize,
+        /// The most facts and rule instances grounding may derive before it gives up; a game
+        /// past it is played through the interpreter, and its native code is built in the
+        /// lifted form.
+        #[arg(long, default_value_t = gdlc::ground::DEFAULT_MAX_INSTANCES)]
+        max_instances: usize,
         /// Log errors only.
         #[arg(short, long)]
         quiet: bool,
@@ -385,9 +390,10 @@ fn main() -> ExitCode {
             commands::compile(&game, output.as_deref(), check, &grounding.options(case))
         }
         Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options(case)),
-        Command::Serve { games, port, player, host, no_native, max_facts, quiet, verbose } => {
+        Command::Serve { games, port, player, host, no_native, max_facts, max_instances, quiet, verbose } => {
             gdl_player::log::set_level(gdl_player::log::level_of_flags(quiet, verbose));
-            let options = serve::Options { games, host, port, player: player.kind(), native: !no_native, max_facts };
+            let native = !no_native;
+            let options = serve::Options { games, host, port, player: player.kind(), native, max_facts, max_instances };
             serve::serve(&options)
         }
         Command::Analyze(args) => args.run(case),

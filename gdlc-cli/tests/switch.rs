@@ -7,15 +7,17 @@
 
 mod common;
 
-use common::{check_clean, game, rand_suffix, run_match_with, serve, serve_logging, Player};
+use common::{check_clean, game as game_path, rand_suffix, run_match_with, serve, serve_logging, Player};
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
-/// connectFour with every symbol but GDL's keywords and the numbers renamed: a game that no
-/// player has compiled code for.
-fn renamed_connect_four(path: &Path) {
-    let rules = gdl_runtime::kif::parse_all(&std::fs::read_to_string(game("connectFour.kif")).unwrap()).unwrap();
+/// `game` with every symbol but GDL's keywords and the numbers renamed, written to `path`: a
+/// game that no player has compiled code for.
+fn renamed(game: &str, path: &Path) {
+    let rules = gdl_runtime::kif::parse_all(&std::fs::read_to_string(game_path(game)).unwrap()).unwrap();
     fn rename(sx: &gdl_runtime::kif::Sx) -> String {
         match sx {
             gdl_runtime::kif::Sx::List(items) => {
@@ -28,6 +30,50 @@ fn renamed_connect_four(path: &Path) {
     }
     let text: String = rules.iter().map(|r| rename(r) + "\n").collect();
     std::fs::write(path, text).unwrap();
+}
+
+/// The native cache of this file's tests that build games: one of their own, so that no binary
+/// of an earlier run is found (the games are built), shared, so that the runtime every game's
+/// binary links is built once. The last test to use it removes it.
+fn native_cache() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| std::env::temp_dir().join(format!("gdlc-switch-cache-{}-{}", std::process::id(), rand_suffix())))
+}
+
+/// How many of this file's tests use [`native_cache`].
+const NATIVE_TESTS: usize = 2;
+
+/// Notes that a test is done with [`native_cache`], and removes it after the last.
+fn done_with_native_cache() {
+    static DONE: AtomicUsize = AtomicUsize::new(0);
+    if DONE.fetch_add(1, Ordering::SeqCst) + 1 == NATIVE_TESTS {
+        let _ = std::fs::remove_dir_all(native_cache());
+    }
+}
+
+/// A player that builds native code in [`native_cache`], started with `args` and logging to
+/// `log`, once the runtime every game's binary links is built.
+fn native_player(args: &[&str], log: &Path) -> Player {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gdlc"));
+    command.args(["serve", "--port", "0", "--player", "mcts"]).args(args).env("GDLC_CACHE_DIR", native_cache());
+    command.stdout(Stdio::piped()).stderr(std::fs::File::create(log).unwrap());
+    let mut child = command.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
+    let player = Player { child, url };
+    wait_for_line(log, "native runtime ready", 600);
+    player
+}
+
+/// The lines of a player's log about the match of `record`, and the index of the line that
+/// says the match switched to native code.
+fn lines_about_the_switch<'t>(text: &'t str, record: &serde_json::Value) -> (Vec<&'t str>, usize) {
+    let id = record["match_id"].as_str().unwrap().to_string();
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains(&format!("match {id}:"))).collect();
+    let switch = lines.iter().position(|l| l.contains("switched to native code at step"));
+    let switch = switch.unwrap_or_else(|| panic!("no switch to native code in the log:\n{text}"));
+    (lines, switch)
 }
 
 /// The tests of this file run one at a time: each is timed against a real clock, and two at
@@ -58,35 +104,59 @@ fn an_unknown_game_is_played_from_start_and_switches_to_native_code_within_the_m
     let _turn = one_at_a_time();
     let dir = std::env::temp_dir().join(format!("gdlc-switch-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
-    let renamed = dir.join("renamed.kif");
-    renamed_connect_four(&renamed);
-    // A cache of its own, so that no binary of an earlier run is found: the game is built.
+    let game = dir.join("renamed.kif");
+    renamed("connectFour.kif", &game);
     let log = dir.join("player.log");
-    let cache = dir.join("cache");
-    let player = {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_gdlc"));
-        command.args(["serve", "--port", "0", "--player", "mcts"]).env("GDLC_CACHE_DIR", &cache);
-        command.stdout(Stdio::piped()).stderr(std::fs::File::create(&log).unwrap());
-        let mut child = command.spawn().unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
-        Player { child, url }
-    };
-    // The runtime that every game's binary links is built once, before any game.
-    wait_for_line(&log, "native runtime ready", 600);
+    let player = native_player(&[], &log);
     let opponent = serve(&["--player", "mcts"]);
-    let (goals, record) = run_match_with(&renamed.display().to_string(), &[&player, &opponent], "10", "1");
+    let (goals, record) = run_match_with(&game.display().to_string(), &[&player, &opponent], "10", "1");
     check_clean(&record, &goals, 1000);
+    drop(player);
+    done_with_native_cache();
     let text = std::fs::read_to_string(&log).unwrap();
-    let id = record["match_id"].as_str().unwrap().to_string();
-    let lines: Vec<&str> = text.lines().filter(|l| l.contains(&format!("match {id}:"))).collect();
-    let switch = lines.iter().position(|l| l.contains("switched to native code at step"));
-    let switch = switch.unwrap_or_else(|| panic!("no switch to native code in the log:\n{text}"));
+    let (lines, switch) = lines_about_the_switch(&text, &record);
     // Moves came from the program engine before the switch, and from native code after it.
     assert!(lines[..switch].iter().any(|l| l.contains("(program engine")), "{text}");
     assert!(lines[switch..].iter().any(|l| l.contains("(native code")), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "long real-time matches; run by `cargo xtask test-long`"]
+fn an_unknown_game_too_large_to_ground_switches_to_its_lifted_native_code_within_the_match() {
+    let _turn = one_at_a_time();
+    let dir = std::env::temp_dir().join(format!("gdlc-lifted-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("renamed.kif");
+    renamed("breakthrough.kif", &game);
+    let log = dir.join("player.log");
+    // Breakthrough is past a limit of 10 instances: the interpreter plays it from START while
+    // its native code is built in the lifted form.
+    let player = native_player(&["--max-instances", "10"], &log);
+    let opponent = serve(&["--player", "mcts"]);
+    let (goals, record) = run_match_with(&game.display().to_string(), &[&player, &opponent], "10", "1");
+    check_clean(&record, &goals, 1000);
     drop(player);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (lines, switch) = lines_about_the_switch(&text, &record);
+    assert!(text.contains("played by the interpreter: the game is too large to ground"), "{text}");
+    assert!(lines[..switch].iter().any(|l| l.contains("(interpreter")), "{text}");
+    assert!(lines[switch..].iter().any(|l| l.contains("(native code")), "{text}");
+    assert!(!lines[switch..].iter().any(|l| l.contains("(interpreter")), "{text}");
+    // The binary the player built for the game (whose renamed `cellHolds` no other test's game
+    // has) is the lifted form.
+    let built: Vec<PathBuf> = std::fs::read_dir(native_cache().join("shapes"))
+        .unwrap()
+        .map(|entry| PathBuf::from(std::fs::read_to_string(entry.unwrap().path()).unwrap().trim()))
+        .filter(|binary| {
+            let rules = std::fs::read_to_string(binary.parent().unwrap().join("src").join("rules.kif")).unwrap();
+            rules.contains("q_sdloHllec")
+        })
+        .collect();
+    assert_eq!(built.len(), 1, "{built:?}");
+    let module = std::fs::read_to_string(built[0].parent().unwrap().join("src").join("game.rs")).unwrap();
+    assert!(module.contains("gdl_runtime::lifted"), "not the lifted form: {}", built[0].display());
+    done_with_native_cache();
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -100,7 +170,7 @@ fn checkers_at_a_one_second_start(name: &str, args: &[&str]) -> (serde_json::Val
     let args = [&["--player", "mcts", "--no-native"], args].concat();
     let player = serve_logging(&args, Stdio::from(std::fs::File::create(&log).unwrap()));
     let opponent = serve(&["--player", "random"]);
-    let (_, record) = run_match_with(&game("checkers.kif"), &[&player, &opponent], "1", "1");
+    let (_, record) = run_match_with(&game_path("checkers.kif"), &[&player, &opponent], "1", "1");
     drop(player);
     let text = std::fs::read_to_string(&log).unwrap();
     let _ = std::fs::remove_dir_all(&dir);

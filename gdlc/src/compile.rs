@@ -6,7 +6,7 @@ use crate::ast::Description;
 use crate::codegen::{self, Form, Notes, Options};
 use crate::diag::Diagnostic;
 use crate::ground::{self, Ground};
-use crate::interp::Interpreter;
+use crate::interp::{Interpreter, Limits};
 use crate::{check, engine, realtime, Error};
 use gdl_runtime::engine::ProgramGame;
 use proc_macro2::TokenStream;
@@ -51,11 +51,11 @@ pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<
 fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source, options.ground.case)?;
     if options.form == Form::Lifted {
-        return lifted(&description, realtime, notes);
+        return lifted(&description, realtime, notes, &Limits::NONE);
     }
     let ground = match ground_checked(&description, realtime, &options.ground) {
         Err(error) if error.is_too_large_to_ground() && options.form == Form::Auto && !realtime => {
-            let compiled = lifted(&description, realtime, notes)?;
+            let compiled = lifted(&description, realtime, notes, &Limits::NONE)?;
             return Ok(Compiled { too_large_to_ground: Some(error), ..compiled });
         }
         other => other?,
@@ -70,13 +70,26 @@ fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Resu
     })
 }
 
-/// The lifted form ([`codegen::lifted`]): the interpreter loads the game and plans its queries,
-/// and each rule it evaluates becomes a generated join.
-fn lifted(description: &Description, realtime: bool, notes: Option<&Notes>) -> Result<Compiled, Error> {
+/// [`compile`] in the lifted form whatever `options.form` says, with the interpreter's load
+/// (the static relations and the plan of its queries) within `limits`: what a player builds for
+/// a game too large to ground, on a clock.
+pub fn compile_lifted_within(source: &str, options: &Options, limits: &Limits) -> Result<Compiled, Error> {
+    let (description, realtime) = front_end(source, options.ground.case)?;
+    lifted(&description, realtime, None, limits)
+}
+
+/// The lifted form ([`codegen::lifted`]): the interpreter loads the game within `limits` and
+/// plans its queries, and each rule it evaluates becomes a generated join.
+fn lifted(
+    description: &Description,
+    realtime: bool,
+    notes: Option<&Notes>,
+    limits: &Limits,
+) -> Result<Compiled, Error> {
     if realtime {
         return Err(Error::Codegen(codegen::Error::LiftedRealTime));
     }
-    let interpreter = Interpreter::new(description)?;
+    let interpreter = Interpreter::with_limits(description, limits)?;
     let tokens = codegen::lifted::generate(&interpreter, notes);
     Ok(Compiled { ground: None, tokens, realtime: false, tables: false, too_large_to_ground: None })
 }

@@ -21,14 +21,17 @@ const MAX_RESTARTS: u32 = 3;
 /// How long a started backend has to print its address.
 const STARTUP_TIME: Duration = Duration::from_secs(10);
 
-/// A game whose native code is wanted: its ground program is turned into a module and built.
+/// Writes a game's native module; the builder calls it, one game at a time.
+pub(super) type WriteModule = Box<dyn FnOnce() -> Result<String, String> + Send>;
+
+/// A game whose native code is wanted: its module is written and built.
 pub(super) struct Job {
     /// The game's shape key ([`gdl_player::rename::Shape::key`]).
     pub(super) key: u64,
     /// A name for the game in the cache and the log.
     pub(super) stem: String,
-    /// The generated module.
-    pub(super) module: String,
+    /// What writes the module.
+    pub(super) module: WriteModule,
     /// The game's rules in KIF, which the backend recognizes STARTs by.
     pub(super) rules: String,
 }
@@ -184,7 +187,8 @@ impl Natives {
     fn build_all(&self, jobs: Receiver<Job>) {
         for job in jobs {
             let start = Instant::now();
-            let built = native::build_binary(&job.stem, &job.module, &job.rules, false, Priority::Background);
+            let built = (job.module)()
+                .and_then(|module| native::build_binary(&job.stem, &module, &job.rules, false, Priority::Background));
             if job.key == WARM_UP_KEY {
                 // The warm-up game has no rules to serve by, and no match waits for it.
                 match built {
@@ -218,7 +222,7 @@ impl Natives {
             let job = Job {
                 key: WARM_UP_KEY,
                 stem: "warm_up".to_string(),
-                module: WARM_UP_MODULE.to_string(),
+                module: Box::new(|| Ok(WARM_UP_MODULE.to_string())),
                 rules: String::new(),
             };
             let _ = sender.send(job);

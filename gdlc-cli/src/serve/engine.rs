@@ -2,6 +2,7 @@
 //! clock, on a thread of its own) and played through the program engine, which evaluates its
 //! ground program as data; a game that is not grounded in time, or cannot be, is played
 //! through the interpreter, within the start clock and a cap on facts ([`super::bounded`]).
+//! A game too large to ground is handed to the native builder in the lifted form.
 //! A grounded game whose program proves atoms at run time (chess's threats) may be faster
 //! through the interpreter: the two race on random playouts, and the faster plays. A grounded
 //! game is kept, by its shape and with the race's winner, for later matches of it under any
@@ -46,11 +47,12 @@ const MAX_GROUNDINGS: usize = 2;
 
 /// The program engines of the games met so far, the most recent last, and the games being
 /// grounded or that could not be.
-#[derive(Default)]
 pub(super) struct Engines {
     games: Mutex<Vec<Grounded>>,
     work: Mutex<Work>,
     grounded: Condvar,
+    /// How games are grounded and compiled.
+    options: gdlc::codegen::Options,
 }
 
 /// The games being grounded, and those grounding refused.
@@ -75,6 +77,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Engines {
+    /// The engines of a server that grounds and compiles games with `options`.
+    pub(super) fn new(options: gdlc::codegen::Options) -> Engines {
+        Engines { games: Mutex::default(), work: Mutex::default(), grounded: Condvar::new(), options }
+    }
+
     /// The program engine of the game of `key` whose rules are `rules` up to renaming, with the
     /// spelling of `rules`.
     fn find(&self, key: u64, rules: &[Sx]) -> Option<Found> {
@@ -292,8 +299,8 @@ fn ground_within(
     let spawned = std::thread::Builder::new().name("grounding".to_string()).spawn(move || {
         let started = Instant::now();
         let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
-        let made = ground(&text).map_err(|e| e.to_string()).and_then(|ground| {
-            let game = gdlc::engine::program_game(&ground).map_err(|e| e.to_string())?;
+        let made = gdlc::compile::ground_source(&text, &engines.options).and_then(|ground| {
+            let game = gdlc::engine::program_game(&ground).map_err(gdlc::Error::Engine)?;
             Ok((ground, game))
         });
         let (ground, game) = match made {
@@ -301,7 +308,11 @@ fn ground_within(
             Err(e) => {
                 engines.ended(key, true);
                 super::memory::trim_soon();
-                return log::info(format_args!("game {key:016x}: played by the interpreter: {e}"));
+                log::info(format_args!("game {key:016x}: played by the interpreter: {e}"));
+                if e.is_too_large_to_ground() {
+                    want_lifted(&natives, key, text, engines.options.clone());
+                }
+                return;
             }
         };
         let seconds = started.elapsed().as_secs_f64();
@@ -317,13 +328,8 @@ fn ground_within(
         if interpreter_won.is_some() {
             return;
         }
-        natives.want(key, || match module_of(&ground) {
-            Ok(module) => Some(Job { key, stem: "game".to_string(), module, rules: text }),
-            Err(e) => {
-                log::error(format_args!("game {key:016x}: no native code: {e}"));
-                None
-            }
-        });
+        let module = Box::new(move || module_of(&ground));
+        natives.want(key, || Some(Job { key, stem: "game".to_string(), module, rules: text }));
     });
     if let Err(e) = spawned {
         log::error(format_args!("cannot start grounding: {e}"));
@@ -334,13 +340,15 @@ fn ground_within(
         Ok((game, spelling, race, took)) => {
             Some(((game, spelling, race), format!("grounded in {:.3} s", took.as_secs_f64())))
         }
-        Err(_) => {
+        Err(mpsc::RecvTimeoutError::Timeout) => {
             log::info(format_args!(
                 "game {key:016x}: not grounded within {:.1} s; the interpreter plays meanwhile",
                 wait.as_secs_f64()
             ));
             None
         }
+        // Grounding failed, and said why.
+        Err(mpsc::RecvTimeoutError::Disconnected) => None,
     }
 }
 
@@ -370,13 +378,25 @@ fn race_within(game: &ProgramGame, description: &Description, until: Instant, ma
     Some(gdlc::engine::race(game, &bounded, each))
 }
 
-/// The ground program of a game.
-fn ground(text: &str) -> Result<gdlc::ground::Ground, gdlc::Error> {
-    gdlc::compile::ground_source(text, &super::compile_options())
-}
-
 /// The text of a grounded game's native module, for the builder.
 fn module_of(ground: &gdlc::ground::Ground) -> Result<String, String> {
     let tokens = gdlc::codegen::generate_module(ground, gdlc::codegen::Form::Auto, false).map_err(|e| e.to_string())?;
     gdlc::codegen::render_file(&tokens, "gdlc serve")
+}
+
+/// The longest the builder's interpreter may take to load a game for its lifted module.
+const LIFTED_LOAD_TIME: Duration = Duration::from_secs(120);
+
+/// Hands the native builder a game too large to ground (its rules in `text`): its module is
+/// the lifted form ([`gdlc::codegen::lifted`]), written by the builder, whose interpreter loads
+/// the game within [`LIFTED_LOAD_TIME`], so that games wait for one another rather than load
+/// all at once.
+fn want_lifted(natives: &Natives, key: u64, text: String, options: gdlc::codegen::Options) {
+    let source = text.clone();
+    let module = Box::new(move || {
+        let limits = Limits { deadline: Some(Instant::now() + LIFTED_LOAD_TIME), max_facts: None };
+        let compiled = gdlc::compile::compile_lifted_within(&source, &options, &limits).map_err(|e| e.to_string())?;
+        gdlc::codegen::render_file(&compiled.tokens, "gdlc serve")
+    });
+    natives.want(key, || Some(Job { key, stem: "game".to_string(), module, rules: text }));
 }

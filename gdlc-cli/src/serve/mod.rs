@@ -41,15 +41,19 @@ pub struct Options {
     pub native: bool,
     /// The most facts one evaluation of the interpreter may derive.
     pub max_facts: usize,
+    /// The most facts and rule instances grounding may derive before it gives up (the game is
+    /// then compiled in the lifted form).
+    pub max_instances: usize,
 }
 
 /// Serves the player protocol until killed, after printing the address it listens on.
 pub fn serve(options: &Options) -> Result<(), String> {
     memory::fix_thresholds();
     let natives = Natives::new(options.player, options.native);
-    let engines = Arc::new(Engines::default());
+    let compile = compile_options(options.max_instances);
+    let engines = Arc::new(Engines::new(compile.clone()));
     for game in &options.games {
-        prebuild(game, &natives, &engines)?;
+        prebuild(game, &compile, &natives, &engines)?;
     }
     if options.native {
         natives.warm_up();
@@ -70,15 +74,21 @@ pub fn serve(options: &Options) -> Result<(), String> {
 /// spells one name two ways (alexChess) has moves that such a server calls illegal.
 pub(crate) const READING: gdlc::parse::Case = gdlc::parse::Case::Sensitive;
 
-/// The compile options of the player's games: the defaults, read as [`READING`] says.
-pub(crate) fn compile_options() -> gdlc::codegen::Options {
-    let ground = gdlc::ground::Options { case: READING, ..Default::default() };
+/// The compile options of the player's games: the defaults, read as [`READING`] says, with
+/// grounding giving up past `max_instances`.
+pub(crate) fn compile_options(max_instances: usize) -> gdlc::codegen::Options {
+    let ground = gdlc::ground::Options { case: READING, max_instances, ..Default::default() };
     gdlc::codegen::Options { ground, ..Default::default() }
 }
 
-/// Builds a game given on the command line and starts its backend; a game past the grounding
-/// limit is left to the interpreter, with a note.
-fn prebuild(game: &std::path::Path, natives: &Natives, engines: &Engines) -> Result<(), String> {
+/// Builds a game given on the command line and starts its backend (a game past the grounding
+/// limit is built in the lifted form, with a note), and keeps its program engine.
+fn prebuild(
+    game: &std::path::Path,
+    compile: &gdlc::codegen::Options,
+    natives: &Natives,
+    engines: &Engines,
+) -> Result<(), String> {
     let loaded = load_valid_in(game, READING)?;
     if gdlc::realtime::is_realtime(&loaded.description) {
         return Err(format!(
@@ -89,16 +99,10 @@ fn prebuild(game: &std::path::Path, natives: &Natives, engines: &Engines) -> Res
     }
     let rules = rules_of(&loaded)?;
     let key = Shape::of(&rules).key();
-    match compiled_binary(game, &compile_options(), true) {
-        Ok(binary) => natives.add_built(key, binary)?,
-        Err(e) if e.is_too_large_to_ground() => {
-            eprintln!("{e}\nnote: {} is played through the interpreter", game.display());
-            return Ok(());
-        }
-        Err(e) => return Err(e.into()),
-    }
+    let binary = compiled_binary(game, compile, true)?;
+    natives.add_built(key, binary)?;
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
-    if let Ok(ground) = gdlc::compile::ground_source(&text, &compile_options()) {
+    if let Ok(ground) = gdlc::compile::ground_source(&text, compile) {
         if let Ok(program) = gdlc::engine::program_game(&ground) {
             engines.keep_game(key, rules, program);
         }
