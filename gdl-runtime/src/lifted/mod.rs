@@ -16,7 +16,7 @@ pub mod store;
 mod table;
 
 pub use game::{LiftedGame, Move, State};
-pub use table::{Candidates, Facts, Table};
+pub use table::{Candidates, Chain, Facts, Table};
 
 use store::{Overlay, TermId};
 

@@ -4,20 +4,17 @@
 //!
 //! Facts lie back to back in one vector (every fact of a relation has its number of
 //! arguments), and the set that keeps them unique is a table of their positions, open
-//! addressing with linear probing: adding a fact allocates nothing but the growth of those
-//! two vectors, and a table cleared for the next state keeps its memory.
+//! addressing with linear probing. An index chains the facts that share its key, and finds the
+//! first of each chain through a set of the same kind. Adding a fact allocates nothing but the
+//! growth of those vectors, and a table cleared for the next state keeps its memory.
 
-use super::hash::FastMap;
 use super::store::TermId;
-
-/// The positions of the facts that have each combination of terms at some argument positions.
-type Index = FastMap<Box<[TermId]>, Vec<u32>>;
 
 /// Tables with fewer facts than this, complete before the rules that read them run, are not
 /// indexed: trying every fact costs less than building an index.
 const SMALL_TABLE: usize = 16;
 
-/// An empty slot of the set of positions.
+/// An empty slot of a set, or the end of a chain.
 const EMPTY: u32 = u32::MAX;
 
 /// The facts of one relation, with hash indexes on the combinations of argument positions
@@ -33,11 +30,27 @@ pub struct Table {
     /// The set of facts: the position of a fact in each slot its hash leads to, or [`EMPTY`];
     /// a power of two long, at most half full.
     slots: Vec<u32>,
-    /// For each indexed combination of positions: the facts having each combination of terms there.
-    indexes: Vec<(Box<[usize]>, Index)>,
+    /// The indexes, each on its combination of positions.
+    indexes: Vec<Index>,
 }
 
-/// The hash of a fact: its words mixed as [`super::hash::WordHasher`] mixes them.
+/// The facts of a table grouped by their terms at some argument positions (a group's key):
+/// each group is a chain of facts in the order they were added, found by its key through an
+/// open-addressing set of groups that reads each group's key from its first fact.
+#[derive(Clone, Debug)]
+struct Index {
+    /// The positions whose terms are the key.
+    positions: Box<[usize]>,
+    /// The number of a group in each slot its key's hash leads to, or [`EMPTY`]; a power of two
+    /// long, at most half full.
+    slots: Vec<u32>,
+    /// The first and the last fact of each group.
+    groups: Vec<(u32, u32)>,
+    /// The next fact of each fact's group, or [`EMPTY`] after the last.
+    next: Vec<u32>,
+}
+
+/// The hash of a fact, or of a key: its words mixed as [`super::hash::WordHasher`] mixes them.
 #[inline]
 fn hash_fact(fact: &[TermId]) -> u64 {
     let mut hash = fact.len() as u64;
@@ -45,6 +58,120 @@ fn hash_fact(fact: &[TermId]) -> u64 {
         hash = (hash.rotate_left(5) ^ u64::from(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
     hash
+}
+
+/// Whether two short slices are equal, compared in line (a call to `memcmp` costs more than
+/// the few words of a fact or a key).
+#[inline]
+fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The first slot of a set of `len` slots (a power of two) that `hash` leads to: the hash's top
+/// bits, which depend on every bit mixed in (a product's low bits depend on the low ones only).
+#[inline]
+fn first_slot(hash: u64, len: usize) -> usize {
+    let shift = 64 - len.trailing_zeros();
+    (hash >> shift) as usize & (len - 1)
+}
+
+/// The most positions of an index whose key is gathered on the stack.
+const KEY_ON_STACK: usize = 8;
+
+/// Calls `f` with the terms of `fact` at `positions`, gathered on the stack when they are few.
+#[inline]
+fn with_key<R>(fact: &[TermId], positions: &[usize], f: impl FnOnce(&[TermId]) -> R) -> R {
+    if positions.len() <= KEY_ON_STACK {
+        let mut stack = [0; KEY_ON_STACK];
+        for (slot, &p) in stack.iter_mut().zip(positions) {
+            *slot = fact[p];
+        }
+        f(&stack[..positions.len()])
+    } else {
+        let heap: Vec<TermId> = positions.iter().map(|&p| fact[p]).collect();
+        f(&heap)
+    }
+}
+
+impl Index {
+    /// An empty index on `positions`.
+    fn new(positions: &[usize]) -> Index {
+        Index { positions: positions.into(), slots: Vec::new(), groups: Vec::new(), next: Vec::new() }
+    }
+
+    /// The slot of the group of `key`, or the empty slot where it would go, in a set that has
+    /// one; `data` and `width` are the table's facts.
+    #[inline]
+    fn slot_of(&self, data: &[TermId], width: usize, key: &[TermId]) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut slot = first_slot(hash_fact(key), self.slots.len());
+        loop {
+            let group = self.slots[slot];
+            if group == EMPTY {
+                return slot;
+            }
+            let first = self.groups[group as usize].0 as usize * width;
+            if self.positions.iter().zip(key).all(|(&p, &k)| data[first + p] == k) {
+                return slot;
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Doubles the set of groups when it would be more than half full with one more group.
+    fn grow(&mut self, data: &[TermId], width: usize) {
+        if (self.groups.len() + 1) * 2 <= self.slots.len() {
+            return;
+        }
+        let size = (self.slots.len() * 2).max(16);
+        self.slots = vec![EMPTY; size];
+        for group in 0..self.groups.len() {
+            let first = self.groups[group].0 as usize * width;
+            let slot = with_key(&data[first..first + width], &self.positions, |key| self.slot_of(data, width, key));
+            self.slots[slot] = group as u32;
+        }
+    }
+
+    /// Adds `fact`, the table's fact at position `at` (the facts before it are in `data`, and
+    /// every one of them is in the index).
+    fn add(&mut self, data: &[TermId], width: usize, fact: &[TermId], at: u32) {
+        self.grow(data, width);
+        let slot = with_key(fact, &self.positions, |key| self.slot_of(data, width, key));
+        self.next.push(EMPTY);
+        match self.slots[slot] {
+            EMPTY => {
+                self.slots[slot] = self.groups.len() as u32;
+                self.groups.push((at, at));
+            }
+            group => {
+                let last = &mut self.groups[group as usize].1;
+                self.next[*last as usize] = at;
+                *last = at;
+            }
+        }
+    }
+
+    /// The facts whose terms at the positions are `key`.
+    fn find(&self, data: &[TermId], width: usize, key: &[TermId]) -> Chain<'_> {
+        let first = if self.groups.is_empty() {
+            EMPTY
+        } else {
+            match self.slots[self.slot_of(data, width, key)] {
+                EMPTY => EMPTY,
+                group => self.groups[group as usize].0,
+            }
+        };
+        Chain { next: &self.next, at: first }
+    }
+
+    /// Empties the index, keeping its memory.
+    fn clear(&mut self) {
+        if !self.groups.is_empty() {
+            self.slots.fill(EMPTY);
+        }
+        self.groups.clear();
+        self.next.clear();
+    }
 }
 
 impl Table {
@@ -80,12 +207,10 @@ impl Table {
     #[inline]
     fn slot_of(&self, fact: &[TermId]) -> usize {
         let mask = self.slots.len() - 1;
-        // The product's top bits depend on every bit mixed in; its low bits on the low ones only.
-        let shift = 64 - self.slots.len().trailing_zeros();
-        let mut slot = (hash_fact(fact) >> shift) as usize & mask;
+        let mut slot = first_slot(hash_fact(fact), self.slots.len());
         loop {
             let at = self.slots[slot];
-            if at == EMPTY || self.fact(at as usize) == fact {
+            if at == EMPTY || same(self.fact(at as usize), fact) {
                 return slot;
             }
             slot = (slot + 1) & mask;
@@ -118,8 +243,8 @@ impl Table {
         }
         let at = self.len as u32;
         self.slots[slot] = at;
-        for (positions, index) in &mut self.indexes {
-            add_to_index(index, positions, fact, at);
+        for index in &mut self.indexes {
+            index.add(&self.data, self.width, fact, at);
         }
         self.data.extend_from_slice(fact);
         self.len += 1;
@@ -134,9 +259,7 @@ impl Table {
         }
         self.len = 0;
         self.data.clear();
-        for (_, index) in &mut self.indexes {
-            index.clear();
-        }
+        self.indexes.iter_mut().for_each(Index::clear);
     }
 
     /// Whether the table has `fact`.
@@ -147,14 +270,14 @@ impl Table {
 
     /// Indexes the facts by their terms at `positions`, unless they are already.
     pub fn ensure_index(&mut self, positions: &[usize]) {
-        if self.indexes.iter().any(|(p, _)| **p == *positions) {
+        if self.indexes.iter().any(|index| same(&index.positions, positions)) {
             return;
         }
-        let mut index = Index::default();
-        for (i, f) in self.facts().enumerate() {
-            add_to_index(&mut index, positions, f, i as u32);
+        let mut index = Index::new(positions);
+        for i in 0..self.len {
+            index.add(&self.data, self.width, self.fact(i), i as u32);
         }
-        self.indexes.push((positions.into(), index));
+        self.indexes.push(index);
     }
 
     /// Indexes the facts by their terms at `positions` for rules about to read the table, unless
@@ -167,45 +290,44 @@ impl Table {
         }
     }
 
-    /// The facts with `key` at `positions`, or `None` when the table has no index on them
-    /// (it was too small to need one: every fact is a candidate).
-    pub fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<&[u32]> {
-        let (_, index) = self.indexes.iter().find(|(p, _)| **p == *positions)?;
-        Some(index.get(key).map_or(&[], Vec::as_slice))
+    /// The positions of the facts with `key` at `positions`, in the order they were added, or
+    /// `None` when the table has no index on them (it was too small to need one: every fact is
+    /// a candidate).
+    #[inline]
+    pub fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<Chain<'_>> {
+        let index = self.indexes.iter().find(|index| same(&index.positions, positions))?;
+        Some(index.find(&self.data, self.width, key))
     }
 
     /// The positions of the facts that may have `key` at `positions`: those the index gives,
     /// or every fact when the table has no index on them.
+    #[inline]
     pub fn candidates<'t>(&'t self, positions: &[usize], key: &[TermId]) -> Candidates<'t> {
         match self.lookup(positions, key) {
-            Some(found) => Candidates::Found(found.iter()),
+            Some(found) => Candidates::Found(found),
             None => Candidates::All(0..self.len as u32),
         }
     }
 }
 
-/// The most positions of an index whose key is gathered on the stack.
-const KEY_ON_STACK: usize = 8;
+/// The positions of the facts of one group of an index, in the order they were added.
+#[derive(Clone, Debug)]
+pub struct Chain<'t> {
+    next: &'t [u32],
+    at: u32,
+}
 
-/// Adds the fact at position `at` to `index` under its terms at `positions`; the key is boxed
-/// only when the index does not have it yet.
-fn add_to_index(index: &mut Index, positions: &[usize], fact: &[TermId], at: u32) {
-    let mut stack = [0; KEY_ON_STACK];
-    let heap: Vec<TermId>;
-    let key: &[TermId] = if positions.len() <= KEY_ON_STACK {
-        for (slot, &p) in stack.iter_mut().zip(positions) {
-            *slot = fact[p];
+impl Iterator for Chain<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.at == EMPTY {
+            return None;
         }
-        &stack[..positions.len()]
-    } else {
-        heap = positions.iter().map(|&p| fact[p]).collect();
-        &heap
-    };
-    match index.get_mut(key) {
-        Some(found) => found.push(at),
-        None => {
-            index.insert(key.into(), vec![at]);
-        }
+        let at = self.at as usize;
+        self.at = self.next[at];
+        Some(at)
     }
 }
 
@@ -241,7 +363,7 @@ impl ExactSizeIterator for Facts<'_> {}
 #[derive(Clone, Debug)]
 pub enum Candidates<'t> {
     /// The positions an index gave.
-    Found(std::slice::Iter<'t, u32>),
+    Found(Chain<'t>),
     /// Every position of a table with no index.
     All(std::ops::Range<u32>),
 }
@@ -252,7 +374,7 @@ impl Iterator for Candidates<'_> {
     #[inline]
     fn next(&mut self) -> Option<usize> {
         match self {
-            Candidates::Found(found) => found.next().map(|&i| i as usize),
+            Candidates::Found(found) => found.next(),
             Candidates::All(range) => range.next().map(|i| i as usize),
         }
     }
@@ -282,6 +404,27 @@ mod tests {
         assert!(!table.contains(&[]));
         assert!(table.insert(&[]) && !table.insert(&[]));
         assert_eq!((table.len(), table.facts().count()), (1, 1));
+    }
+
+    #[test]
+    fn an_index_finds_every_fact_of_a_key_in_order_through_growth_and_clearing() {
+        let mut table = Table::default();
+        table.ensure_index(&[1, 2]);
+        for round in 0..2u32 {
+            for i in 0..3_000u32 {
+                table.insert(&[i, (i * 7 + round) % 13, i % 5]);
+            }
+            for a in 0..14u32 {
+                for b in 0..6u32 {
+                    let found: Vec<usize> = table.candidates(&[1, 2], &[a, b]).collect();
+                    let scanned: Vec<usize> =
+                        (0..table.len()).filter(|&i| table.fact(i)[1] == a && table.fact(i)[2] == b).collect();
+                    assert_eq!(found, scanned, "key ({a} {b}) in round {round}");
+                }
+            }
+            table.clear();
+            assert_eq!(table.candidates(&[1, 2], &[0, 0]).count(), 0);
+        }
     }
 
     #[test]

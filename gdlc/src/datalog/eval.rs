@@ -318,7 +318,7 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
                             positions.iter().map(|&i| self.resolve(&p.args[i], b)).collect();
                         match key {
                             Some(key) => match self.table(p.rel).lookup(positions, &key) {
-                                Some(found) => found.to_vec(),
+                                Some(found) => found.map(|i| i as u32).collect(),
                                 None => (0..self.table(p.rel).len() as u32).collect(),
                             },
                             None => return,
