@@ -74,4 +74,9 @@ snapshot!(gdl_ii, "gdl_ii", Form::Straight, ["pub fn sees(", "RANDOM_ROLE"]);
 
 // `lifted/`: the rules with variables as generated joins, a recursive relation's delta variant
 // among them, with the line of each rule.
-snapshot!(lifted, "lifted", Form::Lifted, ["fn engine_0_rule_", "_delta_0(", ".intern(", "// Rule at lifted.kif:"]);
+snapshot!(
+    lifted,
+    "lifted",
+    Form::Lifted,
+    ["fn engine_0_rule_", "_delta_0(", ".intern_args(", "// Rule at lifted.kif:"]
+);

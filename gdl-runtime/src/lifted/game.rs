@@ -3,16 +3,66 @@
 //! facts of the relation that answers it.
 
 use super::hash::FastMap;
-use super::store::{encoded, Node, Symbols, TermId, TermRead, Terms};
+use super::store::{FlatCache, Node, Symbols, TermId, TermRead, Terms};
 use super::{run, Component, Eval, Output, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
 use std::sync::Arc;
 
 /// A game state: its facts, each a ground term in the flat prefix encoding (`sym, arity,
-/// args...`), sorted.
+/// args...`), sorted, back to back.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State(Arc<[Box<[u32]>]>);
+pub struct State(Arc<[u32]>);
+
+impl State {
+    /// The state whose facts are the terms `ids` of `store`, written by `flats`: sorted, each
+    /// once.
+    fn of_terms(ids: impl ExactSizeIterator<Item = TermId>, store: &impl TermRead, flats: &FlatCache) -> State {
+        let mut words = Vec::new();
+        let mut facts: Vec<(usize, usize)> = Vec::with_capacity(ids.len());
+        for id in ids {
+            let from = words.len();
+            flats.encode(store, id, &mut words);
+            facts.push((from, words.len()));
+        }
+        facts.sort_unstable_by(|a, b| words[a.0..a.1].cmp(&words[b.0..b.1]));
+        let mut flat = Vec::with_capacity(words.len());
+        let mut last: Option<&[u32]> = None;
+        for &(from, to) in facts.iter() {
+            let fact = &words[from..to];
+            if last != Some(fact) {
+                flat.extend_from_slice(fact);
+                last = Some(fact);
+            }
+        }
+        State(flat.into())
+    }
+
+    /// The facts, each in the flat prefix encoding.
+    fn facts(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        let mut rest: &[u32] = &self.0;
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let (fact, after) = rest.split_at(flat_len(rest));
+            rest = after;
+            Some(fact)
+        })
+    }
+}
+
+/// The number of words of the term at the start of `flat`, in the flat prefix encoding.
+fn flat_len(flat: &[u32]) -> usize {
+    let mut at = 0;
+    // The terms still to be read whole: one to begin with, and each function's arguments.
+    let mut pending = 1usize;
+    while pending > 0 {
+        pending = pending - 1 + flat[at + 1] as usize;
+        at += 2;
+    }
+    at
+}
 
 /// A move: a ground term in the flat prefix encoding.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +78,8 @@ pub struct LiftedGame {
     /// For `true`, then `does`: the relation of each function, by its symbol and arity.
     splits: [FastMap<(u32, usize), usize>; 2],
     initial: State,
+    /// The flat encodings of the short terms of `terms`.
+    flats: FlatCache,
 }
 
 /// Why a [`Program`] does not load: its data contradicts itself (gdlc wrote something else than
@@ -77,12 +129,11 @@ impl LiftedGame {
         if !program.role_terms.iter().chain(program.initial).all(|&t| known(t)) {
             return Err(BadProgram("a role or initial fact is not a known term"));
         }
-        let mut initial: Vec<Box<[u32]>> = program.initial.iter().map(|&id| encoded(&terms, id)).collect();
-        initial.sort();
-        initial.dedup();
+        let flats = FlatCache::new(&terms);
+        let initial = State::of_terms(program.initial.iter().copied(), &terms, &flats);
         let splits = program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
         let symbols = Symbols::from_names(program.names);
-        Ok(LiftedGame { program, symbols, terms, fixed, splits, initial: State(initial.into()) })
+        Ok(LiftedGame { program, symbols, terms, fixed, splits, initial, flats })
     }
 
     /// The tables of an evaluation, empty: those this thread used last for this game, cleared
@@ -109,12 +160,12 @@ impl LiftedGame {
     fn load_state(&self, state: &State, moves: &[Move]) -> Eval<'_> {
         let mut eval =
             Eval { store: super::store::Overlay::new(&self.terms), tables: self.fresh_tables(), fixed: &self.fixed };
-        for fact in state.0.iter() {
-            let (id, _) = eval.store.decode(fact);
+        for fact in state.facts() {
+            let id = self.flats.decode(&mut eval.store, fact);
             self.add_input(&mut eval, 0, &[], id);
         }
         for (role, mv) in moves.iter().enumerate() {
-            let (id, _) = eval.store.decode(&mv.0);
+            let id = self.flats.decode(&mut eval.store, &mv.0);
             self.add_input(&mut eval, 1, &[self.program.role_terms[role]], id);
         }
         eval
@@ -164,7 +215,7 @@ impl LiftedGame {
             return None;
         }
         for (role, mv) in joint.iter().enumerate() {
-            let (id, _) = eval.store.decode(&mv.0);
+            let id = self.flats.decode(&mut eval.store, &mv.0);
             self.add_input(&mut eval, 1, &[self.program.role_terms[role]], id);
         }
         run_new(&mut eval, queries.next, &mut ran);
@@ -178,17 +229,14 @@ impl LiftedGame {
         out.resize_with(self.program.roles.len(), Vec::new);
         out.iter_mut().for_each(Vec::clear);
         for (role, term) in self.by_role(eval, self.program.outputs.legal) {
-            out[role].push(Move(encoded(&eval.store, term)));
+            out[role].push(Move(self.flats.encoded(&eval.store, term)));
         }
     }
 
     /// The next state in `eval`.
     fn next_of(&self, eval: &Eval<'_>) -> State {
-        let mut facts: Vec<Box<[u32]>> =
-            eval.output(self.program.outputs.next).facts().map(|f| encoded(&eval.store, f[0])).collect();
-        facts.sort();
-        facts.dedup();
-        State(facts.into())
+        let facts = eval.output(self.program.outputs.next).facts().map(|fact| fact[0]);
+        State::of_terms(facts, &eval.store, &self.flats)
     }
 
     /// Adds `(true last)` (`k` 0) or `(does outer last)` (`k` 1) to its relation and to the
@@ -197,13 +245,11 @@ impl LiftedGame {
         let inputs = &self.program.inputs;
         if inputs.read_whole[k] {
             let whole = [inputs.true_, inputs.does][k];
-            let fact: Vec<TermId> = outer.iter().copied().chain([last]).collect();
-            eval.tables[whole].insert(&fact);
+            joined(outer, &[last], |fact| eval.tables[whole].insert(fact));
         }
         let node: &Node = eval.store.node(last);
         if let Some(&rel) = self.splits[k].get(&(node.sym, node.args.len())) {
-            let fact: Vec<TermId> = outer.iter().chain(node.args.iter()).copied().collect();
-            eval.tables[rel].insert(&fact);
+            joined(outer, &node.args, |fact| eval.tables[rel].insert(fact));
         }
     }
 
@@ -228,6 +274,23 @@ impl LiftedGame {
             values.dedup();
         }
         goals
+    }
+}
+
+/// The most words of an input fact gathered on the stack.
+const FACT_ON_STACK: usize = 12;
+
+/// Calls `f` with `outer` followed by `args`, gathered on the stack when they are few.
+#[inline]
+fn joined<R>(outer: &[TermId], args: &[TermId], f: impl FnOnce(&[TermId]) -> R) -> R {
+    let len = outer.len() + args.len();
+    if len <= FACT_ON_STACK {
+        let mut stack = [0; FACT_ON_STACK];
+        stack[..outer.len()].copy_from_slice(outer);
+        stack[outer.len()..len].copy_from_slice(args);
+        f(&stack[..len])
+    } else {
+        f(&[outer, args].concat())
     }
 }
 
@@ -310,7 +373,7 @@ impl Game for LiftedGame {
     }
 
     fn state_facts(&self, state: &State) -> Vec<String> {
-        let mut facts: Vec<String> = state.0.iter().map(|f| self.symbols.kif(f)).collect();
+        let mut facts: Vec<String> = state.facts().map(|f| self.symbols.kif(f)).collect();
         facts.sort();
         facts
     }
@@ -350,7 +413,7 @@ impl Game for LiftedGame {
         }
         self.evaluate(self.program.queries.sees, state, joint, |eval| {
             for (role, term) in self.by_role(eval, self.program.outputs.sees) {
-                out[role].push(self.symbols.kif(&encoded(&eval.store, term)));
+                out[role].push(self.symbols.kif(&self.flats.encoded(&eval.store, term)));
             }
         });
         for percepts in out.iter_mut() {

@@ -9,6 +9,9 @@ pub type Sym = u32;
 /// A hash-consed ground term. Ids with [`LOCAL_BIT`] set live in an [`Overlay`].
 pub type TermId = u32;
 
+/// The most arguments of a term decoded without allocating (see [`Overlay::decode`]).
+const ARGS_ON_STACK: usize = 8;
+
 /// Marks term ids that belong to an evaluation's overlay rather than the shared store.
 pub const LOCAL_BIT: u32 = 1 << 31;
 
@@ -19,6 +22,59 @@ pub struct Node {
     pub sym: Sym,
     /// The arguments, none for a constant.
     pub args: Box<[TermId]>,
+}
+
+/// A term as a symbol and the ids of its arguments, borrowed or owned: how the stores are
+/// searched without building a [`Node`].
+trait NodeKey {
+    fn sym(&self) -> Sym;
+    fn args(&self) -> &[TermId];
+}
+
+impl NodeKey for Node {
+    fn sym(&self) -> Sym {
+        self.sym
+    }
+    fn args(&self) -> &[TermId] {
+        &self.args
+    }
+}
+
+impl NodeKey for (Sym, &[TermId]) {
+    fn sym(&self) -> Sym {
+        self.0
+    }
+    fn args(&self) -> &[TermId] {
+        self.1
+    }
+}
+
+// As `Node` derives them: the symbol, then the arguments as a slice.
+impl std::hash::Hash for dyn NodeKey + '_ {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.sym().hash(state);
+        self.args().hash(state);
+    }
+}
+
+impl PartialEq for dyn NodeKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.sym() == other.sym() && self.args() == other.args()
+    }
+}
+
+impl Eq for dyn NodeKey + '_ {}
+
+impl<'a> std::borrow::Borrow<dyn NodeKey + 'a> for Node {
+    fn borrow(&self) -> &(dyn NodeKey + 'a) {
+        self
+    }
+}
+
+/// The id `ids` has for the term `sym(args)`.
+#[inline]
+fn find_in(ids: &FastMap<Node, TermId>, sym: Sym, args: &[TermId]) -> Option<TermId> {
+    ids.get(&(sym, args) as &dyn NodeKey).copied()
 }
 
 /// The symbols of a game, in the order first seen.
@@ -155,9 +211,18 @@ impl Terms {
         }
     }
 
+    /// Adds the term `sym(args)`; returns its id, the existing one when the store has it
+    /// already (then nothing is allocated).
+    pub fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId {
+        match self.find(sym, args) {
+            Some(id) => id,
+            None => self.intern(Node { sym, args: args.into() }),
+        }
+    }
+
     /// Adds a term; returns its id, the existing one when the store has it already.
     pub fn intern(&mut self, node: Node) -> TermId {
-        if let Some(&id) = self.ids.get(&node) {
+        if let Some(id) = self.find(node.sym, &node.args) {
             return id;
         }
         let id = self.nodes.len() as TermId;
@@ -172,16 +237,16 @@ impl Terms {
 pub trait TermRead {
     /// The term `id`.
     fn node(&self, id: TermId) -> &Node;
-    /// The id of the term `node`, if it has one.
-    fn find(&self, node: &Node) -> Option<TermId>;
+    /// The id of the term `sym(args)`, if it has one.
+    fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId>;
 }
 
 impl TermRead for Terms {
     fn node(&self, id: TermId) -> &Node {
         &self.nodes[id as usize]
     }
-    fn find(&self, node: &Node) -> Option<TermId> {
-        self.ids.get(node).copied()
+    fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
+        find_in(&self.ids, sym, args)
     }
 }
 
@@ -201,9 +266,24 @@ impl<'a> Overlay<'a> {
 
     /// Adds a term; returns its id, the existing one when either store has it.
     pub fn intern(&mut self, node: Node) -> TermId {
-        if let Some(id) = self.find(&node) {
+        if let Some(id) = self.find(node.sym, &node.args) {
             return id;
         }
+        self.add(node)
+    }
+
+    /// Adds the term `sym(args)`; returns its id, the existing one when either store has it
+    /// (then nothing is allocated).
+    #[inline]
+    pub fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId {
+        match self.find(sym, args) {
+            Some(id) => id,
+            None => self.add(Node { sym, args: args.into() }),
+        }
+    }
+
+    /// Adds a term that neither store has.
+    fn add(&mut self, node: Node) -> TermId {
         let id = self.nodes.len() as TermId | LOCAL_BIT;
         self.nodes.push(node.clone());
         self.ids.insert(node, id);
@@ -213,6 +293,13 @@ impl<'a> Overlay<'a> {
     /// Interns a term given in the flat prefix encoding of [`encode`], returning the rest.
     pub fn decode<'s>(&mut self, flat: &'s [u32]) -> (TermId, &'s [u32]) {
         let (sym, arity, mut rest) = (flat[0], flat[1] as usize, &flat[2..]);
+        if arity <= ARGS_ON_STACK {
+            let mut args = [0; ARGS_ON_STACK];
+            for arg in &mut args[..arity] {
+                (*arg, rest) = self.decode(rest);
+            }
+            return (self.intern_args(sym, &args[..arity]), rest);
+        }
         let mut args = Vec::with_capacity(arity);
         for _ in 0..arity {
             let (a, r) = self.decode(rest);
@@ -231,8 +318,8 @@ impl TermRead for Overlay<'_> {
             self.base.node(id)
         }
     }
-    fn find(&self, node: &Node) -> Option<TermId> {
-        self.base.find(node).or_else(|| self.ids.get(node).copied())
+    fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
+        self.base.find(sym, args).or_else(|| find_in(&self.ids, sym, args))
     }
 }
 
@@ -249,9 +336,87 @@ pub fn encode(terms: &impl TermRead, id: TermId, out: &mut Vec<u32>) {
 
 /// The flat prefix encoding of a term, as [`encode`] appends it.
 pub fn encoded(terms: &impl TermRead, id: TermId) -> Box<[u32]> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(encoded_len(terms, id));
     encode(terms, id, &mut out);
     out.into_boxed_slice()
+}
+
+/// The number of words of a term's flat prefix encoding.
+fn encoded_len(terms: &impl TermRead, id: TermId) -> usize {
+    let node = terms.node(id);
+    2 + node.args.iter().map(|&a| encoded_len(terms, a)).sum::<usize>()
+}
+
+/// The most words of a term whose flat encoding [`FlatCache`] keeps.
+const SHORT_TERM: usize = 16;
+
+/// The flat prefix encodings of a store's short terms (at most [`SHORT_TERM`] words), both
+/// ways: a state's facts are read by one lookup each rather than one for every subterm, and
+/// written by copying.
+#[derive(Debug, Default)]
+pub struct FlatCache {
+    /// Where each term's encoding lies in `words`, by its id (length 0: not kept).
+    of: Vec<(u32, u32)>,
+    words: Vec<u32>,
+    /// The id of each kept encoding.
+    ids: FastMap<Box<[u32]>, TermId>,
+}
+
+impl FlatCache {
+    /// The encodings of the short terms of `terms`, each made from its arguments' (which have
+    /// smaller ids).
+    pub fn new(terms: &Terms) -> FlatCache {
+        let mut cache = FlatCache::default();
+        for id in 0..terms.len() {
+            let node = terms.node(id as TermId);
+            let args = node.args.iter().map(|&a| cache.of.get(a as usize).map_or(0, |&(_, len)| len as usize));
+            let len = args.clone().try_fold(2, |sum, len| (len > 0).then_some(sum + len)).filter(|&n| n <= SHORT_TERM);
+            let Some(len) = len else {
+                cache.of.push((0, 0));
+                continue;
+            };
+            let from = cache.words.len();
+            cache.words.extend([node.sym, node.args.len() as u32]);
+            for &a in node.args.iter() {
+                let (at, n) = cache.of[a as usize];
+                cache.words.extend_from_within(at as usize..(at + n) as usize);
+            }
+            cache.of.push((from as u32, len as u32));
+            cache.ids.insert(cache.words[from..].into(), id as TermId);
+        }
+        cache
+    }
+
+    /// Appends the flat prefix encoding of term `id` of `store` (whose shared store this
+    /// cache is of), copying the kept encodings.
+    pub fn encode(&self, store: &impl TermRead, id: TermId, out: &mut Vec<u32>) {
+        if let Some(&(from, len)) = self.of.get(id as usize).filter(|(_, len)| *len > 0) {
+            out.extend_from_slice(&self.words[from as usize..(from + len) as usize]);
+            return;
+        }
+        let node = store.node(id);
+        out.extend([node.sym, node.args.len() as u32]);
+        for &a in node.args.iter() {
+            self.encode(store, a, out);
+        }
+    }
+
+    /// The flat prefix encoding of term `id` of `store`, as [`FlatCache::encode`] appends it.
+    pub fn encoded(&self, store: &impl TermRead, id: TermId) -> Box<[u32]> {
+        if let Some(&(from, len)) = self.of.get(id as usize).filter(|(_, len)| *len > 0) {
+            return self.words[from as usize..(from + len) as usize].into();
+        }
+        encoded(store, id)
+    }
+
+    /// The id of the term whose whole flat encoding is `flat`, interned in `store` when the
+    /// cache does not have it.
+    pub fn decode(&self, store: &mut Overlay<'_>, flat: &[u32]) -> TermId {
+        match self.ids.get(flat) {
+            Some(&id) => id,
+            None => store.decode(flat).0,
+        }
+    }
 }
 
 /// Writes a flat-encoded term in canonical KIF.
@@ -275,7 +440,44 @@ impl<T: TermRead> TermRead for &mut T {
     fn node(&self, id: TermId) -> &Node {
         (**self).node(id)
     }
-    fn find(&self, node: &Node) -> Option<TermId> {
-        (**self).find(node)
+    fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
+        (**self).find(sym, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(list 0 (list 1 (... (list n nil))))`, interned in `terms`.
+    fn list(terms: &mut Terms, n: u32) -> TermId {
+        let mut tail = terms.intern_args(0, &[]);
+        for i in (0..=n).rev() {
+            let head = terms.intern_args(10 + i, &[]);
+            tail = terms.intern_args(1, &[head, tail]);
+        }
+        tail
+    }
+
+    #[test]
+    fn the_flat_cache_reads_and_writes_terms_as_encode_and_decode_do() {
+        let mut terms = Terms::default();
+        // Lists of 1 to 6 elements: the short ones are kept, the long ones not.
+        let lists: Vec<TermId> = (0..6).map(|n| list(&mut terms, n)).collect();
+        let cache = FlatCache::new(&terms);
+        let mut overlay = Overlay::new(&terms);
+        let head = overlay.intern_args(99, &[]);
+        let new = overlay.intern_args(1, &[head, lists[0]]);
+        for &id in lists.iter().chain([&new]) {
+            let mut plain = Vec::new();
+            encode(&overlay, id, &mut plain);
+            let mut cached = Vec::new();
+            cache.encode(&overlay, id, &mut cached);
+            assert_eq!(cached, plain);
+            assert_eq!(*cache.encoded(&overlay, id), *plain);
+            assert_eq!(cache.decode(&mut overlay, &plain), id);
+        }
+        assert!(cache.ids.len() < terms.len(), "every term was kept");
+        assert!(cache.ids.contains_key(&encoded(&terms, lists[1])));
     }
 }

@@ -2,7 +2,7 @@
 //! components: the stratified semantics of the specification (Defs. 13-14).
 
 use super::compile::{CLit, CRule, PTerm, Pattern, RelId, VarId};
-use super::store::{Node, Overlay, TermId, TermRead, Terms};
+use super::store::{Overlay, Sym, TermId, TermRead, Terms};
 pub(crate) use gdl_runtime::lifted::Table;
 use rustc_hash::FxHashMap;
 
@@ -11,18 +11,19 @@ const UNBOUND: TermId = TermId::MAX;
 
 /// A term store that can also make new terms.
 pub(crate) trait TermStore: TermRead {
-    fn intern(&mut self, node: Node) -> TermId;
+    /// The id of the term `sym(args)`, made if it does not exist yet.
+    fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId;
 }
 
 impl TermStore for Terms {
-    fn intern(&mut self, node: Node) -> TermId {
-        Terms::intern(self, node)
+    fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId {
+        Terms::intern_args(self, sym, args)
     }
 }
 
 impl TermStore for Overlay<'_> {
-    fn intern(&mut self, node: Node) -> TermId {
-        Overlay::intern(self, node)
+    fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId {
+        Overlay::intern_args(self, sym, args)
     }
 }
 
@@ -387,8 +388,8 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
             PTerm::Var(v) => Some(b[*v as usize]).filter(|&t| t != UNBOUND),
             PTerm::Ground(g) => Some(*g),
             PTerm::Func(sym, args) => {
-                let args: Option<Box<[TermId]>> = args.iter().map(|a| self.resolve(a, b)).collect();
-                self.store.find(&Node { sym: *sym, args: args? })
+                let args: Option<Vec<TermId>> = args.iter().map(|a| self.resolve(a, b)).collect();
+                self.store.find(*sym, &args?)
             }
         }
     }
@@ -404,15 +405,15 @@ impl<'a, S: TermStore, B: Budget> Eval<'a, S, B> {
             PTerm::Func(sym, args) => {
                 // Interning a term is a step of work too (deep lists cost one per level).
                 self.budget.charge(1);
-                let args: Box<[TermId]> = args.iter().map(|a| self.build(a, b)).collect();
-                self.store.intern(Node { sym: *sym, args })
+                let args: Vec<TermId> = args.iter().map(|a| self.build(a, b)).collect();
+                self.store.intern_args(*sym, &args)
             }
         }
     }
 }
 
 impl<T: TermStore> TermStore for &mut T {
-    fn intern(&mut self, node: Node) -> TermId {
-        (**self).intern(node)
+    fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId {
+        (**self).intern_args(sym, args)
     }
 }

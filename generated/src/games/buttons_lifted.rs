@@ -409,11 +409,7 @@ fn engine_0_rule_23(
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[2].contains(&[v0]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 2u32,
-                    args: Box::new([v1]),
-                });
+            let t1 = store.intern_args(2u32, &[v1]);
             out.push(7, &[t1]);
         }
     }

@@ -508,11 +508,7 @@ fn engine_0_rule_70(
         let v3 = f0[3];
         let v4 = f0[4];
         let v5 = f0[5];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v2, v3, 4u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v2, v3, 4u32]);
         out.push(11, &[t1]);
     }
 }
@@ -533,11 +529,7 @@ fn engine_0_rule_71(
         let v5 = f0[5];
         let v6 = f0[6];
         let v7 = f0[7];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v2, v3, 4u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v2, v3, 4u32]);
         out.push(11, &[t1]);
     }
 }
@@ -560,11 +552,7 @@ fn engine_0_rule_72(
         let v7 = f0[7];
         let v8 = f0[8];
         let v9 = f0[9];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v2, v3, 4u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v2, v3, 4u32]);
         out.push(11, &[t1]);
     }
 }
@@ -587,11 +575,7 @@ fn engine_0_rule_73(
             if v1 != 58u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v4, v5, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -618,11 +602,7 @@ fn engine_0_rule_74(
             if v1 != 58u32 {
                 {
                     if v5 != 3u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v4, v5, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -649,11 +629,7 @@ fn engine_0_rule_75(
             if v5 != 20u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v4, v5, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -680,11 +656,7 @@ fn engine_0_rule_76(
             if v5 != 20u32 {
                 {
                     if v5 != 3u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v4, v5, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -713,11 +685,7 @@ fn engine_0_rule_77(
             if v1 != 58u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v6, v7, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -746,11 +714,7 @@ fn engine_0_rule_78(
             if v1 != 58u32 {
                 {
                     if v7 != 3u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v6, v7, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -779,11 +743,7 @@ fn engine_0_rule_79(
             if v7 != 20u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v6, v7, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -812,11 +772,7 @@ fn engine_0_rule_80(
             if v7 != 20u32 {
                 {
                     if v7 != 3u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v6, v7, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -847,11 +803,7 @@ fn engine_0_rule_81(
             if v1 != 58u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v8, v9, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -882,11 +834,7 @@ fn engine_0_rule_82(
             if v1 != 58u32 {
                 {
                     if v9 != 3u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v8, v9, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -917,11 +865,7 @@ fn engine_0_rule_83(
             if v9 != 20u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v8, v9, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -952,11 +896,7 @@ fn engine_0_rule_84(
             if v9 != 20u32 {
                 {
                     if v9 != 3u32 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v8, v9, v1]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -1001,11 +941,7 @@ fn engine_0_rule_85(
                             continue;
                         }
                         let v8 = f4[2];
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 3u32,
-                                args: Box::new([v6, v7, v8]),
-                            });
+                        let t1 = store.intern_args(3u32, &[v6, v7, v8]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -1053,11 +989,7 @@ fn engine_0_rule_86(
                                 continue;
                             }
                             let v10 = f5[2];
-                            let t1 = store
-                                .intern(::gdl_runtime::lifted::store::Node {
-                                    sym: 3u32,
-                                    args: Box::new([v8, v9, v10]),
-                                });
+                            let t1 = store.intern_args(3u32, &[v8, v9, v10]);
                             out.push(11, &[t1]);
                         }
                     }
@@ -1109,11 +1041,7 @@ fn engine_0_rule_87(
                                     continue;
                                 }
                                 let v12 = f6[2];
-                                let t1 = store
-                                    .intern(::gdl_runtime::lifted::store::Node {
-                                        sym: 3u32,
-                                        args: Box::new([v10, v11, v12]),
-                                    });
+                                let t1 = store.intern_args(3u32, &[v10, v11, v12]);
                                 out.push(11, &[t1]);
                             }
                         }
@@ -1159,11 +1087,7 @@ fn engine_0_rule_88(
             if f1[6] != v5 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v6, v7, 4u32]),
-                });
+            let t1 = store.intern_args(3u32, &[v6, v7, 4u32]);
             out.push(11, &[t1]);
         }
     }
@@ -1206,11 +1130,7 @@ fn engine_0_rule_89(
             if f1[6] != v5 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v8, v9, 4u32]),
-                });
+            let t1 = store.intern_args(3u32, &[v8, v9, 4u32]);
             out.push(11, &[t1]);
         }
     }
@@ -1253,11 +1173,7 @@ fn engine_0_rule_90(
             if f1[6] != v7 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v8, v9, 4u32]),
-                });
+            let t1 = store.intern_args(3u32, &[v8, v9, 4u32]);
             out.push(11, &[t1]);
         }
     }
@@ -1302,11 +1218,7 @@ fn engine_0_rule_91(
             if f1[6] != v5 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v10, v11, 4u32]),
-                });
+            let t1 = store.intern_args(3u32, &[v10, v11, 4u32]);
             out.push(11, &[t1]);
         }
     }
@@ -1351,11 +1263,7 @@ fn engine_0_rule_92(
             if f1[6] != v7 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v10, v11, 4u32]),
-                });
+            let t1 = store.intern_args(3u32, &[v10, v11, 4u32]);
             out.push(11, &[t1]);
         }
     }
@@ -1400,11 +1308,7 @@ fn engine_0_rule_93(
             if f1[6] != v9 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v10, v11, 4u32]),
-                });
+            let t1 = store.intern_args(3u32, &[v10, v11, 4u32]);
             out.push(11, &[t1]);
         }
     }
@@ -1448,11 +1352,7 @@ fn engine_0_rule_96(
                 continue;
             }
             let v1 = f1[1];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 6u32,
-                    args: Box::new([v1]),
-                });
+            let t1 = store.intern_args(6u32, &[v1]);
             out.push(11, &[t1]);
         }
     }
@@ -1481,11 +1381,7 @@ fn engine_0_rule_97(
         if f0[5] != 20u32 {
             continue;
         }
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v2, 20u32, 90u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v2, 20u32, 90u32]);
         out.push(11, &[t1]);
     }
 }
@@ -1513,11 +1409,7 @@ fn engine_0_rule_98(
         if f0[5] != 3u32 {
             continue;
         }
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v2, 3u32, 91u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v2, 3u32, 91u32]);
         out.push(11, &[t1]);
     }
 }
@@ -1547,11 +1439,7 @@ fn engine_0_rule_99(
         if f0[7] != 20u32 {
             continue;
         }
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v4, 20u32, 90u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v4, 20u32, 90u32]);
         out.push(11, &[t1]);
     }
 }
@@ -1581,11 +1469,7 @@ fn engine_0_rule_100(
         if f0[7] != 3u32 {
             continue;
         }
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v4, 3u32, 91u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v4, 3u32, 91u32]);
         out.push(11, &[t1]);
     }
 }
@@ -1612,11 +1496,7 @@ fn engine_0_rule_101(
         if f0[9] != 20u32 {
             continue;
         }
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v7, 20u32, 90u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v7, 20u32, 90u32]);
         out.push(11, &[t1]);
     }
 }
@@ -1643,11 +1523,7 @@ fn engine_0_rule_102(
         if f0[9] != 3u32 {
             continue;
         }
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v7, 3u32, 91u32]),
-            });
+        let t1 = store.intern_args(3u32, &[v7, 3u32, 91u32]);
         out.push(11, &[t1]);
     }
 }
@@ -1671,11 +1547,7 @@ fn engine_0_rule_103(
                 continue;
             }
             let v6 = f1[1];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 5u32,
-                    args: Box::new([v0, v6]),
-                });
+            let t1 = store.intern_args(5u32, &[v0, v6]);
             out.push(11, &[t1]);
         }
     }
@@ -1702,11 +1574,7 @@ fn engine_0_rule_104(
                 continue;
             }
             let v8 = f1[1];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 5u32,
-                    args: Box::new([v0, v8]),
-                });
+            let t1 = store.intern_args(5u32, &[v0, v8]);
             out.push(11, &[t1]);
         }
     }
@@ -1735,11 +1603,7 @@ fn engine_0_rule_105(
                 continue;
             }
             let v10 = f1[1];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 5u32,
-                    args: Box::new([v0, v10]),
-                });
+            let t1 = store.intern_args(5u32, &[v0, v10]);
             out.push(11, &[t1]);
         }
     }
@@ -1767,11 +1631,7 @@ fn engine_0_rule_106(
                     continue;
                 }
                 let v5 = f2[1];
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([0u32, v5]),
-                    });
+                let t1 = store.intern_args(5u32, &[0u32, v5]);
                 out.push(11, &[t1]);
             }
         }
@@ -1825,11 +1685,7 @@ fn engine_0_rule_107(
                         continue;
                     }
                     let v8 = f3[1];
-                    let t1 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 5u32,
-                            args: Box::new([0u32, v8]),
-                        });
+                    let t1 = store.intern_args(5u32, &[0u32, v8]);
                     out.push(11, &[t1]);
                 }
             }
@@ -1865,11 +1721,7 @@ fn engine_0_rule_108(
                     continue;
                 }
                 let v8 = f2[1];
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([0u32, v8]),
-                    });
+                let t1 = store.intern_args(5u32, &[0u32, v8]);
                 out.push(11, &[t1]);
             }
         }
@@ -1906,11 +1758,7 @@ fn engine_0_rule_109(
                     continue;
                 }
                 let v10 = f2[1];
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([0u32, v10]),
-                    });
+                let t1 = store.intern_args(5u32, &[0u32, v10]);
                 out.push(11, &[t1]);
             }
         }
@@ -1939,11 +1787,7 @@ fn engine_0_rule_110(
                     continue;
                 }
                 let v5 = f2[1];
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([1u32, v5]),
-                    });
+                let t1 = store.intern_args(5u32, &[1u32, v5]);
                 out.push(11, &[t1]);
             }
         }
@@ -1997,11 +1841,7 @@ fn engine_0_rule_111(
                         continue;
                     }
                     let v8 = f3[1];
-                    let t1 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 5u32,
-                            args: Box::new([1u32, v8]),
-                        });
+                    let t1 = store.intern_args(5u32, &[1u32, v8]);
                     out.push(11, &[t1]);
                 }
             }
@@ -2037,11 +1877,7 @@ fn engine_0_rule_112(
                     continue;
                 }
                 let v8 = f2[1];
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([1u32, v8]),
-                    });
+                let t1 = store.intern_args(5u32, &[1u32, v8]);
                 out.push(11, &[t1]);
             }
         }
@@ -2078,11 +1914,7 @@ fn engine_0_rule_113(
                     continue;
                 }
                 let v10 = f2[1];
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([1u32, v10]),
-                    });
+                let t1 = store.intern_args(5u32, &[1u32, v10]);
                 out.push(11, &[t1]);
             }
         }
@@ -2125,11 +1957,7 @@ fn engine_0_rule_114(
                     let v4 = f3[3];
                     let v5 = f3[4];
                     if tables[3].contains(&[v4, v5, 4u32]) {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 1u32,
-                                args: Box::new([v0, v2, v3, v4, v5]),
-                            });
+                        let t1 = store.intern_args(1u32, &[v0, v2, v3, v4, v5]);
                         out.push(21, &[v1, t1]);
                     }
                 }
@@ -2174,11 +2002,7 @@ fn engine_0_rule_115(
                     let v4 = f3[3];
                     let v5 = f3[4];
                     if tables[3].contains(&[v4, v5, 4u32]) {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 1u32,
-                                args: Box::new([v0, v2, v3, v4, v5]),
-                            });
+                        let t1 = store.intern_args(1u32, &[v0, v2, v3, v4, v5]);
                         out.push(21, &[v1, t1]);
                     }
                 }
@@ -2226,11 +2050,7 @@ fn engine_0_rule_116(
                     let v7 = f3[6];
                     if fixed[22].contains(&[v1, v2, v3, v6, v7]) {
                         if tables[3].contains(&[v6, v7, 4u32]) {
-                            let t1 = store
-                                .intern(::gdl_runtime::lifted::store::Node {
-                                    sym: 1u32,
-                                    args: Box::new([v0, v2, v3, v6, v7]),
-                                });
+                            let t1 = store.intern_args(1u32, &[v0, v2, v3, v6, v7]);
                             out.push(21, &[v1, t1]);
                         }
                     }
@@ -2279,11 +2099,7 @@ fn engine_0_rule_117(
                     let v7 = f3[6];
                     if fixed[23].contains(&[v1, v2, v3, v6, v7]) {
                         if tables[3].contains(&[v6, v7, 4u32]) {
-                            let t1 = store
-                                .intern(::gdl_runtime::lifted::store::Node {
-                                    sym: 1u32,
-                                    args: Box::new([v0, v2, v3, v6, v7]),
-                                });
+                            let t1 = store.intern_args(1u32, &[v0, v2, v3, v6, v7]);
                             out.push(21, &[v1, t1]);
                         }
                     }
@@ -2353,10 +2169,7 @@ fn engine_0_rule_118(
                                     if tables[3].contains(&[v10, v11, 4u32]) {
                                         if fixed[12].contains(&[v2, v3, v10, v11]) {
                                             let t1 = store
-                                                .intern(::gdl_runtime::lifted::store::Node {
-                                                    sym: 0u32,
-                                                    args: Box::new([v0, v2, v3, v6, v7, v10, v11]),
-                                                });
+                                                .intern_args(0u32, &[v0, v2, v3, v6, v7, v10, v11]);
                                             out.push(21, &[v1, t1]);
                                         }
                                     }
@@ -2430,10 +2243,7 @@ fn engine_0_rule_119(
                                     if tables[3].contains(&[v10, v11, 4u32]) {
                                         if fixed[12].contains(&[v2, v3, v10, v11]) {
                                             let t1 = store
-                                                .intern(::gdl_runtime::lifted::store::Node {
-                                                    sym: 0u32,
-                                                    args: Box::new([v0, v2, v3, v6, v7, v10, v11]),
-                                                });
+                                                .intern_args(0u32, &[v0, v2, v3, v6, v7, v10, v11]);
                                             out.push(21, &[v1, t1]);
                                         }
                                     }
@@ -2527,10 +2337,10 @@ fn engine_0_rule_120(
                                                     if fixed[12].contains(&[v2, v3, v10, v11]) {
                                                         if fixed[12].contains(&[v6, v7, v14, v15]) {
                                                             let t1 = store
-                                                                .intern(::gdl_runtime::lifted::store::Node {
-                                                                    sym: 2u32,
-                                                                    args: Box::new([v0, v2, v3, v6, v7, v10, v11, v14, v15]),
-                                                                });
+                                                                .intern_args(
+                                                                    2u32,
+                                                                    &[v0, v2, v3, v6, v7, v10, v11, v14, v15],
+                                                                );
                                                             out.push(21, &[v1, t1]);
                                                         }
                                                     }
@@ -2628,10 +2438,10 @@ fn engine_0_rule_121(
                                                     if fixed[12].contains(&[v2, v3, v10, v11]) {
                                                         if fixed[12].contains(&[v6, v7, v14, v15]) {
                                                             let t1 = store
-                                                                .intern(::gdl_runtime::lifted::store::Node {
-                                                                    sym: 2u32,
-                                                                    args: Box::new([v0, v2, v3, v6, v7, v10, v11, v14, v15]),
-                                                                });
+                                                                .intern_args(
+                                                                    2u32,
+                                                                    &[v0, v2, v3, v6, v7, v10, v11, v14, v15],
+                                                                );
                                                             out.push(21, &[v1, t1]);
                                                         }
                                                     }

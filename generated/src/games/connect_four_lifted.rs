@@ -346,11 +346,7 @@ fn engine_0_rule_12(
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[13].contains(&[v1]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v1, 5u32, v0]),
-                });
+            let t1 = store.intern_args(1u32, &[v1, 5u32, v0]);
             out.push(14, &[t1]);
         }
     }
@@ -377,11 +373,7 @@ fn engine_0_rule_13(
                     continue;
                 }
                 if !(tables[16].contains(&[v1, v3])) {
-                    let t1 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 1u32,
-                            args: Box::new([v1, v2, v0]),
-                        });
+                    let t1 = store.intern_args(1u32, &[v1, v2, v0]);
                     out.push(14, &[t1]);
                 }
             }
@@ -400,11 +392,7 @@ fn engine_0_rule_14(
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 1u32,
-                args: Box::new([v0, v1, v2]),
-            });
+        let t1 = store.intern_args(1u32, &[v0, v1, v2]);
         out.push(14, &[t1]);
     }
 }
@@ -779,11 +767,7 @@ fn engine_1_rule_27(
     if tables[2].contains(&[0u32]) {
         for f1 in tables[12].facts() {
             let v0 = f1[0];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 0u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(0u32, &[v0]);
             out.push(11, &[0u32, t1]);
         }
     }
@@ -811,11 +795,7 @@ fn engine_1_rule_29(
     if tables[2].contains(&[1u32]) {
         for f1 in tables[12].facts() {
             let v0 = f1[0];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 0u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(0u32, &[v0]);
             out.push(11, &[1u32, t1]);
         }
     }

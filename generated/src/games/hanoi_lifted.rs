@@ -210,11 +210,7 @@ fn engine_0_rule_10(
             }
             let v1 = f1[1];
             if tables[1].contains(&[v1]) {
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 0u32,
-                        args: Box::new([v0, v1]),
-                    });
+                let t1 = store.intern_args(0u32, &[v0, v1]);
                 out.push(9, &[0u32, t1]);
             }
         }
@@ -235,11 +231,7 @@ fn engine_0_rule_11(
                 continue;
             }
             let v1 = f1[1];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 3u32,
-                    args: Box::new([v1]),
-                });
+            let t1 = store.intern_args(3u32, &[v1]);
             out.push(11, &[t1]);
         }
     }
@@ -258,11 +250,7 @@ fn engine_0_rule_12(
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 2u32,
-                args: Box::new([v0, v1]),
-            });
+        let t1 = store.intern_args(2u32, &[v0, v1]);
         out.push(11, &[t1]);
     }
 }
@@ -278,11 +266,7 @@ fn engine_0_rule_13(
         let v0 = f0[0];
         let v1 = f0[1];
         if !(tables[12].contains(&[v0])) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 2u32,
-                    args: Box::new([v0, v1]),
-                });
+            let t1 = store.intern_args(2u32, &[v0, v1]);
             out.push(11, &[t1]);
         }
     }
@@ -299,11 +283,7 @@ fn engine_0_rule_14(
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[12].contains(&[v0]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v1]),
-                });
+            let t1 = store.intern_args(1u32, &[v1]);
             out.push(11, &[t1]);
         }
     }
@@ -319,11 +299,7 @@ fn engine_0_rule_15(
     for f0 in tables[1].facts() {
         let v0 = f0[0];
         if !(tables[13].contains(&[v0])) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(1u32, &[v0]);
             out.push(11, &[t1]);
         }
     }

@@ -222,11 +222,7 @@ fn engine_0_rule_16(
                 let v1 = f2[0];
                 {
                     if v0 != v1 {
-                        let t1 = store
-                            .intern(::gdl_runtime::lifted::store::Node {
-                                sym: 0u32,
-                                args: Box::new([v0, v1]),
-                            });
+                        let t1 = store.intern_args(0u32, &[v0, v1]);
                         out.push(12, &[2u32, t1]);
                     }
                 }
@@ -415,11 +411,7 @@ fn engine_0_rule_30(
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 18u32,
-                args: Box::new([v0]),
-            });
+        let t1 = store.intern_args(18u32, &[v0]);
         out.push(13, &[0u32, t1]);
     }
 }
@@ -437,11 +429,7 @@ fn engine_0_rule_31(
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 18u32,
-                args: Box::new([v1]),
-            });
+        let t1 = store.intern_args(18u32, &[v1]);
         out.push(13, &[1u32, t1]);
     }
 }
@@ -459,11 +447,7 @@ fn engine_0_rule_32(
         }
         let v0 = f0[1];
         if fixed[10].contains(&[v0]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 19u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(19u32, &[v0]);
             out.push(13, &[1u32, t1]);
         }
     }
@@ -482,11 +466,7 @@ fn engine_0_rule_33(
         }
         let v0 = f0[1];
         if fixed[10].contains(&[v0]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 20u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(20u32, &[v0]);
             out.push(13, &[0u32, t1]);
         }
     }
@@ -505,11 +485,7 @@ fn engine_0_rule_34(
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 2u32,
-                args: Box::new([0u32, v0]),
-            });
+        let t1 = store.intern_args(2u32, &[0u32, v0]);
         out.push(14, &[t1]);
     }
 }
@@ -527,11 +503,7 @@ fn engine_0_rule_35(
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 2u32,
-                args: Box::new([1u32, v1]),
-            });
+        let t1 = store.intern_args(2u32, &[1u32, v1]);
         out.push(14, &[t1]);
     }
 }
@@ -546,11 +518,7 @@ fn engine_0_rule_36(
     for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 2u32,
-                args: Box::new([v0, v1]),
-            });
+        let t1 = store.intern_args(2u32, &[v0, v1]);
         out.push(14, &[t1]);
     }
 }
@@ -566,11 +534,7 @@ fn engine_0_rule_37(
         let v0 = f0[0];
         let v1 = f0[1];
         if fixed[10].contains(&[v1]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v0, v1]),
-                });
+            let t1 = store.intern_args(1u32, &[v0, v1]);
             out.push(14, &[t1]);
         }
     }
@@ -586,11 +550,7 @@ fn engine_0_rule_38(
     for f0 in tables[1].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 1u32,
-                args: Box::new([v0, v1]),
-            });
+        let t1 = store.intern_args(1u32, &[v0, v1]);
         out.push(14, &[t1]);
     }
 }

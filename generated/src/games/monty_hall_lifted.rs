@@ -172,11 +172,7 @@ fn engine_0_rule_6(
     if tables[6].contains(&[2u32]) {
         for f1 in tables[5].facts() {
             let v0 = f1[0];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(1u32, &[v0]);
             out.push(11, &[1u32, t1]);
         }
     }
@@ -194,11 +190,7 @@ fn engine_0_rule_7(
             let v0 = f1[0];
             if !(tables[3].contains(&[v0])) {
                 if !(tables[4].contains(&[v0])) {
-                    let t1 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 2u32,
-                            args: Box::new([v0]),
-                        });
+                    let t1 = store.intern_args(2u32, &[v0]);
                     out.push(11, &[1u32, t1]);
                 }
             }
@@ -228,11 +220,7 @@ fn engine_0_rule_9(
     if tables[6].contains(&[2u32]) {
         for f1 in tables[5].facts() {
             let v0 = f1[0];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 0u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(0u32, &[v0]);
             out.push(11, &[0u32, t1]);
         }
     }
@@ -317,11 +305,7 @@ fn engine_0_rule_15(
             continue;
         }
         let v0 = f0[1];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v0]),
-            });
+        let t1 = store.intern_args(3u32, &[v0]);
         out.push(13, &[t1]);
     }
 }
@@ -335,11 +319,7 @@ fn engine_0_rule_16(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     for f0 in tables[3].facts() {
         let v0 = f0[0];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 3u32,
-                args: Box::new([v0]),
-            });
+        let t1 = store.intern_args(3u32, &[v0]);
         out.push(13, &[t1]);
     }
 }
@@ -354,11 +334,7 @@ fn engine_0_rule_17(
     for f0 in tables[5].facts() {
         let v0 = f0[0];
         if !(tables[2].contains(&[1u32, v0])) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 5u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(5u32, &[v0]);
             out.push(13, &[t1]);
         }
     }
@@ -376,11 +352,7 @@ fn engine_0_rule_18(
             continue;
         }
         let v0 = f0[1];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 4u32,
-                args: Box::new([v0]),
-            });
+        let t1 = store.intern_args(4u32, &[v0]);
         out.push(13, &[t1]);
     }
 }
@@ -395,11 +367,7 @@ fn engine_0_rule_19(
     if !(tables[8].contains(&[0u32, 10u32])) {
         for f1 in tables[4].facts() {
             let v0 = f1[0];
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 4u32,
-                    args: Box::new([v0]),
-                });
+            let t1 = store.intern_args(4u32, &[v0]);
             out.push(13, &[t1]);
         }
     }
@@ -416,11 +384,7 @@ fn engine_0_rule_20(
         for f1 in tables[5].facts() {
             let v0 = f1[0];
             if !(tables[4].contains(&[v0])) {
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 4u32,
-                        args: Box::new([v0]),
-                    });
+                let t1 = store.intern_args(4u32, &[v0]);
                 out.push(13, &[t1]);
             }
         }

@@ -243,11 +243,7 @@ fn engine_0_rule_21(
         let v0 = f0[1];
         let v1 = f0[2];
         if tables[1].contains(&[v0, v1, 5u32]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v0, v1, 6u32]),
-                });
+            let t1 = store.intern_args(1u32, &[v0, v1, 6u32]);
             out.push(10, &[t1]);
         }
     }
@@ -267,11 +263,7 @@ fn engine_0_rule_22(
         let v0 = f0[1];
         let v1 = f0[2];
         if tables[1].contains(&[v0, v1, 5u32]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v0, v1, 7u32]),
-                });
+            let t1 = store.intern_args(1u32, &[v0, v1, 7u32]);
             out.push(10, &[t1]);
         }
     }
@@ -290,11 +282,7 @@ fn engine_0_rule_23(
         let v2 = f0[2];
         {
             if v2 != 5u32 {
-                let t1 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 1u32,
-                        args: Box::new([v0, v1, v2]),
-                    });
+                let t1 = store.intern_args(1u32, &[v0, v1, v2]);
                 out.push(10, &[t1]);
             }
         }
@@ -320,11 +308,7 @@ fn engine_0_rule_24(
             }
             {
                 if v3 != v1 {
-                    let t1 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 1u32,
-                            args: Box::new([v3, v4, 5u32]),
-                        });
+                    let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
                     out.push(10, &[t1]);
                 }
             }
@@ -351,11 +335,7 @@ fn engine_0_rule_25(
             }
             {
                 if v4 != v2 {
-                    let t1 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 1u32,
-                            args: Box::new([v3, v4, 5u32]),
-                        });
+                    let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
                     out.push(10, &[t1]);
                 }
             }
@@ -548,11 +528,7 @@ fn engine_0_rule_36(
             if f1[2] != 5u32 {
                 continue;
             }
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 0u32,
-                    args: Box::new([v1, v2]),
-                });
+            let t1 = store.intern_args(0u32, &[v1, v2]);
             out.push(16, &[v0, t1]);
         }
     }

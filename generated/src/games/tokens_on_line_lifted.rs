@@ -187,11 +187,7 @@ fn engine_0_rule_16(
         };
         let v0 = p2;
         let v1 = f0[1];
-        let t3 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 5u32,
-                args: Box::new([v0]),
-            });
+        let t3 = store.intern_args(5u32, &[v0]);
         out.push(10, &[t3]);
     }
 }
@@ -214,10 +210,8 @@ fn engine_0_rule_17(
         let v0 = p2;
         if !(if let Some(k3) = ::gdl_runtime::lifted::store::TermRead::find(
             &*store,
-            &::gdl_runtime::lifted::store::Node {
-                sym: 5u32,
-                args: Box::new([v0]),
-            },
+            5u32,
+            &[v0],
         ) {
             tables[10].contains(&[k3])
         } else {
@@ -254,10 +248,8 @@ fn engine_0_rule_18(
         let v1 = p4;
         if let Some(k5) = ::gdl_runtime::lifted::store::TermRead::find(
             &*store,
-            &::gdl_runtime::lifted::store::Node {
-                sym: 5u32,
-                args: Box::new([v0]),
-            },
+            5u32,
+            &[v0],
         ) {
             for f1 in tables[1].candidates(&[0], &[k5]).map(|i| tables[1].fact(i)) {
                 let n6 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[0]);
@@ -272,11 +264,7 @@ fn engine_0_rule_18(
                 }
                 let v2 = f1[1];
                 if tables[11].contains(&[v1]) {
-                    let t8 = store
-                        .intern(::gdl_runtime::lifted::store::Node {
-                            sym: 0u32,
-                            args: Box::new([v0, v1]),
-                        });
+                    let t8 = store.intern_args(0u32, &[v0, v1]);
                     out.push(12, &[0u32, t8]);
                 }
             }
@@ -312,11 +300,7 @@ fn engine_0_rule_20(
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store
-            .intern(::gdl_runtime::lifted::store::Node {
-                sym: 5u32,
-                args: Box::new([v0]),
-            });
+        let t1 = store.intern_args(5u32, &[v0]);
         out.push(13, &[t1]);
     }
 }
@@ -336,10 +320,8 @@ fn engine_0_rule_21(
         let v1 = f0[2];
         if let Some(k1) = ::gdl_runtime::lifted::store::TermRead::find(
             &*store,
-            &::gdl_runtime::lifted::store::Node {
-                sym: 5u32,
-                args: Box::new([v0]),
-            },
+            5u32,
+            &[v0],
         ) {
             for f1 in tables[1].candidates(&[0], &[k1]).map(|i| tables[1].fact(i)) {
                 let n2 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[0]);
@@ -353,16 +335,8 @@ fn engine_0_rule_21(
                     continue;
                 }
                 let v2 = f1[1];
-                let t4 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 5u32,
-                        args: Box::new([v1]),
-                    });
-                let t5 = store
-                    .intern(::gdl_runtime::lifted::store::Node {
-                        sym: 1u32,
-                        args: Box::new([t4, v2]),
-                    });
+                let t4 = store.intern_args(5u32, &[v1]);
+                let t5 = store.intern_args(1u32, &[t4, v2]);
                 out.push(14, &[t5]);
             }
         } else {
@@ -382,11 +356,7 @@ fn engine_0_rule_22(
         let v0 = f0[0];
         let v1 = f0[1];
         if !(tables[13].contains(&[v0])) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 1u32,
-                    args: Box::new([v0, v1]),
-                });
+            let t1 = store.intern_args(1u32, &[v0, v1]);
             out.push(14, &[t1]);
         }
     }
@@ -403,11 +373,7 @@ fn engine_0_rule_23(
         let v0 = f0[0];
         let v1 = f0[1];
         if tables[2].contains(&[v0]) {
-            let t1 = store
-                .intern(::gdl_runtime::lifted::store::Node {
-                    sym: 2u32,
-                    args: Box::new([v1]),
-                });
+            let t1 = store.intern_args(2u32, &[v1]);
             out.push(14, &[t1]);
         }
     }

@@ -214,10 +214,7 @@ impl Writer<'_> {
                 let parts: Vec<Resolved> = args.iter().map(|a| self.resolve(a)).collect();
                 let (names, wrap) = self.unwrap_all(parts);
                 let find = quote! {
-                    ::gdl_runtime::lifted::store::TermRead::find(
-                        &*store,
-                        &::gdl_runtime::lifted::store::Node { sym: #sym, args: Box::new([#(#names),*]) },
-                    )
+                    ::gdl_runtime::lifted::store::TermRead::find(&*store, #sym, &[#(#names),*])
                 };
                 Resolved::Maybe(wrap(find, quote!(None)))
             }
@@ -237,7 +234,7 @@ impl Writer<'_> {
                 let (mut lets, parts) = self.build_all(args);
                 let name = self.temp("t");
                 lets.extend(quote! {
-                    let #name = store.intern(::gdl_runtime::lifted::store::Node { sym: #sym, args: Box::new([#(#parts),*]) });
+                    let #name = store.intern_args(#sym, &[#(#parts),*]);
                 });
                 (lets, quote!(#name))
             }
