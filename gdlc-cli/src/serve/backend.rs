@@ -59,9 +59,6 @@ enum Slot {
     Ready(Backend),
     /// Not available: the build failed, or the backend died too often.
     Failed,
-    /// Not built: the interpreter plays the game faster than its native code would (a game
-    /// whose ground program proves atoms at run time, built as tables).
-    Declined,
 }
 
 /// The backends of one server.
@@ -117,15 +114,9 @@ impl Natives {
             Some(Slot::Ready(_)) => "native code ready",
             Some(Slot::Building) => "native code being built",
             Some(Slot::Failed) => "no native code",
-            Some(Slot::Declined) => "no native code (the interpreter is faster)",
             None if self.build_at_start => "native code wanted",
             None => "native code off",
         }
-    }
-
-    /// Notes that the game of `key` gets no native code, as the interpreter plays it faster.
-    pub(super) fn decline(&self, key: u64) {
-        lock(&self.slots).insert(key, Slot::Declined);
     }
 
     /// Makes sure the game of `key` gets native code: from the cache if a binary of its shape is

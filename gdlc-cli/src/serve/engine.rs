@@ -6,8 +6,8 @@
 //! A grounded game whose program proves atoms at run time (chess's threats) may be faster
 //! through the interpreter: the two race on random playouts, and the faster plays. A grounded
 //! game is kept, by its shape and with the race's winner, for later matches of it under any
-//! renaming, and handed to the native builder unless the interpreter won (the native code of
-//! such a game is the program engine's tables, built).
+//! renaming, and handed to the native builder: its ground module, or the lifted form when the
+//! interpreter won (the ground module would be the program engine's tables, built).
 
 use super::backend::{Job, Natives};
 use super::bounded::{interpreter_session, Unplayable};
@@ -320,13 +320,15 @@ fn ground_within(
         let interpreter_won = race_within(&game, &description, until, max_facts).filter(Race::interpreter_wins);
         if let Some(race) = &interpreter_won {
             log::info(format_args!("game {key:016x}: {}: the interpreter plays it", won(race)));
-            natives.decline(key);
         }
         engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game), interpreter_won });
         engines.ended(key, false);
         let _ = sender.send((game, Spelling::of_rules(&rules), interpreter_won, started.elapsed()));
         if interpreter_won.is_some() {
-            return;
+            // Native code that evaluates the rules as the interpreter does, compiled, rather
+            // than the program engine's tables that lost the race.
+            drop(ground);
+            return want_lifted(&natives, key, text, engines.options.clone());
         }
         let module = Box::new(move || module_of(&ground));
         natives.want(key, || Some(Job { key, stem: "game".to_string(), module, rules: text }));
