@@ -57,7 +57,7 @@ pub struct Compiled {
     pub text: String,
     pub summary: String,
     pub rules: String,
-    /// Why the game was compiled in the lifted form under `--form auto`: grounding gave up.
+    /// Why the game was compiled in the lifted form under `--form auto`.
     pub note: Option<String>,
 }
 
@@ -79,9 +79,9 @@ pub fn compile_text(game: &Path, command: &str, options: &gdlc::codegen::Options
         refused(error, rendered)
     })?;
     let text = gdlc::codegen::render_file(&compiled.tokens, command)?;
-    let note = compiled.too_large_to_ground.as_ref().map(|error| {
+    let note = compiled.lifted_because.as_ref().map(|why| {
         format!(
-            "{}: {error}\nnote: compiled in the lifted form instead (the rules with variables, evaluated over each \
+            "{}: {why}\nnote: compiled in the lifted form instead (the rules with variables, evaluated over each \
              state's facts)",
             loaded.file
         )

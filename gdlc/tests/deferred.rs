@@ -97,6 +97,41 @@ fn checked_static_relations_agree_with_the_interpreter() {
     assert!(agree_with("latin row", text, &options, 300) > 0);
 }
 
+/// The game of [`checked_relations_over_lists_agree_with_the_interpreter`].
+const LIST_PATHS: &str = "(role p)
+    (init (cell 1 1 blank)) (init (cell 1 2 blank)) (init (cell 1 3 blank))
+    (init (cell 2 1 blank)) (init (cell 2 2 blank)) (init (cell 2 3 blank))
+    (row 1) (row 2) (succ 1 2) (succ 2 3) (mark x) (mark o)
+    (id 1 1 a) (id 1 2 b) (id 1 3 c) (id 2 1 d) (id 2 2 e) (id 2 3 f)
+    (le a) (le b) (le c) (le d) (le e) (le f)
+    (<= (legal p (put ?r ?c ?m)) (true (cell ?r ?c blank)) (mark ?m))
+    (<= (next (cell ?r ?c ?m)) (does p (put ?r ?c ?m)))
+    (<= (next (cell ?r ?c ?v)) (true (cell ?r ?c ?v)) (not (placed ?r ?c)))
+    (<= (placed ?r ?c) (does p (put ?r ?c ?m)))
+    (<= (adjacent ?r ?c1 ?r ?c2) (row ?r) (or (succ ?c1 ?c2) (succ ?c2 ?c1)))
+    (<= (adjacent ?r1 ?c ?r2 ?c) (succ ?c 2) (or (succ ?r1 ?r2) (succ ?r2 ?r1)))
+    (<= (adjacent ?r1 3 ?r2 3) (or (succ ?r1 ?r2) (succ ?r2 ?r1)))
+    (<= (xneighbour ?r1 ?c1 ?r2 ?c2) (adjacent ?r1 ?c1 ?r2 ?c2) (true (cell ?r2 ?c2 x)))
+    (<= (conn ?r1 ?c1 ?r2 ?c2 ?list) (id ?r1 ?c1 ?id) (append_el ?id ?list ?list2)
+        (conn2 ?r1 ?c1 ?r2 ?c2 ?list2))
+    (<= (conn2 ?r1 ?c1 ?r2 ?c2 ?list) (xneighbour ?r1 ?c1 ?r2 ?c2) (islist ?list))
+    (<= (conn2 ?r1 ?c1 ?r2 ?c2 ?list) (xneighbour ?r1 ?c1 ?r3 ?c3)
+        (conn ?r3 ?c3 ?r2 ?c2 ?list) (islist ?list))
+    (<= line (true (cell ?r 1 x)) (conn ?r 1 ?r2 3 nil))
+    (<= (append_el ?el nil (list ?el nil)) (le ?el))
+    (<= (append_el ?el (list ?head ?tail) (list ?head ?newtail)) (le ?head) (le ?el)
+        (distinct ?el ?head) (islist ?tail) (append_el ?el ?tail ?newtail) (islist ?newtail))
+    (islist nil)
+    (<= (islist (list ?a nil)) (le ?a))
+    (<= (islist (list ?a (list ?b nil))) (le ?a) (le ?b))
+    (<= (islist (list ?a (list ?b (list ?c nil)))) (le ?a) (le ?b) (le ?c))
+    (<= (islist (list ?a (list ?b (list ?c (list ?d nil))))) (le ?a) (le ?b) (le ?c) (le ?d))
+    (<= open (true (cell ?r ?c blank)))
+    (<= terminal line)
+    (<= terminal (not open))
+    (<= (goal p 100) line)
+    (<= (goal p 0) (not line))";
+
 /// A path on a 2×3 board of marked cells from the first column to the last, written as
 /// laikLee_hex writes its connections: each step carries the list of the cells visited
 /// (`append_el` appends a cell not on it yet, `islist` bounds the lists to four cells). Past a
@@ -104,39 +139,35 @@ fn checked_static_relations_agree_with_the_interpreter() {
 /// connections, which build and take apart the lists, and are called with the far end free.
 #[test]
 fn checked_relations_over_lists_agree_with_the_interpreter() {
-    let text = "(role p)
-        (init (cell 1 1 blank)) (init (cell 1 2 blank)) (init (cell 1 3 blank))
-        (init (cell 2 1 blank)) (init (cell 2 2 blank)) (init (cell 2 3 blank))
-        (row 1) (row 2) (succ 1 2) (succ 2 3) (mark x) (mark o)
-        (id 1 1 a) (id 1 2 b) (id 1 3 c) (id 2 1 d) (id 2 2 e) (id 2 3 f)
-        (le a) (le b) (le c) (le d) (le e) (le f)
-        (<= (legal p (put ?r ?c ?m)) (true (cell ?r ?c blank)) (mark ?m))
-        (<= (next (cell ?r ?c ?m)) (does p (put ?r ?c ?m)))
-        (<= (next (cell ?r ?c ?v)) (true (cell ?r ?c ?v)) (not (placed ?r ?c)))
-        (<= (placed ?r ?c) (does p (put ?r ?c ?m)))
-        (<= (adjacent ?r ?c1 ?r ?c2) (row ?r) (or (succ ?c1 ?c2) (succ ?c2 ?c1)))
-        (<= (adjacent ?r1 ?c ?r2 ?c) (succ ?c 2) (or (succ ?r1 ?r2) (succ ?r2 ?r1)))
-        (<= (adjacent ?r1 3 ?r2 3) (or (succ ?r1 ?r2) (succ ?r2 ?r1)))
-        (<= (xneighbour ?r1 ?c1 ?r2 ?c2) (adjacent ?r1 ?c1 ?r2 ?c2) (true (cell ?r2 ?c2 x)))
-        (<= (conn ?r1 ?c1 ?r2 ?c2 ?list) (id ?r1 ?c1 ?id) (append_el ?id ?list ?list2)
-            (conn2 ?r1 ?c1 ?r2 ?c2 ?list2))
-        (<= (conn2 ?r1 ?c1 ?r2 ?c2 ?list) (xneighbour ?r1 ?c1 ?r2 ?c2) (islist ?list))
-        (<= (conn2 ?r1 ?c1 ?r2 ?c2 ?list) (xneighbour ?r1 ?c1 ?r3 ?c3)
-            (conn ?r3 ?c3 ?r2 ?c2 ?list) (islist ?list))
-        (<= line (true (cell ?r 1 x)) (conn ?r 1 ?r2 3 nil))
-        (<= (append_el ?el nil (list ?el nil)) (le ?el))
-        (<= (append_el ?el (list ?head ?tail) (list ?head ?newtail)) (le ?head) (le ?el)
-            (distinct ?el ?head) (islist ?tail) (append_el ?el ?tail ?newtail) (islist ?newtail))
-        (islist nil)
-        (<= (islist (list ?a nil)) (le ?a))
-        (<= (islist (list ?a (list ?b nil))) (le ?a) (le ?b))
-        (<= (islist (list ?a (list ?b (list ?c nil)))) (le ?a) (le ?b) (le ?c))
-        (<= (islist (list ?a (list ?b (list ?c (list ?d nil))))) (le ?a) (le ?b) (le ?c) (le ?d))
-        (<= open (true (cell ?r ?c blank)))
-        (<= terminal line)
-        (<= terminal (not open))
-        (<= (goal p 100) line)
-        (<= (goal p 0) (not line))";
+    let text = LIST_PATHS;
     let options = Options { max_instances: 500, ..Options::default() };
     assert!(agree_with("list paths", text, &options, 300) > 0);
+}
+
+/// `--form auto` compiles a game from its ground program when it checks few atoms at run time
+/// (the Latin row's 6), and in the lifted form when it checks many (breakthrough with every
+/// checkable relation checked: `gdlc::compile::prefers_lifted`); a ground form asked for stays
+/// ground.
+#[test]
+fn form_auto_lifts_a_game_that_checks_many_atoms_at_run_time() {
+    use gdlc::codegen::Form;
+    use gdlc::compile::{compile, ground_source, WhyLifted, LIFTED_CHECKED_ATOMS};
+    let breakthrough = std::fs::read_to_string("../games/breakthrough.kif").unwrap();
+    let games = [
+        (include_str!("fixtures/latin_row.kif"), Options { max_instances: 100, ..Options::default() }),
+        (breakthrough.as_str(), Options { defer_relations: true, ..Options::default() }),
+    ];
+    let mut lifted = Vec::new();
+    for (text, ground) in games {
+        let options = |form| gdlc::codegen::Options { ground: ground.clone(), form };
+        let atoms = ground_source(text, &options(Form::Auto)).unwrap().deferred.atoms.len();
+        let auto = compile(text, &options(Form::Auto)).unwrap();
+        assert_eq!(auto.is_lifted(), atoms >= LIFTED_CHECKED_ATOMS, "{atoms} atoms checked");
+        if auto.is_lifted() {
+            assert!(matches!(auto.lifted_because, Some(WhyLifted::CheckedAtoms(n)) if n == atoms));
+        }
+        assert!(!compile(text, &options(Form::Tables)).unwrap().is_lifted());
+        lifted.push(auto.is_lifted());
+    }
+    assert_eq!(lifted, [false, true], "one game of each kind");
 }

@@ -149,15 +149,23 @@ fn compile_one(gdlc: &Path, game: &Path, out: &Path) -> Row {
 
 /// The table's columns from `gdlc compile`'s summary line, `FILE: 2 roles, 19 base propositions,
 /// 1 state words, 10 moves, 14 derived propositions, 60 literals, straight-line form, 495 lines,
-/// 0.01 s, 12 MB peak`.
+/// 0.01 s, 12 MB peak`, or `FILE: lifted form (...), 495 lines, 0.01 s, 12 MB peak` (no ground
+/// program to count: those columns say `-`).
 fn summary_fields(stderr: &str) -> Option<Vec<String>> {
-    let line = stderr.lines().rev().find(|l| l.contains(" base propositions"))?;
+    let line =
+        stderr.lines().rev().find(|l| l.contains(" base propositions") || l.contains(": lifted form (the rules"))?;
     let number = |key: &str| -> Option<String> {
         line.split(", ")
             .find(|part| part.ends_with(key))
             .and_then(|part| part.split_whitespace().rev().nth(key.split_whitespace().count()))
             .map(str::to_string)
     };
+    if !line.contains(" base propositions") {
+        let mut fields = vec![number("MB peak").unwrap_or_else(|| "?".to_string())];
+        fields.extend(["-"; 5].map(str::to_string));
+        fields.extend(["lifted".to_string(), number("lines")?]);
+        return Some(fields);
+    }
     Some(vec![
         number("MB peak").unwrap_or_else(|| "?".to_string()),
         number("base propositions")?,
@@ -180,5 +188,9 @@ mod tests {
                     60 literals, straight-line form, 495 lines, 0.01 s, 12 MB peak\n";
         assert_eq!(summary_fields(line).unwrap(), ["12", "19", "1", "10", "14", "60", "straight", "495"]);
         assert_eq!(summary_fields("error: nope"), None);
+        let lifted = "games/chess.kif: its ground program checks 183360 atoms at run time\nnote: compiled in the \
+                      lifted form instead\ngames/chess.kif: lifted form (the rules with variables, not ground), \
+                      18737 lines, 22.31 s, 581 MB peak\n";
+        assert_eq!(summary_fields(lifted).unwrap(), ["581", "-", "-", "-", "-", "-", "lifted", "18737"]);
     }
 }

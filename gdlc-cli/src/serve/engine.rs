@@ -7,7 +7,8 @@
 //! through the interpreter: the two race on random playouts, and the faster plays. A grounded
 //! game is kept, by its shape and with the race's winner, for later matches of it under any
 //! renaming, and handed to the native builder: its ground module, or the lifted form when the
-//! interpreter won (the ground module would be the program engine's tables, built).
+//! interpreter won (the ground module would be the program engine's tables, built) or
+//! `--form auto` would choose it ([`gdlc::compile::prefers_lifted`]).
 
 use super::backend::{Job, Natives};
 use super::bounded::{interpreter_session, Unplayable};
@@ -324,9 +325,9 @@ fn ground_within(
         engines.keep(Grounded { key, rules: rules.clone(), game: Arc::clone(&game), interpreter_won });
         engines.ended(key, false);
         let _ = sender.send((game, Spelling::of_rules(&rules), interpreter_won, started.elapsed()));
-        if interpreter_won.is_some() {
+        if interpreter_won.is_some() || gdlc::compile::prefers_lifted(&ground) {
             // Native code that evaluates the rules as the interpreter does, compiled, rather
-            // than the program engine's tables that lost the race.
+            // than the program engine's tables that lost the race or check many atoms.
             drop(ground);
             return want_lifted(&natives, key, text, engines.options.clone());
         }
