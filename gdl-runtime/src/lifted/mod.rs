@@ -84,26 +84,52 @@ pub struct Component {
     pub indexes: &'static [(usize, &'static [usize])],
 }
 
+/// The buffers of [`run`], kept on each thread between runs so that a run allocates nothing
+/// once they have grown.
+#[derive(Default)]
+struct Scratch {
+    derived: Derived,
+    /// Each relation of the component, and how many of its facts the last round saw.
+    seen: Vec<(usize, usize)>,
+    /// The relations that got new facts in the last round, sorted.
+    changed: Vec<usize>,
+    /// Each relation that got new facts, and the positions of those facts.
+    ranges: Vec<(usize, (usize, usize))>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
 /// Computes every relation of `component`, all it reads being computed.
 pub fn run(eval: &mut Eval<'_>, component: &Component) {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => run_with(eval, component, &mut scratch),
+        // A run within a run (no generated join makes one) gets buffers of its own.
+        Err(_) => run_with(eval, component, &mut Scratch::default()),
+    });
+}
+
+/// [`run`] with `scratch`'s buffers.
+fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
     for &(rel, positions) in component.indexes {
         eval.tables[rel].index_for_reading(positions);
     }
-    let mut seen: Vec<(usize, usize)> = component.relations.iter().map(|&r| (r, eval.tables[r].len())).collect();
-    let mut derived = Derived::default();
+    let Scratch { derived, seen, changed, ranges } = scratch;
+    seen.clear();
+    seen.extend(component.relations.iter().map(|&r| (r, eval.tables[r].len())));
     for join in component.rules {
-        join(eval, (0, 0), &mut derived);
+        join(eval, (0, 0), derived);
     }
-    let mut changed = add(eval, &mut derived);
+    add(eval, derived, changed);
     if !component.recursive {
         return;
     }
     // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts,
     // and only the variants that read a relation with new facts run.
-    let mut ranges: Vec<(usize, (usize, usize))> = Vec::new();
     while !changed.is_empty() {
         ranges.clear();
-        for &rel in &changed {
+        for &rel in changed.iter() {
             let hi = eval.tables[rel].len();
             let lo = match seen.iter_mut().find(|(r, _)| *r == rel) {
                 Some((_, len)) => std::mem::replace(len, hi),
@@ -113,16 +139,17 @@ pub fn run(eval: &mut Eval<'_>, component: &Component) {
         }
         for &(rel, join) in component.variants {
             if let Some(&(_, range)) = ranges.iter().find(|(r, _)| *r == rel) {
-                join(eval, range, &mut derived);
+                join(eval, range, derived);
             }
         }
-        changed = add(eval, &mut derived);
+        add(eval, derived, changed);
     }
 }
 
-/// Adds the derived facts to their tables; returns the relations that got new ones, sorted.
-fn add(eval: &mut Eval<'_>, derived: &mut Derived) -> Vec<usize> {
-    let mut changed = Vec::new();
+/// Adds the derived facts to their tables, and sets `changed` to the relations that got new
+/// ones, sorted.
+fn add(eval: &mut Eval<'_>, derived: &mut Derived, changed: &mut Vec<usize>) {
+    changed.clear();
     let mut start = 0;
     for &(rel, end) in &derived.facts {
         if eval.tables[rel].insert(&derived.data[start..end]) && changed.last() != Some(&rel) {
@@ -134,7 +161,6 @@ fn add(eval: &mut Eval<'_>, derived: &mut Derived) -> Vec<usize> {
     derived.data.clear();
     changed.sort_unstable();
     changed.dedup();
-    changed
 }
 
 /// Where the rules read the state and the joint move from: the relations `true` and `does`,
