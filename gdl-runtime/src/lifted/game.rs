@@ -3,7 +3,7 @@
 //! facts of the relation that answers it.
 
 use super::hash::FastMap;
-use super::store::{FlatCache, Node, Symbols, TermId, TermRead, Terms};
+use super::store::{with_words, FlatCache, Node, Symbols, TermId, TermRead, Terms};
 use super::{run, Component, Eval, Output, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
@@ -277,21 +277,15 @@ impl LiftedGame {
     }
 }
 
-/// The most words of an input fact gathered on the stack.
-const FACT_ON_STACK: usize = 12;
-
-/// Calls `f` with `outer` followed by `args`, gathered on the stack when they are few.
+/// Calls `f` with `outer` followed by `args`.
 #[inline]
 fn joined<R>(outer: &[TermId], args: &[TermId], f: impl FnOnce(&[TermId]) -> R) -> R {
-    let len = outer.len() + args.len();
-    if len <= FACT_ON_STACK {
-        let mut stack = [0; FACT_ON_STACK];
-        stack[..outer.len()].copy_from_slice(outer);
-        stack[outer.len()..len].copy_from_slice(args);
-        f(&stack[..len])
-    } else {
-        f(&[outer, args].concat())
-    }
+    let fill = |fact: &mut [TermId]| {
+        let (head, tail) = fact.split_at_mut(outer.len());
+        head.copy_from_slice(outer);
+        tail.copy_from_slice(args);
+    };
+    with_words(outer.len() + args.len(), fill, f)
 }
 
 thread_local! {

@@ -12,6 +12,24 @@ pub type TermId = u32;
 /// The most arguments of a term decoded without allocating (see [`Overlay::decode`]).
 const ARGS_ON_STACK: usize = 8;
 
+/// The most words [`with_words`] gathers on the stack.
+const WORDS_ON_STACK: usize = 12;
+
+/// Calls `f` with `len` words that `fill` writes, gathered on the stack when they are few: how
+/// an index key or an input fact is put together without allocating.
+#[inline]
+pub(crate) fn with_words<R>(len: usize, fill: impl FnOnce(&mut [TermId]), f: impl FnOnce(&[TermId]) -> R) -> R {
+    if len <= WORDS_ON_STACK {
+        let mut stack = [0; WORDS_ON_STACK];
+        fill(&mut stack[..len]);
+        f(&stack[..len])
+    } else {
+        let mut heap = vec![0; len];
+        fill(&mut heap);
+        f(&heap)
+    }
+}
+
 /// Marks term ids that belong to an evaluation's overlay rather than the shared store.
 pub const LOCAL_BIT: u32 = 1 << 31;
 
@@ -264,26 +282,14 @@ impl<'a> Overlay<'a> {
         Overlay { base, nodes: Vec::new(), ids: FastMap::default() }
     }
 
-    /// Adds a term; returns its id, the existing one when either store has it.
-    pub fn intern(&mut self, node: Node) -> TermId {
-        if let Some(id) = self.find(node.sym, &node.args) {
-            return id;
-        }
-        self.add(node)
-    }
-
     /// Adds the term `sym(args)`; returns its id, the existing one when either store has it
     /// (then nothing is allocated).
     #[inline]
     pub fn intern_args(&mut self, sym: Sym, args: &[TermId]) -> TermId {
-        match self.find(sym, args) {
-            Some(id) => id,
-            None => self.add(Node { sym, args: args.into() }),
+        if let Some(id) = self.find(sym, args) {
+            return id;
         }
-    }
-
-    /// Adds a term that neither store has.
-    fn add(&mut self, node: Node) -> TermId {
+        let node = Node { sym, args: args.into() };
         let id = self.nodes.len() as TermId | LOCAL_BIT;
         self.nodes.push(node.clone());
         self.ids.insert(node, id);
@@ -306,7 +312,7 @@ impl<'a> Overlay<'a> {
             args.push(a);
             rest = r;
         }
-        (self.intern(Node { sym, args: args.into() }), rest)
+        (self.intern_args(sym, &args), rest)
     }
 }
 

@@ -8,7 +8,7 @@
 //! first of each chain through a set of the same kind. Adding a fact allocates nothing but the
 //! growth of those vectors, and a table cleared for the next state keeps its memory.
 
-use super::store::TermId;
+use super::store::{with_words, TermId};
 
 /// Tables with fewer facts than this, complete before the rules that read them run, are not
 /// indexed: trying every fact costs less than building an index.
@@ -75,22 +75,11 @@ fn first_slot(hash: u64, len: usize) -> usize {
     (hash >> shift) as usize & (len - 1)
 }
 
-/// The most positions of an index whose key is gathered on the stack.
-const KEY_ON_STACK: usize = 8;
-
-/// Calls `f` with the terms of `fact` at `positions`, gathered on the stack when they are few.
+/// Calls `f` with the terms of `fact` at `positions`.
 #[inline]
 fn with_key<R>(fact: &[TermId], positions: &[usize], f: impl FnOnce(&[TermId]) -> R) -> R {
-    if positions.len() <= KEY_ON_STACK {
-        let mut stack = [0; KEY_ON_STACK];
-        for (slot, &p) in stack.iter_mut().zip(positions) {
-            *slot = fact[p];
-        }
-        f(&stack[..positions.len()])
-    } else {
-        let heap: Vec<TermId> = positions.iter().map(|&p| fact[p]).collect();
-        f(&heap)
-    }
+    let fill = |key: &mut [TermId]| key.iter_mut().zip(positions).for_each(|(slot, &p)| *slot = fact[p]);
+    with_words(positions.len(), fill, f)
 }
 
 impl Index {
