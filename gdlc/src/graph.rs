@@ -158,6 +158,18 @@ impl Dependencies {
         None
     }
 
+    /// The relations negated on a cycle of uses, each once, in the order of the rules that
+    /// negate them: a negated use whose two ends are in one component lies on a cycle.
+    pub fn negated_on_cycles(&self) -> Vec<String> {
+        let mut seen = BTreeSet::new();
+        self.graph
+            .edge_references()
+            .filter(|e| *e.weight() && self.component[e.source().index()] == self.component[e.target().index()])
+            .filter(|e| seen.insert(e.source()))
+            .map(|e| self.graph[e.source()].clone())
+            .collect()
+    }
+
     /// A shortest path of uses from `from` to `to`, both included.
     fn path(&self, from: NodeIndex, to: NodeIndex) -> Option<Vec<NodeIndex>> {
         let mut parent: BTreeMap<NodeIndex, NodeIndex> = BTreeMap::new();
@@ -253,6 +265,13 @@ mod tests {
     fn finds_a_cycle_through_negation() {
         let d = deps("(<= p (not q)) (<= q r) (<= r p)");
         assert_eq!(d.negative_cycle().unwrap(), vec!["q", "p", "r", "q"]);
+    }
+
+    #[test]
+    fn lists_every_relation_negated_on_a_cycle() {
+        let d = deps("(<= p (not q)) (<= q r) (<= r (not p)) (<= s (not p)) (<= r (not q))");
+        assert_eq!(d.negated_on_cycles(), vec!["q", "p"]);
+        assert!(deps("(<= a b) (<= d (not a))").negated_on_cycles().is_empty());
     }
 
     /// Components were found by searching the graph for every query (quadratic in the number of

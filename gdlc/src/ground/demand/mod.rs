@@ -116,17 +116,42 @@ pub fn restrict_with(
     let mut forced = outputs.clone();
     for _ in 0..options.max_rounds.unwrap_or(usize::MAX) {
         let rewritten = Rewrite::new(program, &rules, &outputs, &forced, options.max_size).run()?;
-        let Some(cycle) = Dependencies::build(&rewritten).negative_cycle() else {
+        let negated = Dependencies::build(&rewritten).negated_on_cycles();
+        if negated.is_empty() {
             return Some(if options.split { split_demand(&rewritten) } else { rewritten });
-        };
-        // The negated relation depends on its reader through a demand: compute it completely.
-        let before = forced.len();
-        forced.extend(original.dependencies_of(&[cycle[0].as_str()]));
-        if forced.len() == before {
-            return Some(program.clone());
+        }
+        // A negated relation depends on its reader through a demand: compute one completely.
+        match least_to_complete(program, &original, &negated, &forced) {
+            Some(more) => forced.extend(more),
+            None => return Some(program.clone()),
         }
     }
     None
+}
+
+/// What computing one of the `negated` relations completely adds to `forced`: the relation and
+/// everything it depends on, for the relation that adds the fewest, or `None` when none adds
+/// any. The choice does not depend on how the game spells its relations (the order of the
+/// rewritten rules does): in chess, completing `has_legal_move` would complete the threat
+/// relations its legal moves read, where completing `in_check` adds two relations. Ties go to
+/// the relation whose rules come first in the program.
+fn least_to_complete(
+    program: &Description,
+    original: &Dependencies,
+    negated: &[String],
+    forced: &BTreeSet<String>,
+) -> Option<BTreeSet<String>> {
+    let first_rule = |name: &str| program.rules.iter().position(|rule| rule.head.name == name).unwrap_or(usize::MAX);
+    negated
+        .iter()
+        .map(|name| {
+            let more: BTreeSet<String> =
+                original.dependencies_of(&[name.as_str()]).into_iter().filter(|r| !forced.contains(r)).collect();
+            (more.len(), first_rule(name), name, more)
+        })
+        .filter(|(added, ..)| *added > 0)
+        .min_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
+        .map(|(.., more)| more)
 }
 
 /// A body literal, as the rewrite sees it.

@@ -195,3 +195,27 @@ fn a_demand_relation_names_the_relation_it_serves() {
     assert_eq!(served("(demand (aux 3) bf)"), Some("(aux 3)"));
     assert_eq!(served("(aux 3)"), None);
 }
+
+/// Chess's shape: `check` is negated by `legal`, `has` (some legal move) by `stuck`, and `mate`
+/// asks for `check` of the stuck role, so that the demand for `check` ties both negations into
+/// one cycle. Completing `check` (and `threat` under it) breaks the cycle; completing `has`
+/// would complete everything `legal` reads as well. Which negation the cycle is found through
+/// depends on how the relations are spelled; the choice must not.
+#[test]
+fn the_relation_completed_to_break_a_negative_cycle_is_the_cheapest_under_any_spelling() {
+    let text = "(role w) (role b) (king w 1) (king b 2) (attack b 1) (move w m) (move b m)
+        (<= (threat ?x) (attack ?r ?x))
+        (<= (CHECK ?r) (king ?r ?x) (threat ?x))
+        (<= (legal ?r ?m) (move ?r ?m) (not (CHECK ?r)))
+        (<= (HAS ?r) (legal ?r ?m))
+        (<= (STUCK ?r) (role ?r) (not (HAS ?r)))
+        (<= (mate ?r) (STUCK ?r) (CHECK ?r))
+        (<= terminal (mate ?r))";
+    for (check, has, stuck) in [("a_check", "z_has", "a_stuck"), ("z_check", "a_has", "z_stuck")] {
+        let spelled = text.replace("CHECK", check).replace("HAS", has).replace("STUCK", stuck);
+        let rules = restricted(&spelled, &["legal", "terminal"]);
+        let has_demand = format!("(demand {has} b)");
+        assert!(rules.iter().all(|r| !r.contains("(demand") || r.contains(&has_demand)), "{check}: {rules:#?}");
+        assert!(rules.iter().any(|r| r.contains(&has_demand)), "{check}: {rules:#?}");
+    }
+}
