@@ -55,7 +55,9 @@ pub(crate) fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadli
 /// running then (and `cut_at` comes before `deadline`); `None` when the deadline passed first.
 /// `known`, unless empty, holds every role's legal moves in `state`, which is then known not to
 /// end the game (a node of the tree has them), so that a slow engine need not work them out
-/// again.
+/// again. Every later step is the game's fused [`Game::random_step_into`]: one evaluation of
+/// the state where asking whether it ends, for its legal moves and for the next state apart
+/// takes three in the lifted form and the engines.
 /// The clock is read after every step while steps are slow (an interpreted game can take
 /// milliseconds or more per step, and 32 of them would overrun the play clock) and only every
 /// few steps while they are fast, so that a compiled game's playouts do not pay for it.
@@ -67,46 +69,47 @@ pub(super) fn playout_until<G: Game>(
     deadline: Instant,
     cut_at: Instant,
 ) -> Option<Playout> {
-    let mut state = state.clone();
-    let (mut legal, mut joint) = (Vec::new(), Vec::new());
     let mut checked = Instant::now();
     if checked >= deadline {
         return None;
     }
-    let (mut stride, mut until_check) = (1, 1);
-    let mut cut = false;
-    let mut known = (!known.is_empty()).then_some(known);
-    for _ in 0..MAX_PLAYOUT_STEPS {
-        let moves = match known.take() {
-            Some(moves) => moves,
-            None => {
-                if game.is_terminal(&state) {
-                    return Some(Playout { rewards: rewards(game, &state), cut: false });
-                }
-                game.all_legal_moves(&state, &mut legal);
-                if legal.iter().any(Vec::is_empty) {
-                    return Some(Playout { rewards: rewards(game, &state), cut: false });
-                }
-                &legal
-            }
-        };
-        if cut {
-            return Some(Playout { rewards: unfinished_rewards(game, &state), cut });
+    let mut scratch = gdl_runtime::Playout::<G>::default();
+    let mut state = match known {
+        [] => state.clone(),
+        moves => {
+            let joint: Vec<G::Move> = moves.iter().map(|m| m[rng.below(m.len())].clone()).collect();
+            game.next_state(state, &joint)
         }
-        joint.clear();
-        joint.extend(moves.iter().map(|m| m[rng.below(m.len())].clone()));
-        state = game.next_state(&state, &joint);
+    };
+    let mut next = state.clone();
+    let (mut stride, mut until_check) = (1, 1);
+    for _ in 0..MAX_PLAYOUT_STEPS {
+        if !game.random_step_into(&state, rng, &mut scratch, &mut next) {
+            // The state is terminal, or some role has no legal move: the game ends in it.
+            return Some(Playout { rewards: rewards(game, &state), cut: false });
+        }
+        std::mem::swap(&mut state, &mut next);
         until_check -= 1;
         if until_check == 0 {
             let now = Instant::now();
             if now >= deadline {
                 return None;
             }
-            cut = now >= cut_at;
+            if now >= cut_at {
+                return Some(stopped(game, &state, true));
+            }
             stride = if now - checked < FAST_CLOCK_INTERVAL { (stride * 2).min(STEPS_PER_CLOCK_CHECK) } else { 1 };
             (until_check, checked) = (stride, now);
         }
     }
-    let ended = game.is_terminal(&state);
-    Some(Playout { rewards: if ended { rewards(game, &state) } else { unfinished_rewards(game, &state) }, cut: false })
+    Some(stopped(game, &state, false))
+}
+
+/// The result of a playout stopped in `state` (cut by its clock, or past the most steps): the
+/// goals if the game ends there, else the rewards of an unfinished game.
+fn stopped<G: Game>(game: &G, state: &G::State, cut: bool) -> Playout {
+    if game.is_terminal(state) {
+        return Playout { rewards: rewards(game, state), cut: false };
+    }
+    Playout { rewards: unfinished_rewards(game, state), cut }
 }
