@@ -7,10 +7,12 @@
 
 mod common;
 
-use common::{check_clean, game as game_path, rand_suffix, run_match_with, serve, serve_logging, Player};
-use std::io::{BufRead, BufReader};
+use common::{
+    check_clean, game as game_path, rand_suffix, run_match_with, serve, serve_command, serve_logging, start_serve,
+    Player,
+};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
@@ -54,14 +56,9 @@ fn done_with_native_cache() {
 /// A player that builds native code in [`native_cache`], started with `args` and logging to
 /// `log`, once the runtime every game's binary links is built.
 fn native_player(args: &[&str], log: &Path) -> Player {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gdlc"));
-    command.args(["serve", "--port", "0", "--player", "mcts"]).args(args).env("GDLC_CACHE_DIR", native_cache());
-    command.stdout(Stdio::piped()).stderr(std::fs::File::create(log).unwrap());
-    let mut child = command.spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_string();
-    let player = Player { child, url };
+    let mut command = serve_command(&[&["--player", "mcts"], args].concat());
+    command.env("GDLC_CACHE_DIR", native_cache());
+    let player = start_serve(command, Stdio::from(std::fs::File::create(log).unwrap()));
     wait_for_line(log, "native runtime ready", 600);
     player
 }

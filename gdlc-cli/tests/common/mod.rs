@@ -28,13 +28,20 @@ pub(crate) fn serve(args: &[&str]) -> Player {
 }
 
 pub(crate) fn serve_logging(args: &[&str], log: Stdio) -> Player {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gdlc"))
-        .args(["serve", "--port", "0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .expect("gdlc serve runs");
+    start_serve(serve_command(args), log)
+}
+
+/// The command of `gdlc serve` on a free port with `args`, for a caller to add to.
+pub(crate) fn serve_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gdlc"));
+    command.args(["serve", "--port", "0"]).args(args);
+    command
+}
+
+/// Starts `command` (a [`serve_command`]) with its log to `log`, and reads the address it
+/// serves on.
+pub(crate) fn start_serve(mut command: Command, log: Stdio) -> Player {
+    let mut child = command.stdout(Stdio::piped()).stderr(log).spawn().expect("gdlc serve runs");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let address = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
