@@ -37,7 +37,7 @@ pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Descript
     Description { rules }
 }
 
-/// The first relation, by name, that can be inlined: state-dependent, no keyword, not
+/// A relation that can be inlined (see below for which one): state-dependent, no keyword, not
 /// recursive, defined by rules of one arity, one of them a join, and used by other rules, none
 /// of them recursive, only as a positive atom of their body, at most once per rule, in few
 /// enough rules.
@@ -82,8 +82,9 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
             *other_use |= !plain || deps.is_recursive(&rule.head.name);
         }
     }
-    uses.into_iter()
-        .find(|&(name, (rules_using, other_use))| {
+    let candidates: Vec<&str> = uses
+        .into_iter()
+        .filter(|&(name, (rules_using, other_use))| {
             !other_use
                 && !RELATION_KEYWORDS.contains(&name)
                 && dynamic.contains(name)
@@ -91,7 +92,31 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
                 && joins.contains(name)
                 && definitions.get(name).is_some_and(|(count, _)| rules_using * count <= MAX_INLINED_RULES)
         })
-        .map(|(name, _)| name.to_string())
+        .map(|(name, _)| name)
+        .collect();
+    // Not the first by name: games are played with their names scrambled, and which relation
+    // goes first decides which others can still be inlined (inlining a relation into its users
+    // multiplies the uses of the relations it reads, and the rules of its users). First a helper
+    // of the fewest relations, whose inlining multiplies only their rules: cephalopodMicro's
+    // `leftVal`, used by `captureSum` alone, before `empty`, used by four; then a helper before
+    // the relations that use it, whose filters it then meets: alexChess's `between` into
+    // `pinned` before `pinned` into `pinnedPiece`, which left `between` too many uses to be
+    // inlined; then the relation defined first.
+    let users = |name: &str| {
+        let heads: BTreeSet<&str> = rules
+            .iter()
+            .filter(|rule| rule.body.iter().any(|l| matches!(l, Literal::Atom(a) if a.name == name)))
+            .map(|rule| rule.head.name.as_str())
+            .collect();
+        heads.len()
+    };
+    let uses_a_candidate =
+        |name: &str| candidates.iter().any(|&other| other != name && deps.depends_on(name, other));
+    let first_definition = |name: &str| rules.iter().position(|rule| rule.head.name == name);
+    candidates
+        .iter()
+        .min_by_key(|&&name| (users(name), uses_a_candidate(name), first_definition(name)))
+        .map(|name| name.to_string())
 }
 
 /// `rule` with its body literal `use_index` (an atom of the inlined relation) replaced by the
