@@ -110,8 +110,7 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
             .collect();
         heads.len()
     };
-    let uses_a_candidate =
-        |name: &str| candidates.iter().any(|&other| other != name && deps.depends_on(name, other));
+    let uses_a_candidate = |name: &str| candidates.iter().any(|&other| other != name && deps.depends_on(name, other));
     let first_definition = |name: &str| rules.iter().position(|rule| rule.head.name == name);
     candidates
         .iter()
@@ -316,5 +315,27 @@ mod tests {
     fn a_helper_used_twice_in_one_rule_stays() {
         let text = "(<= (h ?x ?y) (helper ?x) (helper ?y)) (<= (helper ?x) (true (d ?x)))";
         assert_eq!(inlined(text, &["true", "h", "helper"]).len(), 2);
+    }
+
+    /// alexChess's shape: `between` (five definitions) used by the four rules of `pinned`,
+    /// `pinned` by two rules of `pinnedPiece`. Inlining `pinned` first leaves `between` used by
+    /// eight rules, too many to inline it (8 x 5 > 32), and `between` alone goes past the
+    /// grounder's limits; `between` first is inlined under any spelling of the two.
+    #[test]
+    fn the_relation_inlined_first_does_not_follow_the_spelling() {
+        let mut text: String = (1..=5)
+            .map(|k| format!("(<= (BETWEEN ?l ?m ?r d{k}) (true (piece ?m ?x ?y)) (n{k} ?l ?x ?y) (s{k} ?r ?x ?y)) "))
+            .collect();
+        text += &(1..=4)
+            .map(|k| format!("(<= (PINNED ?m ?d) (BETWEEN ?l ?m ?r ?d) (king ?l) (rook{k} ?r)) "))
+            .collect::<String>();
+        text += "(<= (pp ?m) (PINNED ?m ?d) (straight ?d)) (<= (pp ?m) (PINNED ?m ?d) (diagonal ?d))";
+        for (between, pinned) in [("z_between", "a_pinned"), ("a_between", "z_pinned")] {
+            let spelled = text.replace("BETWEEN", between).replace("PINNED", pinned);
+            let rules = inlined(&spelled, &["true", between, pinned, "pp"]);
+            assert!(rules.iter().all(|rule| !rule.contains(between)), "{between}: {rules:#?}");
+            let pinned_rules = rules.iter().filter(|rule| rule.starts_with(&format!("(<= ({pinned} "))).count();
+            assert_eq!(pinned_rules, 20, "{between}: {rules:#?}");
+        }
     }
 }
