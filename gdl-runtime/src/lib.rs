@@ -365,7 +365,7 @@ pub struct Playout<G: Game> {
 /// Draws every role's move among its legal moves `legal` into `joint`, as
 /// [`Game::random_step`] draws them (one `rng.below` per role with several, in role order);
 /// `None` when a role has none.
-pub(crate) fn draw_joint<M: Clone>(legal: &[Vec<M>], rng: &mut rng::Rng, joint: &mut Vec<M>) -> Option<()> {
+pub fn draw_joint<M: Clone>(legal: &[Vec<M>], rng: &mut rng::Rng, joint: &mut Vec<M>) -> Option<()> {
     joint.clear();
     for moves in legal {
         let pick = match moves.len() {

@@ -55,9 +55,10 @@ pub(crate) fn playout<G: Game>(game: &G, state: &G::State, rng: &mut Rng, deadli
 /// running then (and `cut_at` comes before `deadline`); `None` when the deadline passed first.
 /// `known`, unless empty, holds every role's legal moves in `state`, which is then known not to
 /// end the game (a node of the tree has them), so that a slow engine need not work them out
-/// again. Every later step is the game's fused [`Game::random_step_into`]: one evaluation of
-/// the state where asking whether it ends, for its legal moves and for the next state apart
-/// takes three in the lifted form and the engines.
+/// again: the first step draws among them as [`Game::random_step`] draws. Every other step is
+/// the game's [`Game::random_step_into`], which generated straight-line code (and the lifted
+/// form, where its queries share a step) answers in one evaluation of the state, where asking
+/// whether it ends, for its legal moves and for the next state apart takes three.
 /// The clock is read after every step while steps are slow (an interpreted game can take
 /// milliseconds or more per step, and 32 of them would overrun the play clock) and only every
 /// few steps while they are fast, so that a compiled game's playouts do not pay for it.
@@ -74,17 +75,22 @@ pub(super) fn playout_until<G: Game>(
         return None;
     }
     let mut scratch = gdl_runtime::Playout::<G>::default();
-    let mut state = match known {
-        [] => state.clone(),
-        moves => {
-            let joint: Vec<G::Move> = moves.iter().map(|m| m[rng.below(m.len())].clone()).collect();
-            game.next_state(state, &joint)
-        }
-    };
+    let mut state = state.clone();
     let mut next = state.clone();
+    let mut known = (!known.is_empty()).then_some(known);
     let (mut stride, mut until_check) = (1, 1);
     for _ in 0..MAX_PLAYOUT_STEPS {
-        if !game.random_step_into(&state, rng, &mut scratch, &mut next) {
+        let stepped = match known.take() {
+            Some(moves) => {
+                let (_, joint) = scratch.move_buffers();
+                gdl_runtime::draw_joint(moves, rng, joint).is_some_and(|()| {
+                    next = game.next_state(&state, joint);
+                    true
+                })
+            }
+            None => game.random_step_into(&state, rng, &mut scratch, &mut next),
+        };
+        if !stepped {
             // The state is terminal, or some role has no legal move: the game ends in it.
             return Some(Playout { rewards: rewards(game, &state), cut: false });
         }
@@ -96,18 +102,21 @@ pub(super) fn playout_until<G: Game>(
                 return None;
             }
             if now >= cut_at {
-                return Some(stopped(game, &state, true));
+                return Some(stopped_playout(game, &state, true));
             }
             stride = if now - checked < FAST_CLOCK_INTERVAL { (stride * 2).min(STEPS_PER_CLOCK_CHECK) } else { 1 };
             (until_check, checked) = (stride, now);
         }
     }
-    Some(stopped(game, &state, false))
+    Some(stopped_playout(game, &state, false))
 }
 
 /// The result of a playout stopped in `state` (cut by its clock, or past the most steps): the
-/// goals if the game ends there, else the rewards of an unfinished game.
-fn stopped<G: Game>(game: &G, state: &G::State, cut: bool) -> Playout {
+/// goals if `state` is terminal, else the rewards of an unfinished game. A state that is not
+/// terminal but where some role has no legal move, which a well-formed game never reaches, is
+/// scored as unfinished here, where a playout that goes on scores it as ended: telling them
+/// apart would cost an evaluation of the legal moves on every cut.
+fn stopped_playout<G: Game>(game: &G, state: &G::State, cut: bool) -> Playout {
     if game.is_terminal(state) {
         return Playout { rewards: rewards(game, state), cut: false };
     }
