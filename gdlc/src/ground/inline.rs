@@ -44,28 +44,26 @@ pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Descript
 fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
     let description = Description { rules: rules.to_vec() };
     let deps = Dependencies::build(&description);
-    let mut definitions: BTreeMap<&str, (usize, BTreeSet<usize>)> = BTreeMap::new();
-    // The relations one of whose definitions joins two atoms or more. A relation whose every
-    // definition reads one relation has at most as many facts as those relations: inlining it
-    // gives its users' filters nothing to meet, and only multiplies each use by its definitions
-    // (amazonsTorus's `queenMove` into `rookMove` and `bishopMove`, and those into their four
-    // directions each, made `legal` 64 rules whose instances repeated every move up to 8 times).
-    let mut joins: BTreeSet<&str> = BTreeSet::new();
-    for rule in rules {
-        let (count, arities) = definitions.entry(&rule.head.name).or_default();
-        *count += 1;
-        arities.insert(rule.head.args.len());
+    let mut definitions: BTreeMap<&str, Definitions> = BTreeMap::new();
+    for (position, rule) in rules.iter().enumerate() {
+        let definition = definitions.entry(&rule.head.name).or_insert_with(|| Definitions::first_at(position));
+        definition.count += 1;
+        definition.arities.insert(rule.head.args.len());
+        // The relations one of whose definitions joins two atoms or more. A relation whose
+        // every definition reads one relation has at most as many facts as those relations:
+        // inlining it gives its users' filters nothing to meet, and only multiplies each use by
+        // its definitions (amazonsTorus's `queenMove` into `rookMove` and `bishopMove`, and
+        // those into their four directions each, made `legal` 64 rules whose instances
+        // repeated every move up to 8 times).
         let mut atoms = 0;
         for literal in &rule.body {
             literal.for_each_atom(false, &mut |_, negated| atoms += usize::from(!negated));
         }
-        if atoms >= 2 {
-            joins.insert(&rule.head.name);
-        }
+        definition.joins |= atoms >= 2;
     }
-    // For every relation, how many rules use it as a positive atom of their body, and whether
-    // some use is of another kind (negated, inside `or`, twice in one rule, another arity).
-    let mut uses: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
+    // For every relation, how its rules use it: which relations do, and whether some use is of
+    // another kind (negated, inside `or`, twice in one rule, another arity).
+    let mut uses: BTreeMap<&str, Uses> = BTreeMap::new();
     for rule in rules {
         let mut in_rule: BTreeMap<&str, usize> = BTreeMap::new();
         rule.for_each_body_atom(&mut |atom, _| *in_rule.entry(&atom.name).or_default() += 1);
@@ -73,49 +71,71 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
             let plain = count == 1
                 && rule.body.iter().any(|l| {
                     matches!(l, Literal::Atom(a) if a.name == name
-                        && definitions.get(name).is_some_and(|(_, arities)| arities.len() == 1 && arities.contains(&a.args.len())))
+                        && definitions.get(name).is_some_and(|d| d.arities.len() == 1 && d.arities.contains(&a.args.len())))
                 });
-            let (rules_using, other_use) = uses.entry(name).or_default();
-            *rules_using += 1;
+            let used = uses.entry(name).or_default();
+            used.rules += 1;
+            used.by.insert(&rule.head.name);
             // A recursive rule is left as written: demand restriction passes bindings through
             // its body in the order written, which inlining would change.
-            *other_use |= !plain || deps.is_recursive(&rule.head.name);
+            used.other_use |= !plain || deps.is_recursive(&rule.head.name);
         }
     }
-    let candidates: Vec<&str> = uses
-        .into_iter()
-        .filter(|&(name, (rules_using, other_use))| {
-            !other_use
+    let candidates: BTreeMap<&str, (&Uses, &Definitions)> = uses
+        .iter()
+        .filter_map(|(&name, used)| Some((name, (used, definitions.get(name)?))))
+        .filter(|&(name, (used, definition))| {
+            !used.other_use
                 && !RELATION_KEYWORDS.contains(&name)
                 && dynamic.contains(name)
                 && !deps.is_recursive(name)
-                && joins.contains(name)
-                && definitions.get(name).is_some_and(|(count, _)| rules_using * count <= MAX_INLINED_RULES)
+                && definition.joins
+                && used.rules * definition.count <= MAX_INLINED_RULES
         })
-        .map(|(name, _)| name)
         .collect();
-    // Not the first by name: games are played with their names scrambled, and which relation
-    // goes first decides which others can still be inlined (inlining a relation into its users
-    // multiplies the uses of the relations it reads, and the rules of its users). First a helper
-    // of the fewest relations, whose inlining multiplies only their rules: cephalopodMicro's
-    // `leftVal`, used by `captureSum` alone, before `empty`, used by four; then a helper before
-    // the relations that use it, whose filters it then meets: alexChess's `between` into
-    // `pinned` before `pinned` into `pinnedPiece`, which left `between` too many uses to be
-    // inlined; then the relation defined first.
-    let users = |name: &str| {
-        let heads: BTreeSet<&str> = rules
-            .iter()
-            .filter(|rule| rule.body.iter().any(|l| matches!(l, Literal::Atom(a) if a.name == name)))
-            .map(|rule| rule.head.name.as_str())
-            .collect();
-        heads.len()
+    first_to_inline(&candidates, &deps).map(str::to_string)
+}
+
+/// How a relation is defined: by how many rules, the first at which position, of which
+/// arities, and whether one of them joins two atoms or more.
+struct Definitions {
+    count: usize,
+    first: usize,
+    arities: BTreeSet<usize>,
+    joins: bool,
+}
+
+impl Definitions {
+    fn first_at(first: usize) -> Definitions {
+        Definitions { count: 0, first, arities: BTreeSet::new(), joins: false }
+    }
+}
+
+/// How the rules use a relation in their bodies: in how many rules, by which relations, and
+/// whether some use is not a plain positive atom.
+#[derive(Default)]
+struct Uses<'a> {
+    rules: usize,
+    by: BTreeSet<&'a str>,
+    other_use: bool,
+}
+
+/// The candidate to inline first. Not the first by name: games are played with their names
+/// scrambled, and which relation goes first decides which others can still be inlined
+/// (inlining a relation into its users multiplies the uses of the relations it reads, and the
+/// rules of its users). First a helper of the fewest relations, whose inlining multiplies only
+/// their rules: cephalopodMicro's `leftVal`, used by `captureSum` alone, before `empty`, used
+/// by four; then a helper before the relations that use it, whose filters it then meets:
+/// alexChess's `between` into `pinned` before `pinned` into `pinnedPiece`, which left
+/// `between` too many uses to be inlined; then the relation defined first.
+fn first_to_inline<'a>(candidates: &BTreeMap<&'a str, (&Uses, &Definitions)>, deps: &Dependencies) -> Option<&'a str> {
+    let uses_a_candidate = |name: &str| {
+        deps.dependencies_of(&[name]).iter().any(|other| other != name && candidates.contains_key(other.as_str()))
     };
-    let uses_a_candidate = |name: &str| candidates.iter().any(|&other| other != name && deps.depends_on(name, other));
-    let first_definition = |name: &str| rules.iter().position(|rule| rule.head.name == name);
     candidates
         .iter()
-        .min_by_key(|&&name| (users(name), uses_a_candidate(name), first_definition(name)))
-        .map(|name| name.to_string())
+        .min_by_key(|&(&name, (used, definition))| (used.by.len(), uses_a_candidate(name), definition.first))
+        .map(|(&name, _)| name)
 }
 
 /// `rule` with its body literal `use_index` (an atom of the inlined relation) replaced by the

@@ -121,6 +121,8 @@ pub fn restrict_with(
             return Some(if options.split { split_demand(&rewritten) } else { rewritten });
         }
         // A negated relation depends on its reader through a demand: compute one completely.
+        // One may not break every cycle, so this takes as many rounds as there are cycles
+        // that no relation completed so far breaks, up to `options.max_rounds`.
         match least_to_complete(program, &original, &negated, &forced) {
             Some(more) => forced.extend(more),
             None => return Some(program.clone()),
@@ -150,7 +152,7 @@ fn least_to_complete(
             (more.len(), first_rule(name), name, more)
         })
         .filter(|(added, ..)| *added > 0)
-        .min_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)))
+        .min_by_key(|&(added, first, name, _)| (added, first, name))
         .map(|(.., more)| more)
 }
 
