@@ -14,8 +14,38 @@ use super::store::{with_words, TermId};
 /// indexed: trying every fact costs less than building an index.
 const SMALL_TABLE: usize = 16;
 
-/// An empty slot of a set, or the end of a chain.
+/// The end of a chain.
 const EMPTY: u32 = u32::MAX;
+
+/// An empty slot of a set. A full slot holds a position (of a fact, or of a group) in its low
+/// half and a tag of its hash in its high half: a probe that meets another key's slot tells it
+/// apart by the tag, mostly without reading that key's fact, which lies elsewhere in memory.
+const EMPTY_SLOT: u64 = u64::MAX;
+
+/// A full slot: the position `at` with the tag of `hash`.
+#[inline]
+fn slot_entry(hash: u64, at: u32) -> u64 {
+    (u64::from(tag(hash)) << 32) | u64::from(at)
+}
+
+/// The tag of a hash in a slot: its low half, which [`first_slot`] does not take the slot from.
+/// A position of `u32::MAX` never occurs (tables are smaller), so no tag makes [`EMPTY_SLOT`].
+#[inline]
+fn tag(hash: u64) -> u32 {
+    hash as u32
+}
+
+/// Whether the full slot `entry` may hold the key of `hash`: its tag is that of the hash.
+#[inline]
+fn tag_matches(entry: u64, hash: u64) -> bool {
+    (entry >> 32) as u32 == tag(hash)
+}
+
+/// The position a full slot holds.
+#[inline]
+fn position(entry: u64) -> u32 {
+    entry as u32
+}
 
 /// The facts of one relation, with hash indexes on the combinations of argument positions
 /// that rules look facts up by.
@@ -27,9 +57,9 @@ pub struct Table {
     len: usize,
     /// The facts' arguments, `width` per fact, in the order the facts were added.
     data: Vec<TermId>,
-    /// The set of facts: the position of a fact in each slot its hash leads to, or [`EMPTY`];
-    /// a power of two long, at most half full.
-    slots: Vec<u32>,
+    /// The set of facts: the position of a fact, with its tag, in each slot its hash leads to,
+    /// or [`EMPTY_SLOT`]; a power of two long, at most half full.
+    slots: Vec<u64>,
     /// The indexes, each on its combination of positions.
     indexes: Vec<Index>,
 }
@@ -41,9 +71,9 @@ pub struct Table {
 struct Index {
     /// The positions whose terms are the key.
     positions: Box<[usize]>,
-    /// The number of a group in each slot its key's hash leads to, or [`EMPTY`]; a power of two
-    /// long, at most half full.
-    slots: Vec<u32>,
+    /// The number of a group, with its tag, in each slot its key's hash leads to, or
+    /// [`EMPTY_SLOT`]; a power of two long, at most half full.
+    slots: Vec<u64>,
     /// The first and the last fact of each group.
     groups: Vec<(u32, u32)>,
     /// The next fact of each fact's group, or [`EMPTY`] after the last.
@@ -88,20 +118,22 @@ impl Index {
         Index { positions: positions.into(), slots: Vec::new(), groups: Vec::new(), next: Vec::new() }
     }
 
-    /// The slot of the group of `key`, or the empty slot where it would go, in a set that has
-    /// one; `data` and `width` are the table's facts.
+    /// The slot of the group of `key`, whose hash is `hash`, or the empty slot where it would
+    /// go, in a set that has one; `data` and `width` are the table's facts.
     #[inline]
-    fn slot_of(&self, data: &[TermId], width: usize, key: &[TermId]) -> usize {
+    fn slot_of(&self, data: &[TermId], width: usize, key: &[TermId], hash: u64) -> usize {
         let mask = self.slots.len() - 1;
-        let mut slot = first_slot(hash_fact(key), self.slots.len());
+        let mut slot = first_slot(hash, self.slots.len());
         loop {
-            let group = self.slots[slot];
-            if group == EMPTY {
+            let entry = self.slots[slot];
+            if entry == EMPTY_SLOT {
                 return slot;
             }
-            let first = self.groups[group as usize].0 as usize * width;
-            if self.positions.iter().zip(key).all(|(&p, &k)| data[first + p] == k) {
-                return slot;
+            if tag_matches(entry, hash) {
+                let first = self.groups[position(entry) as usize].0 as usize * width;
+                if self.positions.iter().zip(key).all(|(&p, &k)| data[first + p] == k) {
+                    return slot;
+                }
             }
             slot = (slot + 1) & mask;
         }
@@ -113,11 +145,15 @@ impl Index {
             return;
         }
         let size = (self.slots.len() * 2).max(16);
-        self.slots = vec![EMPTY; size];
+        self.slots = vec![EMPTY_SLOT; size];
         for group in 0..self.groups.len() {
             let first = self.groups[group].0 as usize * width;
-            let slot = with_key(&data[first..first + width], &self.positions, |key| self.slot_of(data, width, key));
-            self.slots[slot] = group as u32;
+            let hash = with_key(&data[first..first + width], &self.positions, hash_fact);
+            let mut slot = first_slot(hash, size);
+            while self.slots[slot] != EMPTY_SLOT {
+                slot = (slot + 1) & (size - 1);
+            }
+            self.slots[slot] = slot_entry(hash, group as u32);
         }
     }
 
@@ -125,15 +161,18 @@ impl Index {
     /// every one of them is in the index).
     fn add(&mut self, data: &[TermId], width: usize, fact: &[TermId], at: u32) {
         self.grow(data, width);
-        let slot = with_key(fact, &self.positions, |key| self.slot_of(data, width, key));
+        let (slot, hash) = with_key(fact, &self.positions, |key| {
+            let hash = hash_fact(key);
+            (self.slot_of(data, width, key, hash), hash)
+        });
         self.next.push(EMPTY);
         match self.slots[slot] {
-            EMPTY => {
-                self.slots[slot] = self.groups.len() as u32;
+            EMPTY_SLOT => {
+                self.slots[slot] = slot_entry(hash, self.groups.len() as u32);
                 self.groups.push((at, at));
             }
-            group => {
-                let last = &mut self.groups[group as usize].1;
+            entry => {
+                let last = &mut self.groups[position(entry) as usize].1;
                 self.next[*last as usize] = at;
                 *last = at;
             }
@@ -145,9 +184,9 @@ impl Index {
         let first = if self.groups.is_empty() {
             EMPTY
         } else {
-            match self.slots[self.slot_of(data, width, key)] {
-                EMPTY => EMPTY,
-                group => self.groups[group as usize].0,
+            match self.slots[self.slot_of(data, width, key, hash_fact(key))] {
+                EMPTY_SLOT => EMPTY,
+                entry => self.groups[position(entry) as usize].0,
             }
         };
         Chain { next: &self.next, at: first }
@@ -156,7 +195,7 @@ impl Index {
     /// Empties the index, keeping its memory.
     fn clear(&mut self) {
         if !self.groups.is_empty() {
-            self.slots.fill(EMPTY);
+            self.slots.fill(EMPTY_SLOT);
         }
         self.groups.clear();
         self.next.clear();
@@ -192,14 +231,15 @@ impl Table {
         Facts { table: self, next: from, end: to.min(self.len) }
     }
 
-    /// The slot of `fact` in the set: where it is, or the empty slot where it would go.
+    /// The slot of `fact`, whose hash is `hash`, in the set: where it is, or the empty slot
+    /// where it would go.
     #[inline]
-    fn slot_of(&self, fact: &[TermId]) -> usize {
+    fn slot_of(&self, fact: &[TermId], hash: u64) -> usize {
         let mask = self.slots.len() - 1;
-        let mut slot = first_slot(hash_fact(fact), self.slots.len());
+        let mut slot = first_slot(hash, self.slots.len());
         loop {
-            let at = self.slots[slot];
-            if at == EMPTY || same(self.fact(at as usize), fact) {
+            let entry = self.slots[slot];
+            if entry == EMPTY_SLOT || (tag_matches(entry, hash) && same(self.fact(position(entry) as usize), fact)) {
                 return slot;
             }
             slot = (slot + 1) & mask;
@@ -212,10 +252,14 @@ impl Table {
             return;
         }
         let size = (self.slots.len() * 2).max(16);
-        self.slots = vec![EMPTY; size];
+        self.slots = vec![EMPTY_SLOT; size];
         for i in 0..self.len {
-            let slot = self.slot_of(self.fact(i));
-            self.slots[slot] = i as u32;
+            let hash = hash_fact(self.fact(i));
+            let mut slot = first_slot(hash, size);
+            while self.slots[slot] != EMPTY_SLOT {
+                slot = (slot + 1) & (size - 1);
+            }
+            self.slots[slot] = slot_entry(hash, i as u32);
         }
     }
 
@@ -226,12 +270,13 @@ impl Table {
         }
         debug_assert_eq!(fact.len(), self.width, "a fact of another width");
         self.grow_set();
-        let slot = self.slot_of(fact);
-        if self.slots[slot] != EMPTY {
+        let hash = hash_fact(fact);
+        let slot = self.slot_of(fact, hash);
+        if self.slots[slot] != EMPTY_SLOT {
             return false;
         }
         let at = self.len as u32;
-        self.slots[slot] = at;
+        self.slots[slot] = slot_entry(hash, at);
         for index in &mut self.indexes {
             index.add(&self.data, self.width, fact, at);
         }
@@ -244,7 +289,7 @@ impl Table {
     /// for the next evaluation of the same relation.
     pub fn clear(&mut self) {
         if self.len > 0 {
-            self.slots.fill(EMPTY);
+            self.slots.fill(EMPTY_SLOT);
         }
         self.len = 0;
         self.data.clear();
@@ -254,7 +299,7 @@ impl Table {
     /// Whether the table has `fact`.
     #[inline]
     pub fn contains(&self, fact: &[TermId]) -> bool {
-        !self.slots.is_empty() && self.slots[self.slot_of(fact)] != EMPTY
+        !self.slots.is_empty() && self.slots[self.slot_of(fact, hash_fact(fact))] != EMPTY_SLOT
     }
 
     /// Indexes the facts by their terms at `positions`, unless they are already.
