@@ -156,12 +156,20 @@ fn form_of(gdlc: &Path, game: &Path) -> String {
     let summary = Command::new(gdlc).arg("compile").arg(game).arg("-o").arg(&out).output();
     let _ = std::fs::remove_file(&out);
     let text = summary.map(|o| String::from_utf8_lossy(&o.stderr).into_owned()).unwrap_or_default();
-    if text.contains("table form") {
-        "table".to_string()
-    } else if text.contains("straight") {
-        "straight".to_string()
+    form_in_summary(&text).to_string()
+}
+
+/// The form a `gdlc compile` summary names: `unknown` when it names none (the compilation
+/// failed).
+fn form_in_summary(summary: &str) -> &'static str {
+    if summary.contains("table form") {
+        "table"
+    } else if summary.contains("straight") {
+        "straight"
+    } else if summary.contains("lifted form") {
+        "lifted"
     } else {
-        "interpreter".to_string()
+        "unknown"
     }
 }
 
@@ -304,6 +312,15 @@ fn table(rows: &[Row], options: &Options) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_form_is_read_from_the_summary_of_each_form() {
+        let summary = |form: &str| format!("game.kif: 2 roles, 9 moves, {form}, 675 lines, 0.02 s, 10 MB peak");
+        assert_eq!(form_in_summary(&summary("straight-line form")), "straight");
+        assert_eq!(form_in_summary(&summary("table form")), "table");
+        assert_eq!(form_in_summary(&summary("lifted form (the rules with variables, not ground)")), "lifted");
+        assert_eq!(form_in_summary("error: the game has no role"), "unknown");
+    }
 
     #[test]
     fn options_default_and_parse() {
