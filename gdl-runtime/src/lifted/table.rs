@@ -41,6 +41,17 @@ fn tag_matches(entry: u64, hash: u64) -> bool {
     (entry >> 32) as u32 == tag(hash)
 }
 
+/// Puts position `at`, whose key's hash is `hash`, in the first empty slot its hash leads to:
+/// how a set that grew takes back the keys it held, each known to be there once.
+fn place(slots: &mut [u64], hash: u64, at: u32) {
+    let mask = slots.len() - 1;
+    let mut slot = first_slot(hash, slots.len());
+    while slots[slot] != EMPTY_SLOT {
+        slot = (slot + 1) & mask;
+    }
+    slots[slot] = slot_entry(hash, at);
+}
+
 /// The position a full slot holds.
 #[inline]
 fn position(entry: u64) -> u32 {
@@ -149,11 +160,7 @@ impl Index {
         for group in 0..self.groups.len() {
             let first = self.groups[group].0 as usize * width;
             let hash = with_key(&data[first..first + width], &self.positions, hash_fact);
-            let mut slot = first_slot(hash, size);
-            while self.slots[slot] != EMPTY_SLOT {
-                slot = (slot + 1) & (size - 1);
-            }
-            self.slots[slot] = slot_entry(hash, group as u32);
+            place(&mut self.slots, hash, group as u32);
         }
     }
 
@@ -255,11 +262,7 @@ impl Table {
         self.slots = vec![EMPTY_SLOT; size];
         for i in 0..self.len {
             let hash = hash_fact(self.fact(i));
-            let mut slot = first_slot(hash, size);
-            while self.slots[slot] != EMPTY_SLOT {
-                slot = (slot + 1) & (size - 1);
-            }
-            self.slots[slot] = slot_entry(hash, i as u32);
+            place(&mut self.slots, hash, i as u32);
         }
     }
 
