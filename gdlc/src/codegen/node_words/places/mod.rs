@@ -20,7 +20,7 @@ const MAX_MOVE_KINDS: usize = (u32::MAX >> 6) as usize;
 /// wider than a word that the place is in.
 pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePlaces, Vec<MoveKind>) {
     let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
-    let mut kinds: BTreeMap<(u32, String, Vec<String>, u32), u32> = BTreeMap::new();
+    let mut kinds: BTreeMap<(u32, String, Vec<String>, u32, u32), u32> = BTreeMap::new();
     let mut move_kinds: Vec<MoveKind> = Vec::new();
     let mut places = BTreeMap::new();
     for (role, moves) in ground.inputs.iter().enumerate() {
@@ -48,7 +48,15 @@ pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePl
                 Some(to) => rest_relative(&atoms, &at, &to, coordinates),
                 None => rest_of(&atoms, &at),
             };
-            let key = (role as u32, head_of(name), rest, word);
+            // Two moves of a kind at one place would be one bit of the kind's word: a move
+            // whose place its kind already has goes to the next kind of the same key that has
+            // the place free (dotsAndBoxes' `(draw 1 1 1 2)` and `(draw 1 1 2 1)`, whose first
+            // three atoms name one line).
+            let taken = |kind: u32| move_kinds[kind as usize].places.iter().any(|&(_, p)| p == q);
+            let mut key = (role as u32, head_of(name), rest, word, 0u32);
+            while kinds.get(&key).is_some_and(|&kind| taken(kind)) {
+                key.4 += 1;
+            }
             if kinds.len() == MAX_MOVE_KINDS && !kinds.contains_key(&key) {
                 continue;
             }

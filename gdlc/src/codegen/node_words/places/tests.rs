@@ -4,6 +4,7 @@
 use super::super::tests::ground_of;
 use super::super::{placed, Placed};
 use super::{board, direction_around, places, sides, Coordinates, Places};
+use std::collections::BTreeSet;
 
 #[test]
 fn a_player_and_a_piece_left_out_leave_the_cells_of_a_board() {
@@ -151,4 +152,22 @@ fn drops_are_placed_by_their_cells_apart_from_the_moves() {
         }
     }
     assert_eq!(drops, 30);
+}
+
+#[test]
+fn no_two_moves_of_a_kind_share_a_place() {
+    // dotsAndBoxes' lines are named by two points, `(line 1 1 1 2)` and `(line 1 1 2 1)`; the
+    // board leaves out the first atom, so the first three atoms of `(draw 1 1 1 2)` and of
+    // `(draw 1 1 2 1)` both name the place of `(line 1 1 1 2)`. A word of their kind must still
+    // tell the two moves apart.
+    let text = include_str!("../../../../../games/dotsAndBoxes.kif");
+    let ground = crate::compile::ground_source(text, &Default::default()).expect("grounds");
+    let Some(Placed { board, move_kinds, .. }) = placed(&ground) else { panic!("the game has a board") };
+    for kind in &move_kinds {
+        let places: BTreeSet<u32> = kind.places.iter().map(|&(_, place)| place).collect();
+        assert_eq!(places.len(), kind.places.len(), "a place taken twice in {kind:?}");
+    }
+    let draws = ground.inputs.iter().flatten().filter(|&&m| ground.moves[m as usize].starts_with("(draw")).count();
+    assert_eq!(board.moves.len(), draws, "every draw is placed");
+    assert_eq!(draws, 120);
 }
