@@ -212,6 +212,9 @@ struct Board {
     relation: Vec<u32>,
     /// The number of base facts of every relation, by its number.
     facts_of: Vec<usize>,
+    /// For every node that the move table gives, its bit in the table's row (empty while the
+    /// table is being laid out).
+    table: Vec<Option<u32>>,
 }
 
 impl Board {
@@ -265,9 +268,10 @@ pub(super) fn find(
     family_cost: &[Option<usize>],
 ) -> NodeWords {
     let n = ground.nodes.len();
-    let Some(Placed { board, move_kinds, heads, coordinates }) = placed(ground) else {
+    let Some(Placed { mut board, move_kinds, heads, coordinates }) = placed(ground) else {
         return NodeWords::none(n);
     };
+    board.table = table_bit.to_vec();
     let Places { place, rest, direction } = places(ground, never, &heads, &board, &coordinates);
     let templated = |i: usize| !gathered_only[i];
     let shaped = shaped_candidates(ground, &heads, &place, &rest, &board, &templated);
@@ -376,7 +380,7 @@ fn placed(ground: &Ground) -> Option<Placed> {
     if coordinates.is_empty() && own.iter().all(Option::is_none) {
         return None;
     }
-    let (moves, move_kinds) = move_places(ground, &coordinates);
+    let (moves, move_kinds) = move_places(ground, &coordinates, &base_place);
     // The nodes of next facts are told apart by the facts' relation, and other nodes by their
     // relation and the number of atoms in their names, so that each kind is placed in the way
     // that suits it: shogi's `(legal black (drop gold 1 a))` by its cell, its moves by theirs.
@@ -392,7 +396,7 @@ fn placed(ground: &Ground) -> Option<Placed> {
     let relation = relations(&ground.base);
     let mut facts_of = vec![0; relation.iter().max().map_or(0, |&r| r as usize + 1)];
     relation.iter().for_each(|&r| facts_of[r as usize] += 1);
-    let board = Board { base: base_place, moves, own, relation, facts_of };
+    let board = Board { base: base_place, moves, own, relation, facts_of, table: Vec::new() };
     Some(Placed { board, move_kinds, heads, coordinates })
 }
 

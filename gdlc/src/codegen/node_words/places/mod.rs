@@ -2,91 +2,16 @@
 //! word), the place of every base fact, move and node that has one, and the shape of a node's
 //! first rule relative to its place.
 
-use super::{Board, MoveKind, MovePlaces, GROUP_MIN};
+mod moves;
+pub(super) use moves::move_places;
+
+use super::{Board, GROUP_MIN};
 use crate::ground::{Ground, Prop};
 use gdl_runtime::kif::{self, Sx};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most atoms of a node's name searched for coordinates.
 const MAX_NAME_ATOMS: usize = 8;
-
-/// The most kinds of move: a move's kind and place are one `u32`, `kind * 64 + place`, and
-/// `u32::MAX` is a move of no kind.
-const MAX_MOVE_KINDS: usize = (u32::MAX >> 6) as usize;
-
-/// The place of every move of each role that names one (the first coordinates among the
-/// atoms of its name, longest first), and its kind: the role, the rest of the name (a second
-/// place in it, where a piece goes, as its distance from the first), and the word of a board
-/// wider than a word that the place is in.
-pub(super) fn move_places(ground: &Ground, coordinates: &Coordinates) -> (MovePlaces, Vec<MoveKind>) {
-    let lengths: BTreeSet<usize> = coordinates.keys().map(Vec::len).collect();
-    let mut kinds: BTreeMap<(u32, String, Vec<String>, u32, u32), u32> = BTreeMap::new();
-    let mut move_kinds: Vec<MoveKind> = Vec::new();
-    let mut places = BTreeMap::new();
-    for (role, moves) in ground.inputs.iter().enumerate() {
-        for &m in moves {
-            let name = &ground.moves[m as usize];
-            let atoms = atoms_of(name);
-            if atoms.len() > MAX_NAME_ATOMS {
-                continue;
-            }
-            let mut found: Option<(Vec<usize>, (u32, u32))> = None;
-            for &len in lengths.iter().rev() {
-                subsequences(atoms.len(), len, &mut Vec::new(), 0, &mut |at| {
-                    if found.is_none() {
-                        let key: Vec<String> = at.iter().map(|&k| atoms[k].clone()).collect();
-                        found = coordinates.get(&key).map(|&place| (at.to_vec(), place));
-                    }
-                });
-                if found.is_some() {
-                    break;
-                }
-            }
-            let Some((at, (q, word))) = found else { continue };
-            // The kind is keyed by `word` too, so the word `rest_relative` may add changes nothing.
-            let rest = match second_place(&atoms, &at, coordinates) {
-                Some(to) => rest_relative(&atoms, &at, &to, coordinates),
-                None => rest_of(&atoms, &at),
-            };
-            // Two moves of a kind at one place would be one bit of the kind's word: a move
-            // whose place its kind already has goes to the next kind of the same key that has
-            // the place free (dotsAndBoxes' `(draw 1 1 1 2)` and `(draw 1 1 2 1)`, whose first
-            // three atoms name one line).
-            let taken = |kind: u32| move_kinds[kind as usize].places.iter().any(|&(_, p)| p == q);
-            let mut key = (role as u32, head_of(name), rest, word, 0u32);
-            while kinds.get(&key).is_some_and(|&kind| taken(kind)) {
-                key.4 += 1;
-            }
-            if kinds.len() == MAX_MOVE_KINDS && !kinds.contains_key(&key) {
-                continue;
-            }
-            let next = kinds.len() as u32;
-            let kind = *kinds.entry(key).or_insert(next);
-            if kind as usize == move_kinds.len() {
-                move_kinds.push(MoveKind { role: role as u32, places: Vec::new() });
-            }
-            move_kinds[kind as usize].places.push((m, q));
-            places.insert((role as u32, m), (kind, q));
-        }
-    }
-    (places, move_kinds)
-}
-
-/// The positions of a second place among the atoms of a move's name past those at `at` (the
-/// cell a piece goes to): such a move's kind is told by the distance between
-/// its two places, so that every move two cells up is one kind.
-fn second_place(atoms: &[String], at: &[usize], coordinates: &Coordinates) -> Option<Vec<usize>> {
-    let others: Vec<usize> = (0..atoms.len()).filter(|j| !at.contains(j)).collect();
-    let mut found = None;
-    subsequences(others.len(), at.len(), &mut Vec::new(), 0, &mut |picked| {
-        if found.is_none() {
-            let to: Vec<usize> = picked.iter().map(|&k| others[k]).collect();
-            let key: Vec<String> = to.iter().map(|&k| atoms[k].clone()).collect();
-            found = coordinates.contains_key(&key).then_some(to);
-        }
-    });
-    found
-}
 
 /// The place of every base fact on a board, when it has one, and the coordinates that name
 /// each place. A relation's facts are on a board when leaving out one argument (the colour, the
@@ -350,7 +275,12 @@ pub(super) fn places(
         // The best way yet: its score (nodes in groups, less a group's fewest members for each
         // group; then the fewer recursive groups of the ground program its groups cut across,
         // counted negative), and the places it gives.
-        type Placing = ((i64, i64), PlaceBy, Vec<Option<u32>>);
+        // Then, on a tie with a way whose rules take more shapes than half their number (a
+        // group of them would not pay: see `pays`), the way whose rules take fewer (computed
+        // when a tie needs them): dotsAndBoxes' `(box_formed 2 3)` is one group at the place of
+        // box (2, 3) or at that of its left side, but only at the side are its rules' distances
+        // the same for every box.
+        type Placing = ((i64, i64), PlaceBy, Vec<Option<u32>>, BTreeMap<usize, u32>, Option<usize>);
         let mut best: Option<Placing> = None;
         for option in options {
             let mut local: BTreeMap<usize, u32> = BTreeMap::new();
@@ -406,11 +336,30 @@ pub(super) fn places(
                 }
             }
             let score = (score, -(cut as i64));
-            if best.as_ref().is_none_or(|(best, _, _)| score > *best) {
-                best = Some((score, option, nodes.iter().map(|&i| local.get(&i).copied()).collect()));
+            let shapes_at = |at: &BTreeMap<usize, u32>| {
+                let lookup = |m: usize| if heads[m] == head { at.get(&m).copied() } else { place[m] };
+                distinct_rule_shapes(ground, nodes, at, &lookup, &name, board)
+            };
+            let mut shapes = None;
+            let better = match &mut best {
+                None => true,
+                Some((best, ..)) if score != *best => score > *best,
+                Some((_, _, _, best_at, best_shapes)) => {
+                    let fewest = *best_shapes.get_or_insert_with(|| shapes_at(best_at));
+                    let rules: usize = best_at.keys().map(|&i| ground.nodes[i].rules.len()).sum();
+                    2 * fewest > rules && {
+                        let mine = shapes_at(&local);
+                        shapes = Some(mine);
+                        mine < fewest
+                    }
+                }
+            };
+            if better {
+                let at = nodes.iter().map(|&i| local.get(&i).copied()).collect();
+                best = Some((score, option, at, local, shapes));
             }
         }
-        if let Some((_, option, at)) = best {
+        if let Some((_, option, at, _, _)) = best {
             for (k, (&i, p)) in nodes.iter().zip(at).enumerate() {
                 place[i] = p;
                 match &option {
@@ -521,8 +470,7 @@ fn rest_of(atoms: &[String], used: &[usize]) -> Vec<String> {
     atoms.iter().enumerate().filter(|(j, _)| !used.contains(j)).map(|(_, a)| a.clone()).collect()
 }
 
-/// The shape of node `i`'s first rule relative to its place `p`: a board fact by its word and
-/// distance, a placed node by its `name` and distance, anything else as itself.
+/// The shape of node `i`'s first rule relative to its place `p` (see [`rule_shape`]).
 pub(super) fn first_rule_shape(
     ground: &Ground,
     i: usize,
@@ -531,8 +479,22 @@ pub(super) fn first_rule_shape(
     name: &dyn Fn(usize) -> Option<String>,
     board: &Board,
 ) -> Vec<String> {
+    rule_shape(&ground.nodes[i].rules[0], i, p, place, name, board)
+}
+
+/// The shape of `rule`, of node `i`, relative to the node's place `p`: a board fact by its
+/// word and distance, a placed node by its `name` and distance, a node of the move table by
+/// the distance of its bit in the table's row, anything else as itself.
+fn rule_shape(
+    rule: &[crate::ground::Lit],
+    i: usize,
+    p: u32,
+    place: &dyn Fn(usize) -> Option<u32>,
+    name: &dyn Fn(usize) -> Option<String>,
+    board: &Board,
+) -> Vec<String> {
     let shift = |q: u32| q as i64 - p as i64;
-    let mut shape: Vec<String> = ground.nodes[i].rules[0]
+    let mut shape: Vec<String> = rule
         .iter()
         .map(|lit| match lit.prop {
             Prop::Base(b) if board.base_place(i, b).is_some() => {
@@ -542,15 +504,38 @@ pub(super) fn first_rule_shape(
                 Some(&(kind, q)) => format!("d{} {} {}", kind, shift(q), lit.positive),
                 None => format!("f{lit:?}"),
             },
-            Prop::Node(m) => match (place(m as usize), name(m as usize)) {
-                (Some(q), Some(name)) => format!("n{} {} {}", name, shift(q), lit.positive),
-                _ => format!("f{lit:?}"),
-            },
+            Prop::Node(m) => {
+                match (place(m as usize), name(m as usize), board.table.get(m as usize).copied().flatten()) {
+                    (Some(q), Some(name), _) => format!("n{} {} {}", name, shift(q), lit.positive),
+                    (None, _, Some(t)) => format!("t{} {} {}", t / 64, shift(t % 64), lit.positive),
+                    _ => format!("f{lit:?}"),
+                }
+            }
             _ => format!("f{lit:?}"),
         })
         .collect();
     shape.sort();
     shape
+}
+
+/// The number of distinct shapes among the rules of `nodes` at their places `at` (see
+/// [`rule_shape`]): the templates that a group of them all would have.
+fn distinct_rule_shapes(
+    ground: &Ground,
+    nodes: &[usize],
+    at: &BTreeMap<usize, u32>,
+    place: &dyn Fn(usize) -> Option<u32>,
+    name: &dyn Fn(usize) -> Option<String>,
+    board: &Board,
+) -> usize {
+    let mut shapes: BTreeSet<Vec<String>> = BTreeSet::new();
+    for &i in nodes {
+        let Some(&p) = at.get(&i) else { continue };
+        for rule in &ground.nodes[i].rules {
+            shapes.insert(rule_shape(rule, i, p, place, name, board));
+        }
+    }
+    shapes.len()
 }
 
 /// Calls `visit` with every increasing sequence of `len` positions below `count`.

@@ -1,7 +1,7 @@
 //! Tests of the places of base facts on boards: the arguments left out of a relation and the
 //! coordinates that the others leave.
 
-use super::super::tests::ground_of;
+use super::super::tests::{assert_words_agree, find_any, ground_of};
 use super::super::{placed, Placed};
 use super::{board, direction_around, places, sides, Coordinates, Places};
 use std::collections::BTreeSet;
@@ -154,14 +154,18 @@ fn drops_are_placed_by_their_cells_apart_from_the_moves() {
     assert_eq!(drops, 30);
 }
 
+/// The bundled dotsAndBoxes, grounded: its lines are named by their two ends, `(line 1 1 2 1)`.
+fn dots_and_boxes() -> crate::ground::Ground {
+    let text = include_str!("../../../../../games/dotsAndBoxes.kif");
+    crate::compile::ground_source(text, &Default::default()).expect("grounds")
+}
+
 #[test]
 fn no_two_moves_of_a_kind_share_a_place() {
-    // dotsAndBoxes' lines are named by two points, `(line 1 1 1 2)` and `(line 1 1 2 1)`; the
-    // board leaves out the first atom, so the first three atoms of `(draw 1 1 1 2)` and of
-    // `(draw 1 1 2 1)` both name the place of `(line 1 1 1 2)`. A word of their kind must still
-    // tell the two moves apart.
-    let text = include_str!("../../../../../games/dotsAndBoxes.kif");
-    let ground = crate::compile::ground_source(text, &Default::default()).expect("grounds");
+    // The board of the lines leaves out their first atom, so the first three atoms of
+    // `(draw 1 1 1 2)` and of `(draw 1 1 2 1)` both name the place of `(line 1 1 1 2)`. A word of
+    // their kind must still tell the two moves apart.
+    let ground = dots_and_boxes();
     let Some(Placed { board, move_kinds, .. }) = placed(&ground) else { panic!("the game has a board") };
     for kind in &move_kinds {
         let places: BTreeSet<u32> = kind.places.iter().map(|&(_, place)| place).collect();
@@ -170,4 +174,43 @@ fn no_two_moves_of_a_kind_share_a_place() {
     let draws = ground.inputs.iter().flatten().filter(|&&m| ground.moves[m as usize].starts_with("(draw")).count();
     assert_eq!(board.moves.len(), draws, "every draw is placed");
     assert_eq!(draws, 120);
+}
+
+#[test]
+fn a_move_that_names_a_fact_is_at_the_facts_place_in_one_kind_a_role() {
+    // `(draw 1 1 2 1)` draws `(line 1 1 2 1)`: at the line's place, so that "the line drawn"
+    // and "the line drawn before" are one word apart by the same distance for every line.
+    let ground = dots_and_boxes();
+    let Some(Placed { board, move_kinds, .. }) = placed(&ground) else { panic!("the game has a board") };
+    for (role, moves) in ground.inputs.iter().enumerate() {
+        for &m in moves.iter().filter(|&&m| ground.moves[m as usize].starts_with("(draw")) {
+            let line = ground.moves[m as usize].replacen("draw", "line", 1);
+            let fact = ground.base.iter().position(|b| *b == line).expect("a line of that name");
+            let &(_, place) = board.moves.get(&(role as u32, m)).expect("the draw is placed");
+            assert_eq!(Some(place), board.base[fact], "{}", ground.moves[m as usize]);
+        }
+    }
+    let kinds: BTreeSet<u32> = move_kinds.iter().map(|kind| kind.role).collect();
+    assert_eq!((move_kinds.len(), kinds.len()), (2, 2), "one kind of draw a role");
+}
+
+#[test]
+fn boxes_closed_by_the_line_drawn_are_words_at_the_places_of_their_sides() {
+    // `(box_formed ?x ?y)` names a box, and the boxes are a board of their own (`(box ?x ?y
+    // ?mark)`), but its rules read the box's four lines, at distances from the box's place that
+    // differ for every box: placed by its name, each rule of each box would be a template of
+    // its own. Placed by the first line its rules read, they are a few templates for all.
+    let ground = dots_and_boxes();
+    let words = find_any(&ground);
+    let boxes: Vec<usize> = (ground.nodes.iter().enumerate())
+        .filter(|(_, node)| node.name.starts_with("(box_formed"))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(boxes.len(), 25);
+    let grouped = boxes.iter().filter(|&&n| words.member[n].is_some()).count();
+    assert!(grouped >= 16, "{grouped} of the 25 boxes in groups");
+    for group in words.groups.iter().filter(|g| g.members.iter().any(|m| boxes.contains(&(*m as usize)))) {
+        assert!(group.templates.len() <= 8, "{} templates for {} boxes", group.templates.len(), group.members.len());
+    }
+    assert_words_agree(&ground, &words);
 }
