@@ -1,6 +1,6 @@
 //! Where things are on the board: the coordinates that name a place (a bit within a state
-//! word), the place of every base fact, move and node that has one, and the shape of a node's
-//! first rule relative to its place.
+//! word), the place of every base fact and node that has one (of the moves: `moves.rs`), and
+//! the shapes of a node's rules relative to its place.
 
 mod moves;
 pub(super) use moves::move_places;
@@ -274,12 +274,12 @@ pub(super) fn places(
         }
         // The best way yet: its score (nodes in groups, less a group's fewest members for each
         // group; then the fewer recursive groups of the ground program its groups cut across,
-        // counted negative), and the places it gives.
-        // Then, on a tie with a way whose rules take more shapes than half their number (a
-        // group of them would not pay: see `pays`), the way whose rules take fewer (computed
-        // when a tie needs them): dotsAndBoxes' `(box_formed 2 3)` is one group at the place of
-        // box (2, 3) or at that of its left side, but only at the side are its rules' distances
-        // the same for every box.
+        // counted negative), the places it gives (in the order of `nodes`, and by node), and
+        // the number of distinct shapes of its rules once a tie has needed it. On a tie with a
+        // way whose rules take more shapes than half their number (a group of them would not
+        // pay: see `pays`), the way whose rules take fewer wins: dotsAndBoxes' `(box_formed 2
+        // 3)` is one group at the place of box (2, 3) or at that of its left side, but only at
+        // the side are its rules' distances the same for every box.
         type Placing = ((i64, i64), PlaceBy, Vec<Option<u32>>, BTreeMap<usize, u32>, Option<usize>);
         let mut best: Option<Placing> = None;
         for option in options {

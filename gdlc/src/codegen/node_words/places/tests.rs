@@ -1,5 +1,5 @@
-//! Tests of the places of base facts on boards: the arguments left out of a relation and the
-//! coordinates that the others leave.
+//! Tests of the places on boards: the arguments left out of a relation and the coordinates
+//! that the others leave, the places of moves and their kinds, and the way nodes are placed.
 
 use super::super::tests::{assert_words_agree, find_any, ground_of};
 use super::super::{placed, Placed};
