@@ -190,8 +190,8 @@ fn a_move_that_names_a_fact_is_at_the_facts_place_in_one_kind_a_role() {
             assert_eq!(Some(place), board.base[fact], "{}", ground.moves[m as usize]);
         }
     }
-    let kinds: BTreeSet<u32> = move_kinds.iter().map(|kind| kind.role).collect();
-    assert_eq!((move_kinds.len(), kinds.len()), (2, 2), "one kind of draw a role");
+    let roles: BTreeSet<u32> = move_kinds.iter().map(|kind| kind.role).collect();
+    assert_eq!((move_kinds.len(), roles.len()), (2, 2), "one kind of draw a role");
 }
 
 #[test]
