@@ -3,7 +3,7 @@
 use super::{Interpreter, Move, Query, State};
 use crate::datalog::eval::Unlimited;
 use gdl_runtime::kif;
-use gdl_runtime::Game;
+use gdl_runtime::{Game, Playout};
 
 impl Game for Interpreter {
     type State = State;
@@ -34,6 +34,24 @@ impl Game for Interpreter {
     fn next_state(&self, state: &State, joint: &[Move]) -> State {
         let moves: Vec<Option<&Move>> = joint.iter().map(Some).collect();
         State(self.next_of(&self.evaluate(Query::Next, state, &moves, Unlimited)).into())
+    }
+
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut gdl_runtime::rng::Rng,
+        scratch: &mut Playout<Self>,
+    ) -> Option<State> {
+        let (legal, joint) = scratch.move_buffers();
+        if let Some(next) = self.fused_step(state, rng, legal, joint) {
+            return next;
+        }
+        if self.is_terminal(state) {
+            return None;
+        }
+        self.all_legal_moves(state, legal);
+        gdl_runtime::draw_joint(legal, rng, joint)?;
+        Some(self.next_state(state, joint))
     }
 
     fn is_terminal(&self, state: &State) -> bool {

@@ -22,6 +22,7 @@ mod inputs;
 mod load;
 pub mod realtime;
 mod stats;
+mod step;
 
 pub use bounded::Bounded;
 pub use budget::{Exceeded, Limits};

@@ -212,3 +212,41 @@ fn chess_respelled_evaluates_its_legal_moves_as_cheaply() {
         assert_eq!(moves.iter().map(Vec::len).collect::<Vec<_>>(), vec![20, 1]);
     }
 }
+
+#[test]
+fn a_random_step_in_one_evaluation_draws_and_moves_as_the_queries_one_by_one() {
+    // The fused step evaluates terminal, legal and next from one set of tables; asked one by
+    // one, each query evaluates the state anew. At every step of a few random playouts the
+    // moves it drew from must be the legal moves, and its next state that of the moves drawn.
+    for name in ["ticTacToe.kif", "breakthrough.kif", "buttons.kif", "eightPuzzle.kif", "blocker.kif"] {
+        let game = bundled(name);
+        let mut scratch = gdl_runtime::Playout::default();
+        let mut rng = gdl_runtime::rng::Rng::seeded(7);
+        let fused = game.fused_step(&game.initial_state(), &mut rng.clone(), &mut Vec::new(), &mut Vec::new());
+        assert!(fused.is_some(), "{name}: one engine answers terminal, legal and next");
+        for _ in 0..3 {
+            let mut state = game.initial_state();
+            let mut steps = 0;
+            while let Some(next) = game.random_step(&state, &mut rng, &mut scratch) {
+                let (legal, joint) = scratch.move_buffers();
+                let mut asked = Vec::new();
+                game.all_legal_moves(&state, &mut asked);
+                let sorted = |moves: &[Vec<super::Move>]| -> Vec<Vec<String>> {
+                    let spelled = moves.iter().map(|m| m.iter().map(|mv| game.move_string(mv)).collect::<Vec<_>>());
+                    spelled
+                        .map(|mut m| {
+                            m.sort();
+                            m
+                        })
+                        .collect()
+                };
+                assert_eq!(sorted(legal), sorted(&asked), "{name}: legal moves at step {steps}");
+                assert_eq!(next, game.next_state(&state, joint), "{name}: next state at step {steps}");
+                assert!(!game.is_terminal(&state), "{name}: a step from a terminal state");
+                state = next;
+                steps += 1;
+            }
+            assert!(game.is_terminal(&state) || steps > 0, "{name}: a playout stopped short");
+        }
+    }
+}
