@@ -43,15 +43,7 @@ impl Game for Interpreter {
         scratch: &mut Playout<Self>,
     ) -> Option<State> {
         let (legal, joint) = scratch.move_buffers();
-        if let Some(next) = self.fused_step(state, rng, legal, joint) {
-            return next;
-        }
-        if self.is_terminal(state) {
-            return None;
-        }
-        self.all_legal_moves(state, legal);
-        gdl_runtime::draw_joint(legal, rng, joint)?;
-        Some(self.next_state(state, joint))
+        self.fused_step(state, rng, legal, joint)
     }
 
     fn is_terminal(&self, state: &State) -> bool {

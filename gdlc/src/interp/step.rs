@@ -1,12 +1,12 @@
-//! A random step in one evaluation: terminal, then the legal moves, then (after the draw) the
-//! next state, from one set of tables of the state, each component of the rules run once.
+//! A random step in one evaluation per engine: terminal, then the legal moves, then (after the
+//! draw) the next state, from one set of tables of the state for each engine that answers one
+//! of them, each component of an engine's rules run once.
 //!
-//! The queries' plans are subsequences of one topological order of the components, so the
-//! union of terminal's and legal's plans, run in their order, computes every relation either
-//! needs; neither reads `does`, so the moves drawn can be added after them, and next's
-//! components that neither ran are then run. Through [`gdl_runtime::Game`], a step asked
-//! query by query adds the state three times and runs the components the queries share once a
-//! query.
+//! An engine's plans are subsequences of one topological order of its components, so the union
+//! of terminal's and legal's plans, run in their order, computes every relation either needs;
+//! neither reads `does`, so the moves drawn can be added after them, and next's components
+//! that neither ran are then run. Asked query by query, a step adds the state three times and
+//! runs the components the queries share once a query.
 
 use super::{Interpreter, Move, Query, State};
 use crate::datalog::eval::{Eval, Unlimited};
@@ -14,53 +14,71 @@ use crate::datalog::store::Overlay;
 use gdl_runtime::rng::Rng;
 
 impl Interpreter {
-    /// [`gdl_runtime::Game::random_step`] in one evaluation: `legal` gets every role's legal
-    /// moves (when the state is not terminal) and `joint` the moves drawn from them, as
-    /// [`gdl_runtime::draw_joint`] draws. `None` when the queries are answered by different
-    /// engines, so that the step must be asked query by query; `Some(None)` when the state is
-    /// terminal or a role has no legal move.
+    /// [`gdl_runtime::Game::random_step`] with as few evaluations as engines answer terminal,
+    /// legal and next (one for most games): `legal` gets every role's legal moves (when the
+    /// state is not terminal) and `joint` the moves drawn from them, as
+    /// [`gdl_runtime::draw_joint`] draws. `None` when the state is terminal or a role has no
+    /// legal move.
     pub(crate) fn fused_step(
         &self,
         state: &State,
         rng: &mut Rng,
         legal: &mut Vec<Vec<Move>>,
         joint: &mut Vec<Move>,
-    ) -> Option<Option<State>> {
-        let chosen = self.chosen[Query::Terminal as usize];
-        if [Query::Legal, Query::Next].iter().any(|&q| self.chosen[q as usize] != chosen) {
+    ) -> Option<State> {
+        let mut step = Step { evals: Vec::new() };
+        let at = self.run_plan(&mut step, state, Query::Terminal);
+        if self.terminal_of(&step.evals[at].1) {
             return None;
         }
-        let engine = &self.engines[chosen];
-        let store = Overlay::new(&self.terms);
-        let mut eval = Eval::new(store, &engine.rules, &self.fixed, &engine.is_fixed, self.relations.len(), Unlimited);
-        for fact in state.0.iter() {
-            let (id, _) = eval.store.decode(fact);
-            self.inputs.add_true(&mut eval.tables, &eval.store, id);
-        }
-        // Components partition the relations: a component is known by its first relation.
-        let mut ran = vec![false; self.relations.len()];
-        let mut run = |eval: &mut Eval<'_, Overlay<'_>, Unlimited>, query: Query| {
-            for component in engine.plans[query as usize].iter().flatten() {
-                let first = component.relations.first().copied();
-                if first.is_none_or(|r| !std::mem::replace(&mut ran[r], true)) {
-                    eval.run(component);
-                }
-            }
-        };
-        run(&mut eval, Query::Terminal);
-        if self.terminal_of(&eval) {
-            return Some(None);
-        }
-        run(&mut eval, Query::Legal);
-        *legal = self.legal_of(&eval);
-        if gdl_runtime::draw_joint(legal, rng, joint).is_none() {
-            return Some(None);
-        }
+        let at = self.run_plan(&mut step, state, Query::Legal);
+        *legal = self.legal_of(&step.evals[at].1);
+        gdl_runtime::draw_joint(legal, rng, joint)?;
+        let at = self.tables_of(&mut step, state, self.chosen[Query::Next as usize]);
+        let eval = &mut step.evals[at].1;
         for (role, mv) in joint.iter().enumerate() {
             let (id, _) = eval.store.decode(&mv.0);
             self.inputs.add_does(&mut eval.tables, &eval.store, self.role_terms[role], id);
         }
-        run(&mut eval, Query::Next);
-        Some(Some(State(self.next_of(&eval).into())))
+        let at = self.run_plan(&mut step, state, Query::Next);
+        Some(State(self.next_of(&step.evals[at].1).into()))
     }
+
+    /// Runs the components of `query`'s plan that its engine's tables have not run yet; returns
+    /// the place of those tables in `step`.
+    fn run_plan<'a>(&'a self, step: &mut Step<'a>, state: &State, query: Query) -> usize {
+        let engine = self.chosen[query as usize];
+        let at = self.tables_of(step, state, engine);
+        let (_, eval, ran) = &mut step.evals[at];
+        for component in self.engines[engine].plans[query as usize].iter().flatten() {
+            // Components partition the relations: a component is known by its first relation.
+            let first = component.relations.first().copied();
+            if first.is_none_or(|r| !std::mem::replace(&mut ran[r], true)) {
+                eval.run(component);
+            }
+        }
+        at
+    }
+
+    /// The place in `step` of engine `engine`'s tables of `state`, made when it has none yet.
+    fn tables_of<'a>(&'a self, step: &mut Step<'a>, state: &State, engine: usize) -> usize {
+        if let Some(at) = step.evals.iter().position(|(e, _, _)| *e == engine) {
+            return at;
+        }
+        let rules = &self.engines[engine];
+        let store = Overlay::new(&self.terms);
+        let mut eval = Eval::new(store, &rules.rules, &self.fixed, &rules.is_fixed, self.relations.len(), Unlimited);
+        for fact in state.0.iter() {
+            let (id, _) = eval.store.decode(fact);
+            self.inputs.add_true(&mut eval.tables, &eval.store, id);
+        }
+        step.evals.push((engine, eval, vec![false; self.relations.len()]));
+        step.evals.len() - 1
+    }
+}
+
+/// The tables of one step: for each engine that answers a query of it, its evaluation of the
+/// state and which components it has run (by their first relation).
+struct Step<'a> {
+    evals: Vec<(usize, Eval<'a, Overlay<'a>, Unlimited>, Vec<bool>)>,
 }
