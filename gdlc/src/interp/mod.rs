@@ -146,6 +146,23 @@ impl Interpreter {
         moves: &[Option<&Move>],
         budget: B,
     ) -> Eval<'_, Overlay<'_>, B> {
+        let mut eval = self.tables_of(engine, state, budget);
+        for (role, mv) in moves.iter().enumerate() {
+            if let Some(mv) = mv {
+                self.add_move(&mut eval, role, mv);
+            }
+        }
+        for component in self.engines[engine].plans[query as usize].iter().flatten() {
+            eval.run(component);
+            if eval.exceeded.is_some() {
+                break;
+            }
+        }
+        eval
+    }
+
+    /// Engine `engine`'s tables of `state`, before any of its components runs.
+    fn tables_of<B: Budget>(&self, engine: usize, state: &State, budget: B) -> Eval<'_, Overlay<'_>, B> {
         let engine = &self.engines[engine];
         let store = Overlay::new(&self.terms);
         let mut eval = Eval::new(store, &engine.rules, &self.fixed, &engine.is_fixed, self.relations.len(), budget);
@@ -153,18 +170,13 @@ impl Interpreter {
             let (id, _) = eval.store.decode(fact);
             self.inputs.add_true(&mut eval.tables, &eval.store, id);
         }
-        for (role, mv) in moves.iter().enumerate() {
-            let Some(mv) = mv else { continue };
-            let (id, _) = eval.store.decode(&mv.0);
-            self.inputs.add_does(&mut eval.tables, &eval.store, self.role_terms[role], id);
-        }
-        for component in engine.plans[query as usize].iter().flatten() {
-            eval.run(component);
-            if eval.exceeded.is_some() {
-                break;
-            }
-        }
         eval
+    }
+
+    /// Adds `(does role mv)` to the tables of `eval`.
+    fn add_move<B: Budget>(&self, eval: &mut Eval<'_, Overlay<'_>, B>, role: usize, mv: &Move) {
+        let (id, _) = eval.store.decode(&mv.0);
+        self.inputs.add_does(&mut eval.tables, &eval.store, self.role_terms[role], id);
     }
 
     /// Evaluates `query` within `limits`, or says which limit stopped it.

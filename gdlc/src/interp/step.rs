@@ -34,11 +34,9 @@ impl Interpreter {
         let at = self.run_plan(&mut step, state, Query::Legal);
         *legal = self.legal_of(&step.evals[at].1);
         gdl_runtime::draw_joint(legal, rng, joint)?;
-        let at = self.tables_of(&mut step, state, self.chosen[Query::Next as usize]);
-        let eval = &mut step.evals[at].1;
+        let at = self.step_tables(&mut step, state, self.chosen[Query::Next as usize]);
         for (role, mv) in joint.iter().enumerate() {
-            let (id, _) = eval.store.decode(&mv.0);
-            self.inputs.add_does(&mut eval.tables, &eval.store, self.role_terms[role], id);
+            self.add_move(&mut step.evals[at].1, role, mv);
         }
         let at = self.run_plan(&mut step, state, Query::Next);
         Some(State(self.next_of(&step.evals[at].1).into()))
@@ -48,7 +46,7 @@ impl Interpreter {
     /// the place of those tables in `step`.
     fn run_plan<'a>(&'a self, step: &mut Step<'a>, state: &State, query: Query) -> usize {
         let engine = self.chosen[query as usize];
-        let at = self.tables_of(step, state, engine);
+        let at = self.step_tables(step, state, engine);
         let (_, eval, ran) = &mut step.evals[at];
         for component in self.engines[engine].plans[query as usize].iter().flatten() {
             // Components partition the relations: a component is known by its first relation.
@@ -61,17 +59,11 @@ impl Interpreter {
     }
 
     /// The place in `step` of engine `engine`'s tables of `state`, made when it has none yet.
-    fn tables_of<'a>(&'a self, step: &mut Step<'a>, state: &State, engine: usize) -> usize {
+    fn step_tables<'a>(&'a self, step: &mut Step<'a>, state: &State, engine: usize) -> usize {
         if let Some(at) = step.evals.iter().position(|(e, _, _)| *e == engine) {
             return at;
         }
-        let rules = &self.engines[engine];
-        let store = Overlay::new(&self.terms);
-        let mut eval = Eval::new(store, &rules.rules, &self.fixed, &rules.is_fixed, self.relations.len(), Unlimited);
-        for fact in state.0.iter() {
-            let (id, _) = eval.store.decode(fact);
-            self.inputs.add_true(&mut eval.tables, &eval.store, id);
-        }
+        let eval = self.tables_of(engine, state, Unlimited);
         step.evals.push((engine, eval, vec![false; self.relations.len()]));
         step.evals.len() - 1
     }
