@@ -274,13 +274,13 @@ pub(super) fn places(
         }
         // The best way yet: its score (nodes in groups, less a group's fewest members for each
         // group; then the fewer recursive groups of the ground program its groups cut across,
-        // counted negative), the places it gives (in the order of `nodes`, and by node), and
-        // the number of distinct shapes of its rules once a tie has needed it. On a tie with a
-        // way whose rules take more shapes than half their number (a group of them would not
-        // pay: see `pays`), the way whose rules take fewer wins: dotsAndBoxes' `(box_formed 2
-        // 3)` is one group at the place of box (2, 3) or at that of its left side, but only at
-        // the side are its rules' distances the same for every box.
-        type Placing = ((i64, i64), PlaceBy, Vec<Option<u32>>, BTreeMap<usize, u32>, Option<usize>);
+        // counted negative), the places it gives by node, and the number of distinct shapes of
+        // its rules once a tie has needed it. On a tie with a way whose rules take more shapes
+        // than half their number (a group of them would not pay: see `pays`), the way whose
+        // rules take fewer wins: dotsAndBoxes' `(box_formed 2 3)` is one group at the place of
+        // box (2, 3) or at that of its left side, but only at the side are its rules' distances
+        // the same for every box.
+        type Placing = ((i64, i64), PlaceBy, BTreeMap<usize, u32>, Option<usize>);
         let mut best: Option<Placing> = None;
         for option in options {
             let mut local: BTreeMap<usize, u32> = BTreeMap::new();
@@ -344,7 +344,7 @@ pub(super) fn places(
             let better = match &mut best {
                 None => true,
                 Some((best, ..)) if score != *best => score > *best,
-                Some((_, _, _, best_at, best_shapes)) => {
+                Some((_, _, best_at, best_shapes)) => {
                     let fewest = *best_shapes.get_or_insert_with(|| shapes_at(best_at));
                     let rules: usize = best_at.keys().map(|&i| ground.nodes[i].rules.len()).sum();
                     2 * fewest > rules && {
@@ -355,13 +355,12 @@ pub(super) fn places(
                 }
             };
             if better {
-                let at = nodes.iter().map(|&i| local.get(&i).copied()).collect();
-                best = Some((score, option, at, local, shapes));
+                best = Some((score, option, local, shapes));
             }
         }
-        if let Some((_, option, at, _, _)) = best {
-            for (k, (&i, p)) in nodes.iter().zip(at).enumerate() {
-                place[i] = p;
+        if let Some((_, option, at, _)) = best {
+            for (k, &i) in nodes.iter().enumerate() {
+                place[i] = at.get(&i).copied();
                 match &option {
                     PlaceBy::Name(used) => rest[i] = Some(rest_at(&atoms[k], used, coordinates)),
                     PlaceBy::Relative(from, to) => {
