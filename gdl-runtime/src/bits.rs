@@ -192,6 +192,40 @@ pub const fn listed_bits_table<const ROWS: usize, const COLS: usize>(
     }
 }
 
+/// The bits of `word` at the places `from`, moved in order to the places `to` (which has as many
+/// bits): the `i`-th set bit of `from` (lowest first) goes to the `i`-th set bit of `to`, and the
+/// result has no bit outside `to`. Generated node words read another group's word this way when
+/// its members sit at other places in the same order (dotsAndBoxes' boxes formed, at the places
+/// of their lines, are the next values of its boxes at their own bits).
+#[inline(always)]
+pub fn gather(word: u64, from: u64, to: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        use core::arch::x86_64::{_pdep_u64, _pext_u64};
+        // SAFETY: the target has BMI2, which this block is compiled only for.
+        unsafe { _pdep_u64(_pext_u64(word, from), to) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        gather_bit_by_bit(word, from, to)
+    }
+}
+
+/// [`gather`] without BMI2's instructions: a bit of `from` and of `to` at a time.
+#[cfg(any(not(all(target_arch = "x86_64", target_feature = "bmi2")), test))]
+#[inline(always)]
+fn gather_bit_by_bit(word: u64, mut from: u64, mut to: u64) -> u64 {
+    let mut out = 0u64;
+    while from != 0 && to != 0 {
+        if word & from & from.wrapping_neg() != 0 {
+            out |= to & to.wrapping_neg();
+        }
+        from &= from - 1;
+        to &= to - 1;
+    }
+    out
+}
+
 /// The position of the `k`-th set bit (from 0, lowest first) of `word`, which must have more
 /// than `k` set bits.
 #[inline]
@@ -363,25 +397,69 @@ mod tests {
         assert_eq!(pick(&one, &mut a), Some((66, 7)));
     }
 
-    #[test]
-    fn pick_counted_draws_as_pick_tested() {
+    /// `pick_counted` against `pick_tested` on `N` words: from no bit to many, in a few of the
+    /// words or in all of them, and now and then a single bit.
+    fn pick_counted_draws_as_pick_tested_on<const N: usize>() {
         let mut rng = Rng::seeded(11);
         for round in 0..500 {
-            // From no bit to many, in a few of the 79 words or in all of them.
-            let mut parts = [0u64; 79];
+            let mut parts = [0u64; N];
             for word in parts.iter_mut() {
                 if rng.below(8) < round % 9 {
                     *word = rng.next_u64() & rng.next_u64();
                 }
             }
             if round % 50 == 1 {
-                parts = [0; 79];
-                parts[round % 79] = 1 << (round % 64);
+                parts = [0; N];
+                parts[(round * 7) % N] = 1 << (round % 64);
             }
             let (mut a, mut b) = (Rng::seeded(round as u64), Rng::seeded(round as u64));
-            assert_eq!(pick_counted(&parts, &mut a), pick_tested(&parts, &mut b), "round {round}");
-            assert_eq!(a.next_u64(), b.next_u64(), "round {round}: as many draws");
+            assert_eq!(pick_counted(&parts, &mut a), pick_tested(&parts, &mut b), "{N} words, round {round}");
+            assert_eq!(a.next_u64(), b.next_u64(), "{N} words, round {round}: as many draws");
         }
+    }
+
+    #[test]
+    fn pick_counted_draws_as_pick_tested() {
+        // 79 words (shogi_ctk's first count), 117 (its role's now), more than 256.
+        pick_counted_draws_as_pick_tested_on::<79>();
+        pick_counted_draws_as_pick_tested_on::<117>();
+        pick_counted_draws_as_pick_tested_on::<300>();
+        pick_counted_draws_as_pick_tested_on::<600>();
+    }
+
+    /// `gather`'s instructions, for a test on a machine that has them whatever the build's target.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    // SAFETY: callers make sure the machine has BMI2.
+    unsafe fn gather_with_bmi2(word: u64, from: u64, to: u64) -> u64 {
+        use core::arch::x86_64::{_pdep_u64, _pext_u64};
+        _pdep_u64(_pext_u64(word, from), to)
+    }
+
+    #[test]
+    fn gather_moves_the_bits_at_from_in_order_to_the_places_of_to() {
+        let mut rng = Rng::seeded(17);
+        for _ in 0..2_000 {
+            let (word, from) = (rng.next_u64(), rng.next_u64() & rng.next_u64());
+            // As many places in `to`, anywhere.
+            let mut to = 0u64;
+            while to.count_ones() < from.count_ones() {
+                to |= 1 << rng.below(64);
+            }
+            let mut expected = 0u64;
+            let places_to: Vec<u32> = (0..64).filter(|i| to >> i & 1 == 1).collect();
+            for (i, place) in (0..64).filter(|i| from >> i & 1 == 1).enumerate() {
+                expected |= (word >> place & 1) << places_to[i];
+            }
+            assert_eq!(gather(word, from, to), expected, "{word:#x} {from:#x} {to:#x}");
+            assert_eq!(gather_bit_by_bit(word, from, to), expected, "{word:#x} {from:#x} {to:#x}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("bmi2") {
+                // SAFETY: the machine has BMI2.
+                assert_eq!(unsafe { gather_with_bmi2(word, from, to) }, expected, "{word:#x} {from:#x} {to:#x}");
+            }
+        }
+        assert_eq!(gather(0b1010, 0b1110, 0b111 << 60), 0b101 << 60);
     }
 
     #[test]
