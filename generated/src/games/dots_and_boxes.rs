@@ -781,8 +781,8 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
-    let mut n = [false; 74];
-    let mut g = [0u64; 9];
+    let mut n = [false; 24];
+    let mut g = [0u64; 10];
     let mut mt = [0u64; 1];
     for (r, m) in joint.iter().enumerate() {
         for (t, x) in mt.iter_mut().zip(&MOVE_NODES[r][m.0 as usize]) {
@@ -939,176 +939,32 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // n[23]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
     n[23] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[10]))
         | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[10]));
-    // n[24]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[24] = (s.0[2] & 0x2000000 == 0x2000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x1 != 0));
-    // n[25]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[25] = (s.0[2] & 0x4000000 == 0x4000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x4 != 0));
-    // n[26]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[26] = (s.0[2] & 0x8000000 == 0x8000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x10 != 0));
-    // n[27]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[27] = (s.0[2] & 0x10000000 == 0x10000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x40 != 0));
-    // n[28]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[28] = (s.0[2] & 0x20000000 == 0x20000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[7] & 0x100 != 0));
-    // n[29]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[29] = (s.0[2] & 0x40000000 == 0x40000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x800 != 0));
-    // n[30]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[30] = (s.0[2] & 0x80000000 == 0x80000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x2000 != 0));
-    // n[31]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[31] = (s.0[2] & 0x100000000 == 0x100000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x8000 != 0));
-    // n[32]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[32] = (s.0[2] & 0x200000000 == 0x200000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x20000 != 0));
-    // n[33]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[33] = (s.0[2] & 0x400000000 == 0x400000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[7] & 0x80000 != 0));
-    // n[34]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[34] = (s.0[2] & 0x800000000 == 0x800000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x400000 != 0));
-    // n[35]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[35] = (s.0[2] & 0x1000000000 == 0x1000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x1000000 != 0));
-    // n[36]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[36] = (s.0[2] & 0x2000000000 == 0x2000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x4000000 != 0));
-    // n[37]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[37] = (s.0[2] & 0x4000000000 == 0x4000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x10000000 != 0));
-    // n[38]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[38] = (s.0[2] & 0x8000000000 == 0x8000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[7] & 0x40000000 != 0));
-    // n[39]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[39] = (s.0[2] & 0x10000000000 == 0x10000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x200000000 != 0));
-    // n[40]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[40] = (s.0[2] & 0x20000000000 == 0x20000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x800000000 != 0));
-    // n[41]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[41] = (s.0[2] & 0x40000000000 == 0x40000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x2000000000 != 0));
-    // n[42]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[42] = (s.0[2] & 0x80000000000 == 0x80000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x8000000000 != 0));
-    // n[43]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[43] = (s.0[2] & 0x100000000000 == 0x100000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[7] & 0x20000000000 != 0));
-    // n[44]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[44] = (s.0[2] & 0x200000000000 == 0x200000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x100000000000 != 0));
-    // n[45]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[45] = (s.0[2] & 0x400000000000 == 0x400000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[1]));
-    // n[46]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[46] = (s.0[2] & 0x800000000000 == 0x800000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[3]));
-    // n[47]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[47] = (s.0[2] & 0x1000000000000 == 0x1000000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[5]));
-    // n[48]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[48] = (s.0[2] & 0x2000000000000 == 0x2000000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[9]));
-    // n[49]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[49] = (s.0[2] & 0x1 == 0x1)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x1 != 0));
-    // n[50]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[50] = (s.0[2] & 0x2 == 0x2)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x4 != 0));
-    // n[51]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[51] = (s.0[2] & 0x4 == 0x4)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x10 != 0));
-    // n[52]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[52] = (s.0[2] & 0x8 == 0x8)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x40 != 0));
-    // n[53]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[53] = (s.0[2] & 0x10 == 0x10)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[7] & 0x100 != 0));
-    // n[54]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[54] = (s.0[2] & 0x20 == 0x20)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x800 != 0));
-    // n[55]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[55] = (s.0[2] & 0x40 == 0x40)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x2000 != 0));
-    // n[56]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[56] = (s.0[2] & 0x80 == 0x80)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x8000 != 0));
-    // n[57]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[57] = (s.0[2] & 0x100 == 0x100)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x20000 != 0));
-    // n[58]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[58] = (s.0[2] & 0x200 == 0x200)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[7] & 0x80000 != 0));
-    // n[59]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[59] = (s.0[2] & 0x400 == 0x400)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x400000 != 0));
-    // n[60]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[60] = (s.0[2] & 0x800 == 0x800)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x1000000 != 0));
-    // n[61]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[61] = (s.0[2] & 0x1000 == 0x1000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x4000000 != 0));
-    // n[62]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[62] = (s.0[2] & 0x2000 == 0x2000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x10000000 != 0));
-    // n[63]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[63] = (s.0[2] & 0x4000 == 0x4000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[7] & 0x40000000 != 0));
-    // n[64]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[64] = (s.0[2] & 0x8000 == 0x8000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x200000000 != 0));
-    // n[65]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[65] = (s.0[2] & 0x10000 == 0x10000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x800000000 != 0));
-    // n[66]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[66] = (s.0[2] & 0x20000 == 0x20000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x2000000000 != 0));
-    // n[67]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[67] = (s.0[2] & 0x40000 == 0x40000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x8000000000 != 0));
-    // n[68]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[68] = (s.0[2] & 0x80000 == 0x80000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[7] & 0x20000000000 != 0));
-    // n[69]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[69] = (s.0[2] & 0x100000 == 0x100000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x100000000000 != 0));
-    // n[70]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[70] = (s.0[2] & 0x200000 == 0x200000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[1]));
-    // n[71]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[71] = (s.0[2] & 0x400000 == 0x400000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[3]));
-    // n[72]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[72] = (s.0[2] & 0x800000 == 0x800000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[5]));
-    // n[73]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[73] = (s.0[2] & 0x1000000 == 0x1000000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[9]));
+    // g[9]: 50 node words, bit 25 (next (box 1 1 x)), bit 26 (next (box 1 2 x)), bit 27 (next (box 1 3 x)), bit 28 (next (box 1 4 x)), and 46 more; rules at dotsAndBoxes.kif:121, 124, 127
+    g[9] = (0x3ffffffffffff & s.0[2])
+        | (0x200000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[1]) as u64))
+        | (0x400000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[3]) as u64))
+        | (0x800000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[5]) as u64))
+        | (0x1000000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[9]) as u64))
+        | (0x17bdef & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[4], 0x10aa1542a855, 0x17bdef))
+        | (0x84210 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[7], 0x20040080100, 0x84210))
+        | (0x400000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[1]) as u64))
+        | (0x800000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[3]) as u64))
+        | (0x1000000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[5]) as u64))
+        | (0x2000000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[9]) as u64))
+        | (0x2f7bde000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[4], 0x10aa1542a855, 0x2f7bde000000))
+        | (0x108420000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[7], 0x20040080100, 0x108420000000));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 1] = [0x0];
     let mut set: [u64; 1] = [0x0];
@@ -1123,107 +979,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(n[23]) << 60;
     // BASE[61]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
     w[0] |= u64::from(n[22]) << 61;
-    // BASE[128]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[49]) << 0;
-    // BASE[129]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[50]) << 1;
-    // BASE[130]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[51]) << 2;
-    // BASE[131]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[52]) << 3;
-    // BASE[132]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[53]) << 4;
-    // BASE[133]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[54]) << 5;
-    // BASE[134]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[55]) << 6;
-    // BASE[135]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[56]) << 7;
-    // BASE[136]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[57]) << 8;
-    // BASE[137]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[58]) << 9;
-    // BASE[138]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[59]) << 10;
-    // BASE[139]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[60]) << 11;
-    // BASE[140]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[61]) << 12;
-    // BASE[141]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[62]) << 13;
-    // BASE[142]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[63]) << 14;
-    // BASE[143]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[64]) << 15;
-    // BASE[144]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[65]) << 16;
-    // BASE[145]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[66]) << 17;
-    // BASE[146]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[67]) << 18;
-    // BASE[147]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[68]) << 19;
-    // BASE[148]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[69]) << 20;
-    // BASE[149]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[70]) << 21;
-    // BASE[150]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[71]) << 22;
-    // BASE[151]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[72]) << 23;
-    // BASE[152]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[73]) << 24;
-    // BASE[153]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[24]) << 25;
-    // BASE[154]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[25]) << 26;
-    // BASE[155]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[26]) << 27;
-    // BASE[156]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[27]) << 28;
-    // BASE[157]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[28]) << 29;
-    // BASE[158]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[29]) << 30;
-    // BASE[159]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[30]) << 31;
-    // BASE[160]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[31]) << 32;
-    // BASE[161]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[32]) << 33;
-    // BASE[162]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[33]) << 34;
-    // BASE[163]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[34]) << 35;
-    // BASE[164]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[35]) << 36;
-    // BASE[165]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[36]) << 37;
-    // BASE[166]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[37]) << 38;
-    // BASE[167]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[38]) << 39;
-    // BASE[168]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[39]) << 40;
-    // BASE[169]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[40]) << 41;
-    // BASE[170]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[41]) << 42;
-    // BASE[171]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[42]) << 43;
-    // BASE[172]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[43]) << 44;
-    // BASE[173]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[44]) << 45;
-    // BASE[174]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[45]) << 46;
-    // BASE[175]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[46]) << 47;
-    // BASE[176]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[47]) << 48;
-    // BASE[177]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[48]) << 49;
     w[1] |= g[8] & 0xfffffffffffff;
+    w[2] |= g[9] & 0x3ffffffffffff;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -1360,8 +1117,8 @@ pub fn random_step_into(
     rng: &mut ::gdl_runtime::rng::Rng,
     out: &mut State,
 ) -> bool {
-    let mut n = [false; 75];
-    let mut g = [0u64; 9];
+    let mut n = [false; 25];
+    let mut g = [0u64; 10];
     // n[0]: any_undrawn, rules at dotsAndBoxes.kif:36
     n[0] = (!s.0[0]) & (0xfffffffffffffff) != 0;
     // g[0]: 25 node words, bit 1 ((aux 2) 1 1 2), bit 3 ((aux 2) 1 2 3), bit 5 ((aux 2) 1 3 4), bit 7 ((aux 2) 1 4 5), and 21 more
@@ -1553,176 +1310,32 @@ pub fn random_step_into(
     // n[24]: (next (control oplayer)), rules at dotsAndBoxes.kif:110, 113, 116
     n[24] = ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[11]))
         | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (!n[11]));
-    // n[25]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[25] = (s.0[2] & 0x2000000 == 0x2000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x1 != 0));
-    // n[26]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[26] = (s.0[2] & 0x4000000 == 0x4000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x4 != 0));
-    // n[27]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[27] = (s.0[2] & 0x8000000 == 0x8000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x10 != 0));
-    // n[28]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[28] = (s.0[2] & 0x10000000 == 0x10000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x40 != 0));
-    // n[29]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[29] = (s.0[2] & 0x20000000 == 0x20000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[7] & 0x100 != 0));
-    // n[30]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[30] = (s.0[2] & 0x40000000 == 0x40000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x800 != 0));
-    // n[31]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[31] = (s.0[2] & 0x80000000 == 0x80000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x2000 != 0));
-    // n[32]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[32] = (s.0[2] & 0x100000000 == 0x100000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x8000 != 0));
-    // n[33]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[33] = (s.0[2] & 0x200000000 == 0x200000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x20000 != 0));
-    // n[34]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[34] = (s.0[2] & 0x400000000 == 0x400000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[7] & 0x80000 != 0));
-    // n[35]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[35] = (s.0[2] & 0x800000000 == 0x800000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (g[4] & 0x400000 != 0));
-    // n[36]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[36] = (s.0[2] & 0x1000000000 == 0x1000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x1000000 != 0));
-    // n[37]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[37] = (s.0[2] & 0x2000000000 == 0x2000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x4000000 != 0));
-    // n[38]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[38] = (s.0[2] & 0x4000000000 == 0x4000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x10000000 != 0));
-    // n[39]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[39] = (s.0[2] & 0x8000000000 == 0x8000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[7] & 0x40000000 != 0));
-    // n[40]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[40] = (s.0[2] & 0x10000000000 == 0x10000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x200000000 != 0));
-    // n[41]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[41] = (s.0[2] & 0x20000000000 == 0x20000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x800000000 != 0));
-    // n[42]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[42] = (s.0[2] & 0x40000000000 == 0x40000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x2000000000 != 0));
-    // n[43]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[43] = (s.0[2] & 0x80000000000 == 0x80000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x8000000000 != 0));
-    // n[44]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[44] = (s.0[2] & 0x100000000000 == 0x100000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[7] & 0x20000000000 != 0));
-    // n[45]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[45] = (s.0[2] & 0x200000000000 == 0x200000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000)
-            & (g[4] & 0x100000000000 != 0));
-    // n[46]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[46] = (s.0[2] & 0x400000000000 == 0x400000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[2]));
-    // n[47]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[47] = (s.0[2] & 0x800000000000 == 0x800000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[4]));
-    // n[48]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[48] = (s.0[2] & 0x1000000000000 == 0x1000000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[6]));
-    // n[49]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[49] = (s.0[2] & 0x2000000000000 == 0x2000000000000)
-        | ((s.0[0] & 0x2000000000000000 == 0x2000000000000000) & (n[10]));
-    // n[50]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[50] = (s.0[2] & 0x1 == 0x1)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x1 != 0));
-    // n[51]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[51] = (s.0[2] & 0x2 == 0x2)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x4 != 0));
-    // n[52]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[52] = (s.0[2] & 0x4 == 0x4)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x10 != 0));
-    // n[53]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[53] = (s.0[2] & 0x8 == 0x8)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x40 != 0));
-    // n[54]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[54] = (s.0[2] & 0x10 == 0x10)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[7] & 0x100 != 0));
-    // n[55]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[55] = (s.0[2] & 0x20 == 0x20)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x800 != 0));
-    // n[56]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[56] = (s.0[2] & 0x40 == 0x40)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x2000 != 0));
-    // n[57]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[57] = (s.0[2] & 0x80 == 0x80)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x8000 != 0));
-    // n[58]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[58] = (s.0[2] & 0x100 == 0x100)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x20000 != 0));
-    // n[59]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[59] = (s.0[2] & 0x200 == 0x200)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[7] & 0x80000 != 0));
-    // n[60]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[60] = (s.0[2] & 0x400 == 0x400)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (g[4] & 0x400000 != 0));
-    // n[61]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[61] = (s.0[2] & 0x800 == 0x800)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x1000000 != 0));
-    // n[62]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[62] = (s.0[2] & 0x1000 == 0x1000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x4000000 != 0));
-    // n[63]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[63] = (s.0[2] & 0x2000 == 0x2000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x10000000 != 0));
-    // n[64]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[64] = (s.0[2] & 0x4000 == 0x4000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[7] & 0x40000000 != 0));
-    // n[65]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[65] = (s.0[2] & 0x8000 == 0x8000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x200000000 != 0));
-    // n[66]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[66] = (s.0[2] & 0x10000 == 0x10000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x800000000 != 0));
-    // n[67]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[67] = (s.0[2] & 0x20000 == 0x20000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x2000000000 != 0));
-    // n[68]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[68] = (s.0[2] & 0x40000 == 0x40000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x8000000000 != 0));
-    // n[69]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[69] = (s.0[2] & 0x80000 == 0x80000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[7] & 0x20000000000 != 0));
-    // n[70]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[70] = (s.0[2] & 0x100000 == 0x100000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000)
-            & (g[4] & 0x100000000000 != 0));
-    // n[71]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[71] = (s.0[2] & 0x200000 == 0x200000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[2]));
-    // n[72]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[72] = (s.0[2] & 0x400000 == 0x400000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[4]));
-    // n[73]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[73] = (s.0[2] & 0x800000 == 0x800000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[6]));
-    // n[74]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    n[74] = (s.0[2] & 0x1000000 == 0x1000000)
-        | ((s.0[0] & 0x1000000000000000 == 0x1000000000000000) & (n[10]));
+    // g[9]: 50 node words, bit 25 (next (box 1 1 x)), bit 26 (next (box 1 2 x)), bit 27 (next (box 1 3 x)), bit 28 (next (box 1 4 x)), and 46 more; rules at dotsAndBoxes.kif:121, 124, 127
+    g[9] = (0x3ffffffffffff & s.0[2])
+        | (0x200000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[2]) as u64))
+        | (0x400000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[4]) as u64))
+        | (0x800000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[6]) as u64))
+        | (0x1000000 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[10]) as u64))
+        | (0x17bdef & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[4], 0x10aa1542a855, 0x17bdef))
+        | (0x84210 & 0u64.wrapping_sub((s.0[0] & 0x1000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[7], 0x20040080100, 0x84210))
+        | (0x400000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[2]) as u64))
+        | (0x800000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[4]) as u64))
+        | (0x1000000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[6]) as u64))
+        | (0x2000000000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & 0u64.wrapping_sub((n[10]) as u64))
+        | (0x2f7bde000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[4], 0x10aa1542a855, 0x2f7bde000000))
+        | (0x108420000000 & 0u64.wrapping_sub((s.0[0] & 0x2000000000000000 != 0) as u64)
+            & ::gdl_runtime::bits::gather(g[7], 0x20040080100, 0x108420000000));
     let mut w: [u64; WORDS] = [0x0, 0x0, 0x0];
     let mut keep: [u64; 1] = [0x0];
     let mut set: [u64; 1] = [0x0];
@@ -1737,107 +1350,8 @@ pub fn random_step_into(
     w[0] |= u64::from(n[24]) << 60;
     // BASE[61]: (next (control xplayer)), rules at dotsAndBoxes.kif:110, 113, 116
     w[0] |= u64::from(n[23]) << 61;
-    // BASE[128]: (next (box 1 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[50]) << 0;
-    // BASE[129]: (next (box 1 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[51]) << 1;
-    // BASE[130]: (next (box 1 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[52]) << 2;
-    // BASE[131]: (next (box 1 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[53]) << 3;
-    // BASE[132]: (next (box 1 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[54]) << 4;
-    // BASE[133]: (next (box 2 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[55]) << 5;
-    // BASE[134]: (next (box 2 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[56]) << 6;
-    // BASE[135]: (next (box 2 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[57]) << 7;
-    // BASE[136]: (next (box 2 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[58]) << 8;
-    // BASE[137]: (next (box 2 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[59]) << 9;
-    // BASE[138]: (next (box 3 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[60]) << 10;
-    // BASE[139]: (next (box 3 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[61]) << 11;
-    // BASE[140]: (next (box 3 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[62]) << 12;
-    // BASE[141]: (next (box 3 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[63]) << 13;
-    // BASE[142]: (next (box 3 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[64]) << 14;
-    // BASE[143]: (next (box 4 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[65]) << 15;
-    // BASE[144]: (next (box 4 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[66]) << 16;
-    // BASE[145]: (next (box 4 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[67]) << 17;
-    // BASE[146]: (next (box 4 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[68]) << 18;
-    // BASE[147]: (next (box 4 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[69]) << 19;
-    // BASE[148]: (next (box 5 1 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[70]) << 20;
-    // BASE[149]: (next (box 5 2 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[71]) << 21;
-    // BASE[150]: (next (box 5 3 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[72]) << 22;
-    // BASE[151]: (next (box 5 4 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[73]) << 23;
-    // BASE[152]: (next (box 5 5 o)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[74]) << 24;
-    // BASE[153]: (next (box 1 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[25]) << 25;
-    // BASE[154]: (next (box 1 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[26]) << 26;
-    // BASE[155]: (next (box 1 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[27]) << 27;
-    // BASE[156]: (next (box 1 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[28]) << 28;
-    // BASE[157]: (next (box 1 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[29]) << 29;
-    // BASE[158]: (next (box 2 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[30]) << 30;
-    // BASE[159]: (next (box 2 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[31]) << 31;
-    // BASE[160]: (next (box 2 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[32]) << 32;
-    // BASE[161]: (next (box 2 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[33]) << 33;
-    // BASE[162]: (next (box 2 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[34]) << 34;
-    // BASE[163]: (next (box 3 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[35]) << 35;
-    // BASE[164]: (next (box 3 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[36]) << 36;
-    // BASE[165]: (next (box 3 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[37]) << 37;
-    // BASE[166]: (next (box 3 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[38]) << 38;
-    // BASE[167]: (next (box 3 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[39]) << 39;
-    // BASE[168]: (next (box 4 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[40]) << 40;
-    // BASE[169]: (next (box 4 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[41]) << 41;
-    // BASE[170]: (next (box 4 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[42]) << 42;
-    // BASE[171]: (next (box 4 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[43]) << 43;
-    // BASE[172]: (next (box 4 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[44]) << 44;
-    // BASE[173]: (next (box 5 1 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[45]) << 45;
-    // BASE[174]: (next (box 5 2 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[46]) << 46;
-    // BASE[175]: (next (box 5 3 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[47]) << 47;
-    // BASE[176]: (next (box 5 4 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[48]) << 48;
-    // BASE[177]: (next (box 5 5 x)), rules at dotsAndBoxes.kif:121, 124, 127
-    w[2] |= u64::from(n[49]) << 49;
     w[1] |= g[8] & 0xfffffffffffff;
+    w[2] |= g[9] & 0x3ffffffffffff;
     out.0 = w;
     true
 }

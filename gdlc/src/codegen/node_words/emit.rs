@@ -370,6 +370,11 @@ impl Body<'_> {
                 let w = Literal::u32_unsuffixed(word);
                 (shifted(quote!(mt[#w]), shift), positive)
             }
+            WordLit::Gather { group, from, to, positive } => {
+                let k = self.slots.word(group);
+                let (from, to) = (hex(from), hex(to));
+                (quote!(::gdl_runtime::bits::gather(g[#k], #from, #to)), positive)
+            }
             WordLit::Fixed(lit) => {
                 return match self.known(lit) {
                     Some(true) => quote!(u64::MAX),

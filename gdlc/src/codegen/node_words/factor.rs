@@ -127,6 +127,8 @@ fn shift_of(lit: WordLit) -> Option<i32> {
         | WordLit::Group { shift, .. }
         | WordLit::Does { shift, .. }
         | WordLit::Table { shift, .. } => Some(shift),
+        // Its places are its own: never shifted with the others of a term.
+        WordLit::Gather { .. } => Some(0),
         WordLit::Fixed(_) => None,
     }
 }
@@ -138,7 +140,7 @@ fn unshift(lit: WordLit) -> WordLit {
         WordLit::Group { group, positive, .. } => WordLit::Group { group, shift: 0, positive },
         WordLit::Does { kind, positive, .. } => WordLit::Does { kind, shift: 0, positive },
         WordLit::Table { word, positive, .. } => WordLit::Table { word, shift: 0, positive },
-        WordLit::Fixed(lit) => WordLit::Fixed(lit),
+        WordLit::Gather { .. } | WordLit::Fixed(_) => lit,
     }
 }
 
@@ -291,6 +293,10 @@ mod tests {
             WordLit::Group { group, shift, positive } => (words[4 + group as usize], shift, positive),
             WordLit::Does { kind, shift, positive } => (words[6 + kind as usize], shift, positive),
             WordLit::Table { shift, positive, .. } => (words[7], shift, positive),
+            WordLit::Gather { group, from, to, positive } => {
+                let word = super::super::tests::gathered(words[4 + group as usize], from, to);
+                return if positive { word } else { !word };
+            }
             WordLit::Fixed(lit) => {
                 let Prop::Base(b) = lit.prop else { return 0 };
                 return 0u64.wrapping_sub(u64::from((facts >> b & 1 == 1) == lit.positive));
@@ -316,11 +322,16 @@ mod tests {
 
     fn random_lit(rng: &mut Xorshift, shift: i32) -> WordLit {
         let positive = rng.below(3) != 0;
-        match rng.below(6) {
+        match rng.below(7) {
             0 | 1 => WordLit::Base { word: rng.below(4) as u32, shift, positive },
             2 => WordLit::Group { group: rng.below(2) as u32, shift, positive },
             3 => WordLit::Does { kind: 0, shift, positive },
             4 => WordLit::Table { word: 0, shift, positive },
+            5 => {
+                // A group's bits moved to other places, whatever the term's shift.
+                let from = rng.next() & rng.next();
+                WordLit::Gather { group: rng.below(2) as u32, from, to: from.rotate_left(5), positive }
+            }
             _ => WordLit::Fixed(Lit { prop: Prop::Base(rng.below(4) as u32), positive }),
         }
     }

@@ -34,6 +34,7 @@ mod emit;
 pub(super) use emit::SparseAtoms;
 mod factor;
 mod families;
+mod gathers;
 mod lazy;
 #[cfg(test)]
 mod move_tests;
@@ -90,13 +91,17 @@ pub(super) enum WordLit {
     Table { word: u32, shift: i32, positive: bool },
     /// The same literal for every member: all ones when it holds, else zero.
     Fixed(Lit),
+    /// Group `group`'s bits at the places `from`, moved in order to the places `to`: the
+    /// members at `to` read members of that group that sit at other places in the same order,
+    /// at distances that differ member by member (see [`with_gathers`]).
+    Gather { group: u32, from: u64, to: u64, positive: bool },
 }
 
 impl WordLit {
     /// The group whose word the literal reads, when it reads one.
     pub(super) fn group(&self) -> Option<u32> {
         match *self {
-            WordLit::Group { group, .. } => Some(group),
+            WordLit::Group { group, .. } | WordLit::Gather { group, .. } => Some(group),
             _ => None,
         }
     }
@@ -307,7 +312,7 @@ pub(super) fn find(
                     let by_row = group(ground, g as u32, members, &member, &board, table_bit);
                     let reads_row = (by_row.templates.iter().flat_map(|t| &t.literals))
                         .any(|lit| matches!(lit, WordLit::Table { .. }));
-                    if !reads_row {
+                    let chosen = if !reads_row {
                         by_row
                     } else {
                         let one_by_one = group(ground, g as u32, members, &member, &board, &no_table);
@@ -316,6 +321,13 @@ pub(super) fn find(
                         } else {
                             one_by_one
                         }
+                    };
+                    // A group that does not pay may with the members that read another group
+                    // at their own distances, in order, reading it moved to their places.
+                    let pays = |group: &WordGroup| pays(ground, group, &move_kinds, &in_cycle, family_cost, table_bit);
+                    match pays(&chosen) {
+                        true => chosen,
+                        false => gathers::with_gathers(&chosen, g as u32).filter(pays).unwrap_or(chosen),
                     }
                 }
                 true => {
@@ -326,8 +338,8 @@ pub(super) fn find(
             .collect();
         let mut read = vec![false; groups.len()];
         for lit in groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals) {
-            if let WordLit::Group { group, .. } = lit {
-                read[*group as usize] = true;
+            if let Some(group) = lit.group() {
+                read[group as usize] = true;
             }
         }
         let keep: Vec<bool> = groups

@@ -86,6 +86,14 @@ fn state_words(state: &[bool]) -> Vec<u64> {
         .collect()
 }
 
+/// The bits of `word` at the places `from` moved in order to the places `to`, one by one (what
+/// the generated code's `gdl_runtime::bits::gather` computes).
+pub(super) fn gathered(word: u64, from: u64, to: u64) -> u64 {
+    let to_places: Vec<u32> = (0..64).filter(|&i| to >> i & 1 == 1).collect();
+    let from_places = (0..64).filter(|&i| from >> i & 1 == 1);
+    from_places.zip(to_places).fold(0, |out, (f, t)| out | (word >> f & 1) << t)
+}
+
 /// Group `g`'s word from its templates, given the words of the groups before it.
 fn template_word(
     words: &NodeWords,
@@ -109,6 +117,9 @@ fn template_word(
                     let played = joint[kind.role as usize];
                     let at = kind.places.iter().find(|&&(m, _)| m == played);
                     signed(shifted(at.map_or(0, |&(_, p)| 1 << p), shift), positive)
+                }
+                WordLit::Gather { group, from, to, positive } => {
+                    signed(gathered(group_words[group as usize], from, to), positive)
                 }
                 WordLit::Table { .. } => panic!("these tests give no node a move table bit"),
                 WordLit::Fixed(lit) => {

@@ -44,8 +44,8 @@ pub(crate) fn transposed(ground: &Ground, words: &NodeWords, rule_by_rule: &dyn 
         .collect();
     // Groups that other groups read.
     for literal in words.groups.iter().flat_map(|group| &group.templates).flat_map(|t| &t.literals) {
-        if let WordLit::Group { group, .. } = literal {
-            ok[*group as usize] = false;
+        if let Some(group) = literal.group() {
+            ok[group as usize] = false;
         }
     }
     // Groups whose members the game's values read.
