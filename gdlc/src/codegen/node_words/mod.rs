@@ -93,7 +93,7 @@ pub(super) enum WordLit {
     Fixed(Lit),
     /// Group `group`'s bits at the places `from`, moved in order to the places `to`: the
     /// members at `to` read members of that group that sit at other places in the same order,
-    /// at distances that differ member by member (see [`with_gathers`]).
+    /// at distances that differ member by member (see [`gathers::with_gathers`]).
     Gather { group: u32, from: u64, to: u64, positive: bool },
 }
 
