@@ -302,7 +302,9 @@ pub(super) fn find(
                 member[m as usize] = Some((g as u32, place[m as usize].unwrap_or(0)));
             }
         }
-        let groups: Vec<WordGroup> = candidates
+        // Every candidate's group, and whether it pays (`None` for gathered ones, which are kept
+        // when another group reads them).
+        let (groups, paid): (Vec<WordGroup>, Vec<Option<bool>>) = candidates
             .iter()
             .enumerate()
             .map(|(g, (members, gathered))| match gathered {
@@ -324,35 +326,31 @@ pub(super) fn find(
                     };
                     // A group that does not pay may with the members that read another group
                     // at their own distances, in order, reading it moved to their places.
-                    let pays = |group: &WordGroup| pays(ground, group, &move_kinds, &in_cycle, family_cost, table_bit);
-                    match pays(&chosen) {
-                        true => chosen,
-                        false => gathers::with_gathers(&chosen, g as u32).filter(pays).unwrap_or(chosen),
+                    let group_pays =
+                        |group: &WordGroup| pays(ground, group, &move_kinds, &in_cycle, family_cost, table_bit);
+                    if group_pays(&chosen) {
+                        return (chosen, Some(true));
+                    }
+                    match gathers::with_gathers(&chosen, g as u32).filter(group_pays) {
+                        Some(gathered) => (gathered, Some(true)),
+                        None => (chosen, Some(false)),
                     }
                 }
                 true => {
                     let members = members.clone();
-                    WordGroup { members, templates: Vec::new(), reads_itself: false, gathered: true, chain: 0 }
+                    let group =
+                        WordGroup { members, templates: Vec::new(), reads_itself: false, gathered: true, chain: 0 };
+                    (group, None)
                 }
             })
-            .collect();
+            .unzip();
         let mut read = vec![false; groups.len()];
         for lit in groups.iter().flat_map(|g| &g.templates).flat_map(|t| &t.literals) {
             if let Some(group) = lit.group() {
                 read[group as usize] = true;
             }
         }
-        let keep: Vec<bool> = groups
-            .iter()
-            .enumerate()
-            .map(|(g, group)| {
-                if group.gathered {
-                    read[g]
-                } else {
-                    pays(ground, group, &move_kinds, &in_cycle, family_cost, table_bit)
-                }
-            })
-            .collect();
+        let keep: Vec<bool> = paid.iter().enumerate().map(|(g, paid)| paid.unwrap_or(read[g])).collect();
         if keep.iter().all(|&k| k) {
             let mut dropped = super::word_order::partial_cycles(ground, &member);
             if dropped.is_empty() {
