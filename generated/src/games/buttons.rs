@@ -292,18 +292,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // BASE[1]: (next (step 2)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 5)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 6)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 7)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    // BASE[1] and 5 more of w[0]: (next (step 2)), rules at buttons.kif:91
+    w[0] |= (s.0[0] << 1u32) & 0x7e;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -397,18 +387,8 @@ pub fn random_step_into(
         }
         _ => {}
     }
-    // BASE[1]: (next (step 2)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 5)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 6)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 7)), rules at buttons.kif:91
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
+    // BASE[1] and 5 more of w[0]: (next (step 2)), rules at buttons.kif:91
+    w[0] |= (s.0[0] << 1u32) & 0x7e;
     out.0 = w;
     true
 }

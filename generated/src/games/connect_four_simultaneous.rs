@@ -684,14 +684,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
-    // BASE[96]: (next (control black 1)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 32;
-    // BASE[97]: (next (control red 1)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
-    // BASE[98]: (next (control black 2)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
-    // BASE[99]: (next (control red 2)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
+    // BASE[96] and 1 more of w[1]: (next (control black 1)), rules at connectFourSimultaneous.kif:49, 51
+    w[1] |= (s.0[1] >> 1u32) & 0x500000000;
+    // BASE[97] and 1 more of w[1]: (next (control red 1)), rules at connectFourSimultaneous.kif:49, 51
+    w[1] |= (s.0[1] << 1u32) & 0xa00000000;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -1039,14 +1035,10 @@ pub fn random_step_into(
             _ => {}
         }
     }
-    // BASE[96]: (next (control black 1)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x200000000 != 0) << 32;
-    // BASE[97]: (next (control red 1)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x100000000 != 0) << 33;
-    // BASE[98]: (next (control black 2)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x800000000 != 0) << 34;
-    // BASE[99]: (next (control red 2)), rules at connectFourSimultaneous.kif:49, 51
-    w[1] |= u64::from(s.0[1] & 0x400000000 != 0) << 35;
+    // BASE[96] and 1 more of w[1]: (next (control black 1)), rules at connectFourSimultaneous.kif:49, 51
+    w[1] |= (s.0[1] >> 1u32) & 0x500000000;
+    // BASE[97] and 1 more of w[1]: (next (control red 1)), rules at connectFourSimultaneous.kif:49, 51
+    w[1] |= (s.0[1] << 1u32) & 0xa00000000;
     out.0 = w;
     true
 }

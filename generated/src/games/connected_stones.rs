@@ -446,30 +446,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[51]: (next (step 1)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 2)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 3)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 4)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 5)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 6)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 7)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 8)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 9)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 10)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[61]: (next (control black)), rules at connectedStones.kif:21, 22
-    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
-    // BASE[62]: (next (control white)), rules at connectedStones.kif:21, 22
-    w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
+    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    // BASE[51] and 10 more of w[0]: (next (step 1)), rules at connectedStones.kif:23
+    w[0] |= (s.0[0] << 1u32) & 0x5ff8000000000000;
     State(w)
 }
 /// One step of a uniformly random playout from `s`: `None` when `s` is terminal or a
@@ -1755,30 +1735,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[51]: (next (step 1)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 2)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 3)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 4)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 5)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 6)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 7)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 8)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 9)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 10)), rules at connectedStones.kif:23
-    w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[61]: (next (control black)), rules at connectedStones.kif:21, 22
-    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
-    // BASE[62]: (next (control white)), rules at connectedStones.kif:21, 22
-    w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
+    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    // BASE[51] and 10 more of w[0]: (next (step 1)), rules at connectedStones.kif:23
+    w[0] |= (s.0[0] << 1u32) & 0x5ff8000000000000;
     out.0 = w;
     true
 }

@@ -482,12 +482,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 0;
-    // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 1;
-    // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
     // BASE[4]: (next (value alice 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[0]) << 4;
     // BASE[5]: (next (value alice 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
@@ -500,6 +494,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= u64::from(n[4]) << 8;
     // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[5]) << 9;
+    // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
+    w[0] |= (s.0[0] >> 3u32) & 0x1;
+    // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
+    w[0] |= (s.0[0] >> 1u32) & 0x2;
+    // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
+    w[0] |= (s.0[0] << 2u32) & 0x4;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -651,12 +651,6 @@ pub fn random_step_into(
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 0;
-    // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 1;
-    // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
     // BASE[4]: (next (value alice 1)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[1]) << 4;
     // BASE[5]: (next (value alice 2)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
@@ -669,6 +663,12 @@ pub fn random_step_into(
     w[0] |= u64::from(n[5]) << 8;
     // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[6]) << 9;
+    // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
+    w[0] |= (s.0[0] >> 3u32) & 0x1;
+    // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
+    w[0] |= (s.0[0] >> 1u32) & 0x2;
+    // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
+    w[0] |= (s.0[0] << 2u32) & 0x4;
     out.0 = w;
     true
 }

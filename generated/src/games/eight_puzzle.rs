@@ -1897,126 +1897,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // BASE[1]: (next (step 1)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 10)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 11)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 12)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 13)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 14)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 15)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 16)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step 17)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step 18)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step 19)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step 20)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step 21)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step 22)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step 23)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 23;
-    // BASE[24]: (next (step 24)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
-    // BASE[25]: (next (step 25)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
-    // BASE[26]: (next (step 26)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000000 != 0) << 26;
-    // BASE[27]: (next (step 27)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step 28)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step 29)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step 30)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step 31)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
-    // BASE[32]: (next (step 32)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 32;
-    // BASE[33]: (next (step 33)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000000 != 0) << 33;
-    // BASE[34]: (next (step 34)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
-    // BASE[35]: (next (step 35)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 35;
-    // BASE[36]: (next (step 36)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
-    // BASE[37]: (next (step 37)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 38)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 39)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 40)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 41)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 42)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 43)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 44)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 45)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
-    // BASE[46]: (next (step 46)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
-    // BASE[47]: (next (step 47)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 48)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
-    // BASE[49]: (next (step 49)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (step 50)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 51)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 52)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 53)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 54)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 55)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 56)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 57)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 58)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 59)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 60)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[64]: (next (cell 1 1 1)), rules at eightPuzzle.kif:64, 67, 73, 79
     w[1] |= u64::from(n[120]) << 0;
     // BASE[65]: (next (cell 1 1 2)), rules at eightPuzzle.kif:64, 67, 73, 79
@@ -2161,6 +2041,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[2] |= u64::from(n[41]) << 24;
     // BASE[153]: (next (cell 3 3 8)), rules at eightPuzzle.kif:64, 67, 73, 79
     w[2] |= u64::from(n[45]) << 25;
+    // BASE[1] and 59 more of w[0]: (next (step 1)), rules at eightPuzzle.kif:61
+    w[0] |= (s.0[0] << 1u32) & 0x1ffffffffffffffe;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -3772,126 +3654,6 @@ pub fn random_step_into(
         }
         _ => {}
     }
-    // BASE[1]: (next (step 1)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 10)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 11)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 12)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 13)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 14)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 15)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 16)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step 17)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step 18)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step 19)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step 20)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step 21)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step 22)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step 23)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 23;
-    // BASE[24]: (next (step 24)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
-    // BASE[25]: (next (step 25)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
-    // BASE[26]: (next (step 26)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000000 != 0) << 26;
-    // BASE[27]: (next (step 27)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step 28)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step 29)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step 30)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step 31)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
-    // BASE[32]: (next (step 32)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 32;
-    // BASE[33]: (next (step 33)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000000 != 0) << 33;
-    // BASE[34]: (next (step 34)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
-    // BASE[35]: (next (step 35)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 35;
-    // BASE[36]: (next (step 36)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
-    // BASE[37]: (next (step 37)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 38)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 39)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 40)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 41)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 42)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 43)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 44)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 45)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
-    // BASE[46]: (next (step 46)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
-    // BASE[47]: (next (step 47)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 48)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
-    // BASE[49]: (next (step 49)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (step 50)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 51)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 52)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 53)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 54)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 55)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 56)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 57)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 58)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 59)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 60)), rules at eightPuzzle.kif:61
-    w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[64]: (next (cell 1 1 1)), rules at eightPuzzle.kif:64, 67, 73, 79
     w[1] |= u64::from(n[120]) << 0;
     // BASE[65]: (next (cell 1 1 2)), rules at eightPuzzle.kif:64, 67, 73, 79
@@ -4036,6 +3798,8 @@ pub fn random_step_into(
     w[2] |= u64::from(n[41]) << 24;
     // BASE[153]: (next (cell 3 3 8)), rules at eightPuzzle.kif:64, 67, 73, 79
     w[2] |= u64::from(n[45]) << 25;
+    // BASE[1] and 59 more of w[0]: (next (step 1)), rules at eightPuzzle.kif:61
+    w[0] |= (s.0[0] << 1u32) & 0x1ffffffffffffffe;
     out.0 = w;
     true
 }

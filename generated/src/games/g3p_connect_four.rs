@@ -664,11 +664,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // BASE[48]: (next (control blue)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 48;
-    // BASE[49]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (control yellow)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
+    w[0] |= (s.0[0] >> 2u32) & 0x1000000000000;
+    // BASE[49] and 1 more of w[0]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
+    w[0] |= (s.0[0] << 1u32) & 0x6000000000000;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -1024,11 +1022,9 @@ pub fn random_step_into(
         }
     }
     // BASE[48]: (next (control blue)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 48;
-    // BASE[49]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (control yellow)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
+    w[0] |= (s.0[0] >> 2u32) & 0x1000000000000;
+    // BASE[49] and 1 more of w[0]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
+    w[0] |= (s.0[0] << 1u32) & 0x6000000000000;
     out.0 = w;
     true
 }

@@ -3363,94 +3363,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         (0x7ffffe0000000000 & s.0[0]) | (0x3fffff & s.0[3])
     };
     let mut w: [u64; WORDS] = [0x0, 0x400010000000, 0x10000000001, 0x0];
-    // BASE[1]: (next (step 2)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 5)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 6)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 7)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 8)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 9)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 10)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 11)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 12)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 13)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 14)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 15)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 16)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 17)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step 18)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step 19)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step 20)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step 21)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step 22)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step 23)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step 24)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 23;
-    // BASE[24]: (next (step 25)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
-    // BASE[25]: (next (step 26)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
-    // BASE[26]: (next (step 27)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2000000 != 0) << 26;
-    // BASE[27]: (next (step 28)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step 29)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step 30)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step 31)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step 32)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
-    // BASE[32]: (next (step 33)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 32;
-    // BASE[33]: (next (step 34)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x100000000 != 0) << 33;
-    // BASE[34]: (next (step 35)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
-    // BASE[35]: (next (step 36)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 35;
-    // BASE[36]: (next (step 37)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
-    // BASE[37]: (next (step 38)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 39)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 40)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 41)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
+    // BASE[1] and 39 more of w[0]: (next (step 2)), rules at 4pffa.kif:55
+    w[0] |= (s.0[0] << 1u32) & 0x1fffffffffe;
     // BASE[122]: (next (control blue)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x2000000000000000 != 0) << 58;
-    // BASE[123]: (next (control green)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x400000000000000 != 0) << 59;
-    // BASE[124]: (next (control red)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x800000000000000 != 0) << 60;
-    // BASE[125]: (next (control yellow)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x1000000000000000 != 0) << 61;
+    w[1] |= (s.0[1] >> 3u32) & 0x400000000000000;
+    // BASE[123] and 2 more of w[1]: (next (control green)), rules at 4pffa.kif:37
+    w[1] |= (s.0[1] << 1u32) & 0x3800000000000000;
     w[0] |= g[2] & 0x7ffffe0000000000;
     w[1] |= g[0] & 0x12c00c40da80440;
     w[1] |= g[1] & 0xd3be3bc255f3be;
@@ -4639,94 +4557,12 @@ pub fn random_step_into(
         (0x7ffffe0000000000 & s.0[0]) | (0x3fffff & s.0[3])
     };
     let mut w: [u64; WORDS] = [0x0, 0x400010000000, 0x10000000001, 0x0];
-    // BASE[1]: (next (step 2)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 5)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 6)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 7)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 8)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 9)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 10)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 11)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 12)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 13)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 14)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 15)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 16)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 17)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step 18)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step 19)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step 20)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step 21)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step 22)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step 23)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step 24)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 23;
-    // BASE[24]: (next (step 25)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
-    // BASE[25]: (next (step 26)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
-    // BASE[26]: (next (step 27)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2000000 != 0) << 26;
-    // BASE[27]: (next (step 28)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step 29)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step 30)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step 31)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step 32)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
-    // BASE[32]: (next (step 33)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 32;
-    // BASE[33]: (next (step 34)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x100000000 != 0) << 33;
-    // BASE[34]: (next (step 35)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x200000000 != 0) << 34;
-    // BASE[35]: (next (step 36)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x400000000 != 0) << 35;
-    // BASE[36]: (next (step 37)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x800000000 != 0) << 36;
-    // BASE[37]: (next (step 38)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 39)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 40)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 41)), rules at 4pffa.kif:55
-    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
+    // BASE[1] and 39 more of w[0]: (next (step 2)), rules at 4pffa.kif:55
+    w[0] |= (s.0[0] << 1u32) & 0x1fffffffffe;
     // BASE[122]: (next (control blue)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x2000000000000000 != 0) << 58;
-    // BASE[123]: (next (control green)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x400000000000000 != 0) << 59;
-    // BASE[124]: (next (control red)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x800000000000000 != 0) << 60;
-    // BASE[125]: (next (control yellow)), rules at 4pffa.kif:37
-    w[1] |= u64::from(s.0[1] & 0x1000000000000000 != 0) << 61;
+    w[1] |= (s.0[1] >> 3u32) & 0x400000000000000;
+    // BASE[123] and 2 more of w[1]: (next (control green)), rules at 4pffa.kif:37
+    w[1] |= (s.0[1] << 1u32) & 0x3800000000000000;
     w[0] |= g[70] & 0x7ffffe0000000000;
     w[1] |= g[68] & 0x12c00c40da80440;
     w[1] |= g[69] & 0xd3be3bc255f3be;

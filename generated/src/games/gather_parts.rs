@@ -1120,58 +1120,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             ((1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     let mut w: [u64; WORDS] = [0x0, 0x0];
-    // BASE[37]: (next (step 1)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-    // BASE[38]: (next (step 2)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-    // BASE[39]: (next (step 3)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-    // BASE[40]: (next (step 4)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-    // BASE[41]: (next (step 5)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-    // BASE[42]: (next (step 6)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-    // BASE[43]: (next (step 7)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-    // BASE[44]: (next (step 8)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-    // BASE[45]: (next (step 9)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
-    // BASE[46]: (next (step 10)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
-    // BASE[47]: (next (step 11)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-    // BASE[48]: (next (step 12)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
-    // BASE[49]: (next (step 13)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-    // BASE[50]: (next (step 14)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-    // BASE[51]: (next (step 15)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-    // BASE[52]: (next (step 16)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-    // BASE[53]: (next (step 17)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-    // BASE[54]: (next (step 18)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-    // BASE[55]: (next (step 19)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-    // BASE[56]: (next (step 20)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-    // BASE[57]: (next (step 21)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-    // BASE[58]: (next (step 22)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-    // BASE[59]: (next (step 23)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-    // BASE[60]: (next (step 24)), rules at gather.kif:54
-    w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
     // BASE[61]: (next (control black)), rules at gather.kif:50, 52
-    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
-    // BASE[62]: (next (control white)), rules at gather.kif:50, 52
-    w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
+    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    // BASE[37] and 24 more of w[0]: (next (step 1)), rules at gather.kif:54
+    w[0] |= (s.0[0] << 1u32) & 0x5fffffe000000000;
     w[0] |= g[0] & 0xfffffffff;
     w[1] |= g[1] & 0xfffffffff;
     State(w)
@@ -3723,58 +3675,10 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                     ((1u64 << (entry & 63)) & mask).rotate_right(turn)
                 });
             let mut w: [u64; WORDS] = [0x0, 0x0];
-            // BASE[37]: (next (step 1)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x1000000000 != 0) << 37;
-            // BASE[38]: (next (step 2)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
-            // BASE[39]: (next (step 3)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 39;
-            // BASE[40]: (next (step 4)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 40;
-            // BASE[41]: (next (step 5)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x10000000000 != 0) << 41;
-            // BASE[42]: (next (step 6)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x20000000000 != 0) << 42;
-            // BASE[43]: (next (step 7)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x40000000000 != 0) << 43;
-            // BASE[44]: (next (step 8)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x80000000000 != 0) << 44;
-            // BASE[45]: (next (step 9)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x100000000000 != 0) << 45;
-            // BASE[46]: (next (step 10)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x200000000000 != 0) << 46;
-            // BASE[47]: (next (step 11)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x400000000000 != 0) << 47;
-            // BASE[48]: (next (step 12)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x800000000000 != 0) << 48;
-            // BASE[49]: (next (step 13)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
-            // BASE[50]: (next (step 14)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 50;
-            // BASE[51]: (next (step 15)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 51;
-            // BASE[52]: (next (step 16)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x8000000000000 != 0) << 52;
-            // BASE[53]: (next (step 17)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x10000000000000 != 0) << 53;
-            // BASE[54]: (next (step 18)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x20000000000000 != 0) << 54;
-            // BASE[55]: (next (step 19)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x40000000000000 != 0) << 55;
-            // BASE[56]: (next (step 20)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x80000000000000 != 0) << 56;
-            // BASE[57]: (next (step 21)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
-            // BASE[58]: (next (step 22)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 58;
-            // BASE[59]: (next (step 23)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x400000000000000 != 0) << 59;
-            // BASE[60]: (next (step 24)), rules at gather.kif:54
-            w[0] |= u64::from(s.0[0] & 0x800000000000000 != 0) << 60;
             // BASE[61]: (next (control black)), rules at gather.kif:50, 52
-            w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
-            // BASE[62]: (next (control white)), rules at gather.kif:50, 52
-            w[0] |= u64::from(s.0[0] & 0x2000000000000000 != 0) << 62;
+            w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+            // BASE[37] and 24 more of w[0]: (next (step 1)), rules at gather.kif:54
+            w[0] |= (s.0[0] << 1u32) & 0x5fffffe000000000;
             w[0] |= g[0] & 0xfffffffff;
             w[1] |= g[1] & 0xfffffffff;
             out.0 = w;

@@ -861,68 +861,16 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
-    // BASE[1]: (next (step s1)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
     // BASE[2]: (next (step s10)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 2;
-    // BASE[3]: (next (step s11)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step s12)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step s13)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step s14)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step s15)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step s16)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step s17)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step s18)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step s19)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step s2)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 12;
-    // BASE[13]: (next (step s20)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 13;
-    // BASE[14]: (next (step s21)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step s22)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step s23)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step s24)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step s25)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step s26)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step s27)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step s28)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step s29)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step s3)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 23;
-    // BASE[24]: (next (step s30)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 24;
-    // BASE[25]: (next (step s31)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
+    w[0] |= (s.0[0] >> 29u32) & 0x4;
+    // BASE[1] and 24 more of w[0]: (next (step s1)), rules at hanoi.kif:15
+    w[0] |= (s.0[0] << 1u32) & 0xfa7fcffa;
+    // BASE[13] and 1 more of w[0]: (next (step s20)), rules at hanoi.kif:15
+    w[0] |= (s.0[0] << 2u32) & 0x1002000;
     // BASE[26]: (next (step s4)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 26;
-    // BASE[27]: (next (step s5)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step s6)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step s7)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step s8)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step s9)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
+    w[0] |= (s.0[0] << 3u32) & 0x4000000;
+    // BASE[12] and 1 more of w[0]: (next (step s2)), rules at hanoi.kif:15
+    w[0] |= (s.0[0] << 11u32) & 0x801000;
     // BASE[64]: (next (clear disc1)), rules at hanoi.kif:23, 26
     w[1] |= s.0[1] & 0x1;
     State(w)
@@ -1107,68 +1055,16 @@ pub fn random_step_into(
             _ => {}
         }
     }
-    // BASE[1]: (next (step s1)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
     // BASE[2]: (next (step s10)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 2;
-    // BASE[3]: (next (step s11)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step s12)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step s13)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step s14)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step s15)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step s16)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step s17)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step s18)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step s19)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step s2)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 12;
-    // BASE[13]: (next (step s20)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 13;
-    // BASE[14]: (next (step s21)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step s22)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step s23)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
-    // BASE[17]: (next (step s24)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x10000 != 0) << 17;
-    // BASE[18]: (next (step s25)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x20000 != 0) << 18;
-    // BASE[19]: (next (step s26)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x40000 != 0) << 19;
-    // BASE[20]: (next (step s27)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 20;
-    // BASE[21]: (next (step s28)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x100000 != 0) << 21;
-    // BASE[22]: (next (step s29)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 22;
-    // BASE[23]: (next (step s3)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 23;
-    // BASE[24]: (next (step s30)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x400000 != 0) << 24;
-    // BASE[25]: (next (step s31)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 25;
+    w[0] |= (s.0[0] >> 29u32) & 0x4;
+    // BASE[1] and 24 more of w[0]: (next (step s1)), rules at hanoi.kif:15
+    w[0] |= (s.0[0] << 1u32) & 0xfa7fcffa;
+    // BASE[13] and 1 more of w[0]: (next (step s20)), rules at hanoi.kif:15
+    w[0] |= (s.0[0] << 2u32) & 0x1002000;
     // BASE[26]: (next (step s4)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 26;
-    // BASE[27]: (next (step s5)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x4000000 != 0) << 27;
-    // BASE[28]: (next (step s6)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
-    // BASE[29]: (next (step s7)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 29;
-    // BASE[30]: (next (step s8)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x20000000 != 0) << 30;
-    // BASE[31]: (next (step s9)), rules at hanoi.kif:15
-    w[0] |= u64::from(s.0[0] & 0x40000000 != 0) << 31;
+    w[0] |= (s.0[0] << 3u32) & 0x4000000;
+    // BASE[12] and 1 more of w[0]: (next (step s2)), rules at hanoi.kif:15
+    w[0] |= (s.0[0] << 11u32) & 0x801000;
     // BASE[64]: (next (clear disc1)), rules at hanoi.kif:23, 26
     w[1] |= s.0[1] & 0x1;
     out.0 = w;

@@ -529,12 +529,12 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
     // BASE[2]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(n[0]) << 2;
+    // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
+    w[0] |= (s.0[0] << 1u32) & 0x2;
     // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
+    w[0] |= (s.0[0] << 2u32) & 0x8;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -703,12 +703,12 @@ pub fn random_step_into(
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
     // BASE[2]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(n[4]) << 2;
+    // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
+    w[0] |= (s.0[0] << 1u32) & 0x2;
     // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
+    w[0] |= (s.0[0] << 2u32) & 0x8;
     out.0 = w;
     true
 }

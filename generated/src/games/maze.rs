@@ -263,24 +263,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // BASE[1]: (next (step 2)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 5)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 6)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 7)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 8)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 9)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 10)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    // BASE[1] and 8 more of w[0]: (next (step 2)), rules at maze.kif:77
+    w[0] |= (s.0[0] << 1u32) & 0x3fe;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -404,24 +388,8 @@ pub fn random_step_into(
         }
         _ => {}
     }
-    // BASE[1]: (next (step 2)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 5)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 6)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 7)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 8)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 9)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 10)), rules at maze.kif:77
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
+    // BASE[1] and 8 more of w[0]: (next (step 2)), rules at maze.kif:77
+    w[0] |= (s.0[0] << 1u32) & 0x3fe;
     out.0 = w;
     true
 }

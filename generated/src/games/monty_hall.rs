@@ -405,12 +405,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
         _ => {}
     }
-    // BASE[1]: (next (step 2)), rules at montyHall.kif:31, 32, 33
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at montyHall.kif:31, 32, 33
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at montyHall.kif:31, 32, 33
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[1] and 2 more of w[0]: (next (step 2)), rules at montyHall.kif:31, 32, 33
+    w[0] |= (s.0[0] << 1u32) & 0xe;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -525,12 +521,8 @@ pub fn random_step_into(
         }
         _ => {}
     }
-    // BASE[1]: (next (step 2)), rules at montyHall.kif:31, 32, 33
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 3)), rules at montyHall.kif:31, 32, 33
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 4)), rules at montyHall.kif:31, 32, 33
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
+    // BASE[1] and 2 more of w[0]: (next (step 2)), rules at montyHall.kif:31, 32, 33
+    w[0] |= (s.0[0] << 1u32) & 0xe;
     out.0 = w;
     true
 }

@@ -869,30 +869,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[1]: (next (step 1)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 10)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     // BASE[23]: (next (control black)), rules at passingRow.kif:49
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 23;
-    // BASE[24]: (next (control white)), rules at passingRow.kif:49
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
+    w[0] |= (s.0[0] >> 1u32) & 0x800000;
+    // BASE[1] and 10 more of w[0]: (next (step 1)), rules at passingRow.kif:50
+    w[0] |= (s.0[0] << 1u32) & 0x10007fe;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -1198,30 +1178,10 @@ pub fn random_step_into(
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[1]: (next (step 1)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 10)), rules at passingRow.kif:50
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
     // BASE[23]: (next (control black)), rules at passingRow.kif:49
-    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 23;
-    // BASE[24]: (next (control white)), rules at passingRow.kif:49
-    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 24;
+    w[0] |= (s.0[0] >> 1u32) & 0x800000;
+    // BASE[1] and 10 more of w[0]: (next (step 1)), rules at passingRow.kif:50
+    w[0] |= (s.0[0] << 1u32) & 0x10007fe;
     out.0 = w;
     true
 }

@@ -624,34 +624,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
-    // BASE[65]: (next (step 1)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x1 != 0) << 1;
-    // BASE[66]: (next (step 2)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x2 != 0) << 2;
-    // BASE[67]: (next (step 3)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x4 != 0) << 3;
-    // BASE[68]: (next (step 4)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 4;
-    // BASE[69]: (next (step 5)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x10 != 0) << 5;
-    // BASE[70]: (next (step 6)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x20 != 0) << 6;
-    // BASE[71]: (next (step 7)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x40 != 0) << 7;
-    // BASE[72]: (next (step 8)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x80 != 0) << 8;
-    // BASE[73]: (next (step 9)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x100 != 0) << 9;
-    // BASE[74]: (next (step 10)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x200 != 0) << 10;
-    // BASE[75]: (next (step 11)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x400 != 0) << 11;
-    // BASE[76]: (next (step 12)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x800 != 0) << 12;
     // BASE[77]: (next (control black)), rules at promotions.kif:32, 33
-    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
-    // BASE[78]: (next (control white)), rules at promotions.kif:32, 33
-    w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
+    w[1] |= (s.0[1] >> 1u32) & 0x2000;
+    // BASE[65] and 12 more of w[1]: (next (step 1)), rules at promotions.kif:34
+    w[1] |= (s.0[1] << 1u32) & 0x5ffe;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -780,34 +756,10 @@ pub fn random_step_into(
         }
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
-    // BASE[65]: (next (step 1)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x1 != 0) << 1;
-    // BASE[66]: (next (step 2)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x2 != 0) << 2;
-    // BASE[67]: (next (step 3)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x4 != 0) << 3;
-    // BASE[68]: (next (step 4)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x8 != 0) << 4;
-    // BASE[69]: (next (step 5)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x10 != 0) << 5;
-    // BASE[70]: (next (step 6)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x20 != 0) << 6;
-    // BASE[71]: (next (step 7)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x40 != 0) << 7;
-    // BASE[72]: (next (step 8)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x80 != 0) << 8;
-    // BASE[73]: (next (step 9)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x100 != 0) << 9;
-    // BASE[74]: (next (step 10)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x200 != 0) << 10;
-    // BASE[75]: (next (step 11)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x400 != 0) << 11;
-    // BASE[76]: (next (step 12)), rules at promotions.kif:34
-    w[1] |= u64::from(s.0[1] & 0x800 != 0) << 12;
     // BASE[77]: (next (control black)), rules at promotions.kif:32, 33
-    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
-    // BASE[78]: (next (control white)), rules at promotions.kif:32, 33
-    w[1] |= u64::from(s.0[1] & 0x2000 != 0) << 14;
+    w[1] |= (s.0[1] >> 1u32) & 0x2000;
+    // BASE[65] and 12 more of w[1]: (next (step 1)), rules at promotions.kif:34
+    w[1] |= (s.0[1] << 1u32) & 0x5ffe;
     out.0 = w;
     true
 }

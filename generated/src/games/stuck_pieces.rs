@@ -653,38 +653,6 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[1]: (next (step 1)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 10)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 11)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 12)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 13)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 14)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 15)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 16)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
     // BASE[18]: (next (at 2 black)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[15]) << 18;
     // BASE[19]: (next (at 3 black)), rules at stuckPieces.kif:55, 56
@@ -718,9 +686,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[35]: (next (at 9 white)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[14]) << 35;
     // BASE[37]: (next (control black)), rules at stuckPieces.kif:57
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
-    // BASE[38]: (next (control white)), rules at stuckPieces.kif:57
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
+    w[0] |= (s.0[0] >> 1u32) & 0x2000000000;
+    // BASE[1] and 16 more of w[0]: (next (step 1)), rules at stuckPieces.kif:58
+    w[0] |= (s.0[0] << 1u32) & 0x400001fffe;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -1051,38 +1019,6 @@ pub fn random_step_into(
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[1]: (next (step 1)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
-    // BASE[2]: (next (step 2)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 2;
-    // BASE[3]: (next (step 3)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 3;
-    // BASE[4]: (next (step 4)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 4;
-    // BASE[5]: (next (step 5)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x10 != 0) << 5;
-    // BASE[6]: (next (step 6)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x20 != 0) << 6;
-    // BASE[7]: (next (step 7)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x40 != 0) << 7;
-    // BASE[8]: (next (step 8)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (step 9)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (step 10)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (step 11)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (step 12)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
-    // BASE[13]: (next (step 13)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x1000 != 0) << 13;
-    // BASE[14]: (next (step 14)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x2000 != 0) << 14;
-    // BASE[15]: (next (step 15)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x4000 != 0) << 15;
-    // BASE[16]: (next (step 16)), rules at stuckPieces.kif:58
-    w[0] |= u64::from(s.0[0] & 0x8000 != 0) << 16;
     // BASE[18]: (next (at 2 black)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[77]) << 18;
     // BASE[19]: (next (at 3 black)), rules at stuckPieces.kif:55, 56
@@ -1116,9 +1052,9 @@ pub fn random_step_into(
     // BASE[35]: (next (at 9 white)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[76]) << 35;
     // BASE[37]: (next (control black)), rules at stuckPieces.kif:57
-    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
-    // BASE[38]: (next (control white)), rules at stuckPieces.kif:57
-    w[0] |= u64::from(s.0[0] & 0x2000000000 != 0) << 38;
+    w[0] |= (s.0[0] >> 1u32) & 0x2000000000;
+    // BASE[1] and 16 more of w[0]: (next (step 1)), rules at stuckPieces.kif:58
+    w[0] |= (s.0[0] << 1u32) & 0x400001fffe;
     out.0 = w;
     true
 }

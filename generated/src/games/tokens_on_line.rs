@@ -306,16 +306,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             _ => {}
         }
     }
-    // BASE[8]: (next (turn 1)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (turn 2)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (turn 3)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (turn 4)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (turn 5)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    // BASE[8] and 4 more of w[0]: (next (turn 1)), rules at tokensOnLine.kif:19
+    w[0] |= (s.0[0] << 1u32) & 0x1f00;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -415,16 +407,8 @@ pub fn random_step_into(
             _ => {}
         }
     }
-    // BASE[8]: (next (turn 1)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x80 != 0) << 8;
-    // BASE[9]: (next (turn 2)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x100 != 0) << 9;
-    // BASE[10]: (next (turn 3)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x200 != 0) << 10;
-    // BASE[11]: (next (turn 4)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x400 != 0) << 11;
-    // BASE[12]: (next (turn 5)), rules at tokensOnLine.kif:19
-    w[0] |= u64::from(s.0[0] & 0x800 != 0) << 12;
+    // BASE[8] and 4 more of w[0]: (next (turn 1)), rules at tokensOnLine.kif:19
+    w[0] |= (s.0[0] << 1u32) & 0x1f00;
     out.0 = w;
     true
 }

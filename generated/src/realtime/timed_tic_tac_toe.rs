@@ -992,12 +992,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[1] |= u64::from(n[65]) << 62;
     // BASE[127]: (next (rtgdl:lifetime (timeout o) (rtgdl:const infinity)))
     w[1] |= u64::from(n[70]) << 63;
-    // BASE[128]: (next (rtgdl:lifetime (timeout o) (rtgdl:copy (timeout o))))
-    w[2] |= u64::from(s.0[2] & 0x20 != 0) << 0;
     // BASE[129]: (next (rtgdl:lifetime (timeout x) (rtgdl:const infinity)))
     w[2] |= u64::from(n[69]) << 1;
-    // BASE[130]: (next (rtgdl:lifetime (timeout x) (rtgdl:copy (timeout x))))
-    w[2] |= u64::from(s.0[2] & 0x40 != 0) << 2;
     // BASE[131]: (next (rtgdl:lifetime turn (rtgdl:const 2.0)))
     w[2] |= u64::from(n[0]) << 3;
     // BASE[132]: (next (rtgdl:lifetime turn (rtgdl:copy turn)))
@@ -1008,6 +1004,10 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[2] |= u64::from(n[67]) << 6;
     // BASE[135]: (next turn), rules at timedTicTacToe.kif:31, 32
     w[2] |= u64::from(n[61]) << 7;
+    // BASE[128]: (next (rtgdl:lifetime (timeout o) (rtgdl:copy (timeout o))))
+    w[2] |= (s.0[2] >> 5u32) & 0x1;
+    // BASE[130]: (next (rtgdl:lifetime (timeout x) (rtgdl:copy (timeout x))))
+    w[2] |= (s.0[2] >> 4u32) & 0x4;
     State(w)
 }
 /// Whether `s` is terminal.

@@ -66,12 +66,25 @@ impl Emitter<'_> {
 }
 
 /// The next state's bits that are not framed, as they are computed: the words of the bits that
-/// always hold, statements that set the others one by one, and the bits copied from node words
-/// by state word, group and distance.
+/// always hold, statements that set the others one by one, the bits copied from node words by
+/// state word, group and distance, and the bits copied from the state's own facts (or their
+/// negations) by state word, word read, distance and sign.
 struct NextBits {
     always: Vec<u64>,
     sets: Vec<TokenStream>,
     from_groups: BTreeMap<(usize, u32, i32), u64>,
+    from_state: BTreeMap<StateCopy, u64>,
+}
+
+/// Next-state bits of word `to` that are the facts of word `from` (negated unless `positive`),
+/// each `up` places below its own: a step counter's `(next (step ?y))` from `(true (step ?x))`
+/// and `(succ ?x ?y)` is one such copy a word.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct StateCopy {
+    to: usize,
+    from: usize,
+    up: i32,
+    positive: bool,
 }
 
 impl Body<'_> {
@@ -81,9 +94,10 @@ impl Body<'_> {
     /// `by_draw[r]`: role `r`'s frame and arm-family rows are looked up by its drawn bit
     /// `drawn_r` (in `random_step`) rather than by its move.
     pub(crate) fn next_words(&self, local: &[bool], by_draw: &[bool]) -> TokenStream {
-        let NextBits { always, mut sets, from_groups } = self.next_bits();
+        let NextBits { always, mut sets, from_groups, from_state } = self.next_bits();
         let always = always.into_iter().map(hex);
         let frames = self.emitter.frame_rows(by_draw, &self.frame_guards());
+        sets.extend(from_state.into_iter().map(|(copy, mask)| self.copy_state(copy, mask)));
         sets.extend(from_groups.into_iter().map(|((w, g, up), mask)| {
             let (w, k, mask) = (Literal::usize_unsuffixed(w), self.slots.word(g), hex(mask));
             let word = shifted(quote!(g[#k]), -up);
@@ -105,6 +119,7 @@ impl Body<'_> {
             always: vec![0u64; words(emitter.ground.base.len())],
             sets: Vec::new(),
             from_groups: BTreeMap::new(),
+            from_state: BTreeMap::new(),
         };
         for (i, v) in emitter.ground.next.iter().enumerate() {
             let (w, bit) = (i / 64, i % 64);
@@ -120,11 +135,11 @@ impl Body<'_> {
                 }
                 Value::Const(false) => {}
                 Value::Const(true) => bits.always[w] |= 1 << bit,
-                // A fact that persists exactly when it holds: copy its bit.
-                Value::Lit(Lit { prop: Prop::Base(b), positive: true }) if b as usize == i => {
-                    let (wl, mask) = (Literal::usize_unsuffixed(w), hex(1 << bit));
-                    let note = self.note_next(i);
-                    bits.sets.push(quote!(#note w[#wl] |= s.0[#wl] & #mask;));
+                // A fact of the state, or its negation: copied with the others of its word
+                // read at the same distance.
+                Value::Lit(Lit { prop: Prop::Base(b), positive }) => {
+                    let (from, up) = (b as usize / 64, bit as i32 - (b % 64) as i32);
+                    *bits.from_state.entry(StateCopy { to: w, from, up, positive }).or_default() |= 1 << bit;
                 }
                 Value::Lit(lit) => {
                     let (wl, bl) = (Literal::usize_unsuffixed(w), Literal::usize_unsuffixed(bit));
@@ -135,6 +150,25 @@ impl Body<'_> {
             }
         }
         bits
+    }
+
+    /// `copy`'s bits of `mask` set in `w` from the state's word, with a comment naming the
+    /// first of them and how many more.
+    fn copy_state(&self, copy: StateCopy, mask: u64) -> TokenStream {
+        let StateCopy { to, from, up, positive } = copy;
+        let first = 64 * to + mask.trailing_zeros() as usize;
+        let more = mask.count_ones() - 1;
+        let note = self.emitter.note(|notes| {
+            let atom = notes.atom(&format!("(next {})", self.emitter.ground.base[first]));
+            match more {
+                0 => format!("BASE[{first}]: {atom}"),
+                _ => format!("BASE[{first}] and {more} more of w[{to}]: {atom}"),
+            }
+        });
+        let from = Literal::usize_unsuffixed(from);
+        let read = if positive { quote!(s.0[#from]) } else { quote!((!s.0[#from])) };
+        let (to, word, mask) = (Literal::usize_unsuffixed(to), shifted(read, -up), hex(mask));
+        quote!(#note w[#to] |= #word & #mask;)
     }
 
     /// A comment naming the next atom of base fact `i`.
