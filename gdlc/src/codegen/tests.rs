@@ -348,7 +348,7 @@ fn a_test_both_roles_read_only_when_in_check_is_made_on_each_turn_inside_the_tes
 fn a_step_counter_and_facts_read_negated_are_copied_a_word_at_a_time() {
     // `(next (step ?y))` reads `(true (step ?x))` one place below; `(next (dark ?x))` reads
     // `(true (lit ?x))` negated. Each is one masked copy of a shifted state word, not one
-    // statement a bit.
+    // statement a bit (but a single bit, which is tested and set as before).
     let succ: String = (1..70).map(|k| format!("(succ {k} {})", k + 1)).collect();
     let game = format!(
         "(role r) (init (step 1)) (legal r go) (goal r 100) (<= terminal (true (step 70)))
@@ -359,7 +359,8 @@ fn a_step_counter_and_facts_read_negated_are_copied_a_word_at_a_time() {
     );
     let module = module_of(&game);
     let next = function(&module, "next");
-    assert!(!next.contains("u64::from(s.0["), "{next}");
+    // The counter's one bit carried from word to word is tested and set alone.
+    assert!(next.matches("u64::from(s.0[").count() <= 1, "{next}");
     assert!(next.contains("|= ((!s.0["), "{next}");
     // 75 next values, one statement for each pair of words read and written.
     assert!(next.matches(" |= ").count() <= 6, "{next}");

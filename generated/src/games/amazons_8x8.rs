@@ -12445,9 +12445,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[256] and 1 more of w[4]: (next (turn black fire)), rules at amazons_8x8.kif:91, 93
     w[4] |= (s.0[4] >> 2u32) & 0x3;
     // BASE[258]: (next (turn black move)), rules at amazons_8x8.kif:91, 93
-    w[4] |= (s.0[4] << 1u32) & 0x4;
+    w[4] |= u64::from(s.0[4] & 0x2 != 0) << 2;
     // BASE[259]: (next (turn white move)), rules at amazons_8x8.kif:91, 93
-    w[4] |= (s.0[4] << 3u32) & 0x8;
+    w[4] |= u64::from(s.0[4] & 0x1 != 0) << 3;
     w[0] |= g[2] & 0xffffffffffffffff;
     w[1] |= g[1] & 0xffffffffffffffff;
     w[2] |= g[0] & 0xffffffffffffffff;
@@ -16000,9 +16000,9 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             // BASE[256] and 1 more of w[4]: (next (turn black fire)), rules at amazons_8x8.kif:91, 93
             w[4] |= (s.0[4] >> 2u32) & 0x3;
             // BASE[258]: (next (turn black move)), rules at amazons_8x8.kif:91, 93
-            w[4] |= (s.0[4] << 1u32) & 0x4;
+            w[4] |= u64::from(s.0[4] & 0x2 != 0) << 2;
             // BASE[259]: (next (turn white move)), rules at amazons_8x8.kif:91, 93
-            w[4] |= (s.0[4] << 3u32) & 0x8;
+            w[4] |= u64::from(s.0[4] & 0x1 != 0) << 3;
             w[0] |= g[159] & 0xffffffffffffffff;
             w[1] |= g[158] & 0xffffffffffffffff;
             w[2] |= g[157] & 0xffffffffffffffff;

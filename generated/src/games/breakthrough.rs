@@ -1656,9 +1656,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= (s.0[0] & keep[0]) | set[0];
     w[1] |= (s.0[1] & keep[1]) | set[1];
     // BASE[128]: (next (control black)), rules at breakthrough.kif:149, 151
-    w[2] |= (s.0[2] >> 1u32) & 0x1;
+    w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     // BASE[129]: (next (control white)), rules at breakthrough.kif:149, 151
-    w[2] |= (s.0[2] << 1u32) & 0x2;
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -1790,9 +1790,9 @@ pub fn random_step_into(
     w[0] |= (s.0[0] & keep[0]) | set[0];
     w[1] |= (s.0[1] & keep[1]) | set[1];
     // BASE[128]: (next (control black)), rules at breakthrough.kif:149, 151
-    w[2] |= (s.0[2] >> 1u32) & 0x1;
+    w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     // BASE[129]: (next (control white)), rules at breakthrough.kif:149, 151
-    w[2] |= (s.0[2] << 1u32) & 0x2;
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     out.0 = w;
     true
 }

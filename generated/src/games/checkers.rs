@@ -20928,17 +20928,17 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[1] and 62 more of w[0]: (next (step 2)), rules at checkers.kif:182
     w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
     // BASE[64]: (next (step 65)), rules at checkers.kif:182
-    w[1] |= (s.0[0] >> 63u32) & 0x1;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
     // BASE[65] and 62 more of w[1]: (next (step 66)), rules at checkers.kif:182
     w[1] |= (s.0[1] << 1u32) & 0xfffffffffffffffe;
     // BASE[128]: (next (step 129)), rules at checkers.kif:182
-    w[2] |= (s.0[1] >> 63u32) & 0x1;
+    w[2] |= u64::from(s.0[1] & 0x8000000000000000 != 0) << 0;
     // BASE[129] and 62 more of w[2]: (next (step 130)), rules at checkers.kif:182
     w[2] |= (s.0[2] << 1u32) & 0xfffffffffffffffe;
     // BASE[192]: (next (step 193)), rules at checkers.kif:182
-    w[3] |= (s.0[2] >> 63u32) & 0x1;
+    w[3] |= u64::from(s.0[2] & 0x8000000000000000 != 0) << 0;
     // BASE[227]: (next (control black)), rules at checkers.kif:176, 178
-    w[3] |= (s.0[3] >> 1u32) & 0x800000000;
+    w[3] |= u64::from(s.0[3] & 0x1000000000 != 0) << 35;
     // BASE[193] and 8 more of w[3]: (next (step 194)), rules at checkers.kif:182
     w[3] |= (s.0[3] << 1u32) & 0x10000001fe;
     w[3] |= g[2] & 0x3ffdffe00;
@@ -27440,17 +27440,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     // BASE[1] and 62 more of w[0]: (next (step 2)), rules at checkers.kif:182
     w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
     // BASE[64]: (next (step 65)), rules at checkers.kif:182
-    w[1] |= (s.0[0] >> 63u32) & 0x1;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
     // BASE[65] and 62 more of w[1]: (next (step 66)), rules at checkers.kif:182
     w[1] |= (s.0[1] << 1u32) & 0xfffffffffffffffe;
     // BASE[128]: (next (step 129)), rules at checkers.kif:182
-    w[2] |= (s.0[1] >> 63u32) & 0x1;
+    w[2] |= u64::from(s.0[1] & 0x8000000000000000 != 0) << 0;
     // BASE[129] and 62 more of w[2]: (next (step 130)), rules at checkers.kif:182
     w[2] |= (s.0[2] << 1u32) & 0xfffffffffffffffe;
     // BASE[192]: (next (step 193)), rules at checkers.kif:182
-    w[3] |= (s.0[2] >> 63u32) & 0x1;
+    w[3] |= u64::from(s.0[2] & 0x8000000000000000 != 0) << 0;
     // BASE[227]: (next (control black)), rules at checkers.kif:176, 178
-    w[3] |= (s.0[3] >> 1u32) & 0x800000000;
+    w[3] |= u64::from(s.0[3] & 0x1000000000 != 0) << 35;
     // BASE[193] and 8 more of w[3]: (next (step 194)), rules at checkers.kif:182
     w[3] |= (s.0[3] << 1u32) & 0x10000001fe;
     w[3] |= g[2] & 0x3ffdffe00;

@@ -3539,9 +3539,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[1] and 62 more of w[0]: (next (step 2)), rules at checkersTorus.kif:130
     w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
     // BASE[64]: (next (step 65)), rules at checkersTorus.kif:130
-    w[1] |= (s.0[0] >> 63u32) & 0x1;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
     // BASE[126]: (next (control black)), rules at checkersTorus.kif:125, 127
-    w[1] |= (s.0[1] >> 1u32) & 0x4000000000000000;
+    w[1] |= u64::from(s.0[1] & 0x8000000000000000 != 0) << 62;
     // BASE[65] and 35 more of w[1]: (next (step 66)), rules at checkersTorus.kif:130
     w[1] |= (s.0[1] << 1u32) & 0x8000000ffffffffe;
     w[1] |= g[18] & 0x3ffffff000000000;
@@ -6480,9 +6480,9 @@ pub fn random_step_into(
     // BASE[1] and 62 more of w[0]: (next (step 2)), rules at checkersTorus.kif:130
     w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
     // BASE[64]: (next (step 65)), rules at checkersTorus.kif:130
-    w[1] |= (s.0[0] >> 63u32) & 0x1;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
     // BASE[126]: (next (control black)), rules at checkersTorus.kif:125, 127
-    w[1] |= (s.0[1] >> 1u32) & 0x4000000000000000;
+    w[1] |= u64::from(s.0[1] & 0x8000000000000000 != 0) << 62;
     // BASE[65] and 35 more of w[1]: (next (step 66)), rules at checkersTorus.kif:130
     w[1] |= (s.0[1] << 1u32) & 0x8000000ffffffffe;
     w[1] |= g[59] & 0x3ffffff000000000;

@@ -2854,7 +2854,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[112] and 1 more of w[1]: (next (control blue)), rules at chineseCheckers3.kif:95, 98, 101
     w[1] |= (s.0[1] >> 1u32) & 0x3000000000000;
     // BASE[114]: (next (control red)), rules at chineseCheckers3.kif:95, 98, 101
-    w[1] |= (s.0[1] << 2u32) & 0x4000000000000;
+    w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 50;
     // BASE[129] and 58 more of w[2]: (next (step 2)), rules at chineseCheckers3.kif:104
     w[2] |= (s.0[2] << 1u32) & 0xffffffffffffffe;
     State(w)
@@ -3919,7 +3919,7 @@ pub fn random_step_into(
     // BASE[112] and 1 more of w[1]: (next (control blue)), rules at chineseCheckers3.kif:95, 98, 101
     w[1] |= (s.0[1] >> 1u32) & 0x3000000000000;
     // BASE[114]: (next (control red)), rules at chineseCheckers3.kif:95, 98, 101
-    w[1] |= (s.0[1] << 2u32) & 0x4000000000000;
+    w[1] |= u64::from(s.0[1] & 0x1000000000000 != 0) << 50;
     // BASE[129] and 58 more of w[2]: (next (step 2)), rules at chineseCheckers3.kif:104
     w[2] |= (s.0[2] << 1u32) & 0xffffffffffffffe;
     out.0 = w;

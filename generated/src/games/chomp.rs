@@ -681,9 +681,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[56]: (next (control player1)), rules at chomp.kif:79, 81
-    w[0] |= (s.0[0] >> 1u32) & 0x100000000000000;
+    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 56;
     // BASE[57]: (next (control player2)), rules at chomp.kif:79, 81
-    w[0] |= (s.0[0] << 1u32) & 0x200000000000000;
+    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
     w[0] |= g[0] & 0xffffffffffffff;
     State(w)
 }
@@ -814,9 +814,9 @@ pub fn random_step_into(
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[56]: (next (control player1)), rules at chomp.kif:79, 81
-    w[0] |= (s.0[0] >> 1u32) & 0x100000000000000;
+    w[0] |= u64::from(s.0[0] & 0x200000000000000 != 0) << 56;
     // BASE[57]: (next (control player2)), rules at chomp.kif:79, 81
-    w[0] |= (s.0[0] << 1u32) & 0x200000000000000;
+    w[0] |= u64::from(s.0[0] & 0x100000000000000 != 0) << 57;
     w[0] |= g[0] & 0xffffffffffffff;
     out.0 = w;
     true

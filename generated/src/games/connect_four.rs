@@ -468,9 +468,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // BASE[48]: (next (control black)), rules at connectFour.kif:62, 64
-    w[0] |= (s.0[0] >> 1u32) & 0x1000000000000;
+    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 48;
     // BASE[49]: (next (control red)), rules at connectFour.kif:62, 64
-    w[0] |= (s.0[0] << 1u32) & 0x2000000000000;
+    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -707,9 +707,9 @@ pub fn random_step_into(
         }
     }
     // BASE[48]: (next (control black)), rules at connectFour.kif:62, 64
-    w[0] |= (s.0[0] >> 1u32) & 0x1000000000000;
+    w[0] |= u64::from(s.0[0] & 0x2000000000000 != 0) << 48;
     // BASE[49]: (next (control red)), rules at connectFour.kif:62, 64
-    w[0] |= (s.0[0] << 1u32) & 0x2000000000000;
+    w[0] |= u64::from(s.0[0] & 0x1000000000000 != 0) << 49;
     out.0 = w;
     true
 }

@@ -447,7 +447,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[61]: (next (control black)), rules at connectedStones.kif:21, 22
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[51] and 10 more of w[0]: (next (step 1)), rules at connectedStones.kif:23
     w[0] |= (s.0[0] << 1u32) & 0x5ff8000000000000;
     State(w)
@@ -1736,7 +1736,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[61]: (next (control black)), rules at connectedStones.kif:21, 22
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[51] and 10 more of w[0]: (next (step 1)), rules at connectedStones.kif:23
     w[0] |= (s.0[0] << 1u32) & 0x5ff8000000000000;
     out.0 = w;

@@ -495,11 +495,11 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[5]) << 9;
     // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= (s.0[0] >> 3u32) & 0x1;
+    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 0;
     // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= (s.0[0] >> 1u32) & 0x2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 1;
     // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= (s.0[0] << 2u32) & 0x4;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -664,11 +664,11 @@ pub fn random_step_into(
     // BASE[9]: (next (value bob 3)), rules at diceDuel.kif:28, 29, 30, 31, 32, 33
     w[0] |= u64::from(n[6]) << 9;
     // BASE[0]: (next (phase decide)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= (s.0[0] >> 3u32) & 0x1;
+    w[0] |= u64::from(s.0[0] & 0x8 != 0) << 0;
     // BASE[1]: (next (phase done)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= (s.0[0] >> 1u32) & 0x2;
+    w[0] |= u64::from(s.0[0] & 0x4 != 0) << 1;
     // BASE[2]: (next (phase reroll)), rules at diceDuel.kif:24, 25, 26
-    w[0] |= (s.0[0] << 2u32) & 0x4;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 2;
     out.0 = w;
     true
 }

@@ -664,7 +664,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // BASE[48]: (next (control blue)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= (s.0[0] >> 2u32) & 0x1000000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 48;
     // BASE[49] and 1 more of w[0]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= (s.0[0] << 1u32) & 0x6000000000000;
     State(w)
@@ -1022,7 +1022,7 @@ pub fn random_step_into(
         }
     }
     // BASE[48]: (next (control blue)), rules at 3pConnectFour.kif:57, 59, 61
-    w[0] |= (s.0[0] >> 2u32) & 0x1000000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000 != 0) << 48;
     // BASE[49] and 1 more of w[0]: (next (control red)), rules at 3pConnectFour.kif:57, 59, 61
     w[0] |= (s.0[0] << 1u32) & 0x6000000000000;
     out.0 = w;

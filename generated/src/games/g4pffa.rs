@@ -3366,7 +3366,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[1] and 39 more of w[0]: (next (step 2)), rules at 4pffa.kif:55
     w[0] |= (s.0[0] << 1u32) & 0x1fffffffffe;
     // BASE[122]: (next (control blue)), rules at 4pffa.kif:37
-    w[1] |= (s.0[1] >> 3u32) & 0x400000000000000;
+    w[1] |= u64::from(s.0[1] & 0x2000000000000000 != 0) << 58;
     // BASE[123] and 2 more of w[1]: (next (control green)), rules at 4pffa.kif:37
     w[1] |= (s.0[1] << 1u32) & 0x3800000000000000;
     w[0] |= g[2] & 0x7ffffe0000000000;
@@ -4560,7 +4560,7 @@ pub fn random_step_into(
     // BASE[1] and 39 more of w[0]: (next (step 2)), rules at 4pffa.kif:55
     w[0] |= (s.0[0] << 1u32) & 0x1fffffffffe;
     // BASE[122]: (next (control blue)), rules at 4pffa.kif:37
-    w[1] |= (s.0[1] >> 3u32) & 0x400000000000000;
+    w[1] |= u64::from(s.0[1] & 0x2000000000000000 != 0) << 58;
     // BASE[123] and 2 more of w[1]: (next (control green)), rules at 4pffa.kif:37
     w[1] |= (s.0[1] << 1u32) & 0x3800000000000000;
     w[0] |= g[70] & 0x7ffffe0000000000;

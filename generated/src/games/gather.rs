@@ -1121,7 +1121,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         });
     let mut w: [u64; WORDS] = [0x0, 0x0];
     // BASE[61]: (next (control black)), rules at gather.kif:50, 52
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[37] and 24 more of w[0]: (next (step 1)), rules at gather.kif:54
     w[0] |= (s.0[0] << 1u32) & 0x5fffffe000000000;
     w[0] |= g[0] & 0xfffffffff;
@@ -3289,7 +3289,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         });
     let mut w: [u64; WORDS] = [0x0, 0x0];
     // BASE[61]: (next (control black)), rules at gather.kif:50, 52
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000000000 != 0) << 61;
     // BASE[37] and 24 more of w[0]: (next (step 1)), rules at gather.kif:54
     w[0] |= (s.0[0] << 1u32) & 0x5fffffe000000000;
     w[0] |= g[0] & 0xfffffffff;

@@ -862,13 +862,13 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // BASE[2]: (next (step s10)), rules at hanoi.kif:15
-    w[0] |= (s.0[0] >> 29u32) & 0x4;
+    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 2;
     // BASE[1] and 24 more of w[0]: (next (step s1)), rules at hanoi.kif:15
     w[0] |= (s.0[0] << 1u32) & 0xfa7fcffa;
     // BASE[13] and 1 more of w[0]: (next (step s20)), rules at hanoi.kif:15
     w[0] |= (s.0[0] << 2u32) & 0x1002000;
     // BASE[26]: (next (step s4)), rules at hanoi.kif:15
-    w[0] |= (s.0[0] << 3u32) & 0x4000000;
+    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 26;
     // BASE[12] and 1 more of w[0]: (next (step s2)), rules at hanoi.kif:15
     w[0] |= (s.0[0] << 11u32) & 0x801000;
     // BASE[64]: (next (clear disc1)), rules at hanoi.kif:23, 26
@@ -1056,13 +1056,13 @@ pub fn random_step_into(
         }
     }
     // BASE[2]: (next (step s10)), rules at hanoi.kif:15
-    w[0] |= (s.0[0] >> 29u32) & 0x4;
+    w[0] |= u64::from(s.0[0] & 0x80000000 != 0) << 2;
     // BASE[1] and 24 more of w[0]: (next (step s1)), rules at hanoi.kif:15
     w[0] |= (s.0[0] << 1u32) & 0xfa7fcffa;
     // BASE[13] and 1 more of w[0]: (next (step s20)), rules at hanoi.kif:15
     w[0] |= (s.0[0] << 2u32) & 0x1002000;
     // BASE[26]: (next (step s4)), rules at hanoi.kif:15
-    w[0] |= (s.0[0] << 3u32) & 0x4000000;
+    w[0] |= u64::from(s.0[0] & 0x800000 != 0) << 26;
     // BASE[12] and 1 more of w[0]: (next (step s2)), rules at hanoi.kif:15
     w[0] |= (s.0[0] << 11u32) & 0x801000;
     // BASE[64]: (next (clear disc1)), rules at hanoi.kif:23, 26

@@ -14464,13 +14464,13 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[8] |= (s.0[8] & keep[2]) | set[2];
     w[9] |= (s.0[9] & keep[3]) | set[3];
     // BASE[82]: (next (control blue)), rules at hex.kif:102, 105
-    w[1] |= (s.0[1] >> 1u32) & 0x40000;
+    w[1] |= u64::from(s.0[1] & 0x80000 != 0) << 18;
     // BASE[83]: (next (control red)), rules at hex.kif:102, 105
-    w[1] |= (s.0[1] << 1u32) & 0x80000;
+    w[1] |= u64::from(s.0[1] & 0x40000 != 0) << 19;
     // BASE[257] and 62 more of w[4]: (next (step 2)), rules at hex.kif:75
     w[4] |= (s.0[4] << 1u32) & 0xfffffffffffffffe;
     // BASE[320]: (next (step 65)), rules at hex.kif:75
-    w[5] |= (s.0[4] >> 63u32) & 0x1;
+    w[5] |= u64::from(s.0[4] & 0x8000000000000000 != 0) << 0;
     // BASE[321] and 16 more of w[5]: (next (step 66)), rules at hex.kif:75
     w[5] |= (s.0[5] << 1u32) & 0x3fffe;
     w[0] |= g[1] & 0xffffffffffffffff;
@@ -19266,13 +19266,13 @@ pub fn random_step_into(
     w[8] |= (s.0[8] & keep[2]) | set[2];
     w[9] |= (s.0[9] & keep[3]) | set[3];
     // BASE[82]: (next (control blue)), rules at hex.kif:102, 105
-    w[1] |= (s.0[1] >> 1u32) & 0x40000;
+    w[1] |= u64::from(s.0[1] & 0x80000 != 0) << 18;
     // BASE[83]: (next (control red)), rules at hex.kif:102, 105
-    w[1] |= (s.0[1] << 1u32) & 0x80000;
+    w[1] |= u64::from(s.0[1] & 0x40000 != 0) << 19;
     // BASE[257] and 62 more of w[4]: (next (step 2)), rules at hex.kif:75
     w[4] |= (s.0[4] << 1u32) & 0xfffffffffffffffe;
     // BASE[320]: (next (step 65)), rules at hex.kif:75
-    w[5] |= (s.0[4] >> 63u32) & 0x1;
+    w[5] |= u64::from(s.0[4] & 0x8000000000000000 != 0) << 0;
     // BASE[321] and 16 more of w[5]: (next (step 66)), rules at hex.kif:75
     w[5] |= (s.0[5] << 1u32) & 0x3fffe;
     w[0] |= g[1] & 0xffffffffffffffff;

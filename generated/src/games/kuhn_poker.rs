@@ -532,9 +532,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[2]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(n[0]) << 2;
     // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= (s.0[0] << 1u32) & 0x2;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
     // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= (s.0[0] << 2u32) & 0x8;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -706,9 +706,9 @@ pub fn random_step_into(
     // BASE[2]: (next (phase over)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
     w[0] |= u64::from(n[4]) << 2;
     // BASE[1]: (next (phase first)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= (s.0[0] << 1u32) & 0x2;
+    w[0] |= u64::from(s.0[0] & 0x1 != 0) << 1;
     // BASE[3]: (next (phase second)), rules at kuhnPoker.kif:55, 56, 57, 58, 59, 60
-    w[0] |= (s.0[0] << 2u32) & 0x8;
+    w[0] |= u64::from(s.0[0] & 0x2 != 0) << 3;
     out.0 = w;
     true
 }

@@ -870,7 +870,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[23]: (next (control black)), rules at passingRow.kif:49
-    w[0] |= (s.0[0] >> 1u32) & 0x800000;
+    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 23;
     // BASE[1] and 10 more of w[0]: (next (step 1)), rules at passingRow.kif:50
     w[0] |= (s.0[0] << 1u32) & 0x10007fe;
     State(w)
@@ -1179,7 +1179,7 @@ pub fn random_step_into(
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[23]: (next (control black)), rules at passingRow.kif:49
-    w[0] |= (s.0[0] >> 1u32) & 0x800000;
+    w[0] |= u64::from(s.0[0] & 0x1000000 != 0) << 23;
     // BASE[1] and 10 more of w[0]: (next (step 1)), rules at passingRow.kif:50
     w[0] |= (s.0[0] << 1u32) & 0x10007fe;
     out.0 = w;

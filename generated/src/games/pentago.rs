@@ -905,9 +905,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // BASE[36]: (next (placecontrol black)), rules at pentago.kif:67, 71
-    w[0] |= (s.0[0] >> 3u32) & 0x1000000000;
+    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 36;
     // BASE[37]: (next (placecontrol red)), rules at pentago.kif:67, 71
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
     // BASE[38] and 1 more of w[0]: (next (rotatecontrol black)), rules at pentago.kif:65, 69
     w[0] |= (s.0[0] << 2u32) & 0xc000000000;
     State(w)
@@ -1196,9 +1196,9 @@ pub fn random_step_into(
         }
     }
     // BASE[36]: (next (placecontrol black)), rules at pentago.kif:67, 71
-    w[0] |= (s.0[0] >> 3u32) & 0x1000000000;
+    w[0] |= u64::from(s.0[0] & 0x8000000000 != 0) << 36;
     // BASE[37]: (next (placecontrol red)), rules at pentago.kif:67, 71
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
     // BASE[38] and 1 more of w[0]: (next (rotatecontrol black)), rules at pentago.kif:65, 69
     w[0] |= (s.0[0] << 2u32) & 0xc000000000;
     out.0 = w;

@@ -625,7 +625,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
     // BASE[77]: (next (control black)), rules at promotions.kif:32, 33
-    w[1] |= (s.0[1] >> 1u32) & 0x2000;
+    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
     // BASE[65] and 12 more of w[1]: (next (step 1)), rules at promotions.kif:34
     w[1] |= (s.0[1] << 1u32) & 0x5ffe;
     State(w)
@@ -757,7 +757,7 @@ pub fn random_step_into(
     }
     w[0] |= (s.0[0] & keep[0]) | set[0];
     // BASE[77]: (next (control black)), rules at promotions.kif:32, 33
-    w[1] |= (s.0[1] >> 1u32) & 0x2000;
+    w[1] |= u64::from(s.0[1] & 0x4000 != 0) << 13;
     // BASE[65] and 12 more of w[1]: (next (step 1)), rules at promotions.kif:34
     w[1] |= (s.0[1] << 1u32) & 0x5ffe;
     out.0 = w;

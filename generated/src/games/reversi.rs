@@ -11244,9 +11244,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     w[0] |= (s.0[0] & keep[0]) | set[0];
     w[1] |= (s.0[1] & keep[1]) | set[1];
     // BASE[128]: (next (control black)), rules at reversi.kif:69
-    w[2] |= (s.0[2] >> 1u32) & 0x1;
+    w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     // BASE[129]: (next (control red)), rules at reversi.kif:69
-    w[2] |= (s.0[2] << 1u32) & 0x2;
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     w[0] |= g[17] & 0x7effffffffffff7e;
     w[1] |= g[18] & 0x7effffffffffff7e;
     State(w)
@@ -28158,9 +28158,9 @@ pub fn random_step_into(
     w[0] |= (s.0[0] & keep[0]) | set[0];
     w[1] |= (s.0[1] & keep[1]) | set[1];
     // BASE[128]: (next (control black)), rules at reversi.kif:69
-    w[2] |= (s.0[2] >> 1u32) & 0x1;
+    w[2] |= u64::from(s.0[2] & 0x2 != 0) << 0;
     // BASE[129]: (next (control red)), rules at reversi.kif:69
-    w[2] |= (s.0[2] << 1u32) & 0x2;
+    w[2] |= u64::from(s.0[2] & 0x1 != 0) << 1;
     w[0] |= g[24] & 0x7effffffffffff7e;
     w[1] |= g[25] & 0x7effffffffffff7e;
     out.0 = w;

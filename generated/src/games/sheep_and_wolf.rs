@@ -2143,9 +2143,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // BASE[192]: (next (control sheep)), rules at sheepAndWolf.kif:102, 104
-    w[3] |= (s.0[3] >> 1u32) & 0x1;
+    w[3] |= u64::from(s.0[3] & 0x2 != 0) << 0;
     // BASE[193]: (next (control wolf)), rules at sheepAndWolf.kif:102, 104
-    w[3] |= (s.0[3] << 1u32) & 0x2;
+    w[3] |= u64::from(s.0[3] & 0x1 != 0) << 1;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -2356,9 +2356,9 @@ pub fn random_step_into(
         }
     }
     // BASE[192]: (next (control sheep)), rules at sheepAndWolf.kif:102, 104
-    w[3] |= (s.0[3] >> 1u32) & 0x1;
+    w[3] |= u64::from(s.0[3] & 0x2 != 0) << 0;
     // BASE[193]: (next (control wolf)), rules at sheepAndWolf.kif:102, 104
-    w[3] |= (s.0[3] << 1u32) & 0x2;
+    w[3] |= u64::from(s.0[3] & 0x1 != 0) << 1;
     out.0 = w;
     true
 }

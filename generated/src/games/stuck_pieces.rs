@@ -686,7 +686,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[35]: (next (at 9 white)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[14]) << 35;
     // BASE[37]: (next (control black)), rules at stuckPieces.kif:57
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
     // BASE[1] and 16 more of w[0]: (next (step 1)), rules at stuckPieces.kif:58
     w[0] |= (s.0[0] << 1u32) & 0x400001fffe;
     State(w)
@@ -1052,7 +1052,7 @@ pub fn random_step_into(
     // BASE[35]: (next (at 9 white)), rules at stuckPieces.kif:55, 56
     w[0] |= u64::from(n[76]) << 35;
     // BASE[37]: (next (control black)), rules at stuckPieces.kif:57
-    w[0] |= (s.0[0] >> 1u32) & 0x2000000000;
+    w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
     // BASE[1] and 16 more of w[0]: (next (step 1)), rules at stuckPieces.kif:58
     w[0] |= (s.0[0] << 1u32) & 0x400001fffe;
     out.0 = w;

@@ -361,9 +361,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[27]: (next (control oplayer)), rules at ticTacToe.kif:63, 66
-    w[0] |= (s.0[0] >> 1u32) & 0x8000000;
+    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 27;
     // BASE[28]: (next (control xplayer)), rules at ticTacToe.kif:63, 66
-    w[0] |= (s.0[0] << 1u32) & 0x10000000;
+    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -542,9 +542,9 @@ pub fn random_step_into(
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
     // BASE[27]: (next (control oplayer)), rules at ticTacToe.kif:63, 66
-    w[0] |= (s.0[0] >> 1u32) & 0x8000000;
+    w[0] |= u64::from(s.0[0] & 0x10000000 != 0) << 27;
     // BASE[28]: (next (control xplayer)), rules at ticTacToe.kif:63, 66
-    w[0] |= (s.0[0] << 1u32) & 0x10000000;
+    w[0] |= u64::from(s.0[0] & 0x8000000 != 0) << 28;
     out.0 = w;
     true
 }

@@ -6434,9 +6434,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[1] and 62 more of w[0]: (next (step 2)), rules at ttcc4_2player.kif:215
     w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
     // BASE[64]: (next (step 65)), rules at ttcc4_2player.kif:215
-    w[1] |= (s.0[0] >> 63u32) & 0x1;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
     // BASE[101]: (next (control dark)), rules at ttcc4_2player.kif:149
-    w[1] |= (s.0[1] >> 1u32) & 0x2000000000;
+    w[1] |= u64::from(s.0[1] & 0x4000000000 != 0) << 37;
     // BASE[65] and 36 more of w[1]: (next (step 66)), rules at ttcc4_2player.kif:215
     w[1] |= (s.0[1] << 1u32) & 0x5ffffffffe;
     State(w)
@@ -8639,9 +8639,9 @@ pub fn random_step_into(
     // BASE[1] and 62 more of w[0]: (next (step 2)), rules at ttcc4_2player.kif:215
     w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
     // BASE[64]: (next (step 65)), rules at ttcc4_2player.kif:215
-    w[1] |= (s.0[0] >> 63u32) & 0x1;
+    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
     // BASE[101]: (next (control dark)), rules at ttcc4_2player.kif:149
-    w[1] |= (s.0[1] >> 1u32) & 0x2000000000;
+    w[1] |= u64::from(s.0[1] & 0x4000000000 != 0) << 37;
     // BASE[65] and 36 more of w[1]: (next (step 66)), rules at ttcc4_2player.kif:215
     w[1] |= (s.0[1] << 1u32) & 0x5ffffffffe;
     out.0 = w;

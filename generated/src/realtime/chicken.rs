@@ -169,7 +169,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[16]: (next (rtgdl:lifetime (dir white swerve) (rtgdl:copy (dir white swerve))))
     w[0] |= u64::from(n[4]) << 16;
     // BASE[18]: (next (rtgdl:lifetime timer (rtgdl:copy timer)))
-    w[0] |= (s.0[0] >> 1u32) & 0x40000;
+    w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 18;
     // BASE[19]: (next timer), rules at chicken.kif:12
     w[0] |= s.0[0] & 0x80000;
     State(w)

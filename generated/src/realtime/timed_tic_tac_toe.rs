@@ -1005,9 +1005,9 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     // BASE[135]: (next turn), rules at timedTicTacToe.kif:31, 32
     w[2] |= u64::from(n[61]) << 7;
     // BASE[128]: (next (rtgdl:lifetime (timeout o) (rtgdl:copy (timeout o))))
-    w[2] |= (s.0[2] >> 5u32) & 0x1;
+    w[2] |= u64::from(s.0[2] & 0x20 != 0) << 0;
     // BASE[130]: (next (rtgdl:lifetime (timeout x) (rtgdl:copy (timeout x))))
-    w[2] |= (s.0[2] >> 4u32) & 0x4;
+    w[2] |= u64::from(s.0[2] & 0x40 != 0) << 2;
     State(w)
 }
 /// Whether `s` is terminal.
