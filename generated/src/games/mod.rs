@@ -95,6 +95,9 @@ pub mod kuhn_poker;
 /// `games/kuhnPoker.kif`, compiled in the lifted form.
 #[rustfmt::skip]
 pub mod kuhn_poker_lifted;
+/// `games/lanterns.kif`, compiled.
+#[rustfmt::skip]
+pub mod lanterns;
 /// `games/maze.kif`, compiled.
 #[rustfmt::skip]
 pub mod maze;
@@ -179,6 +182,7 @@ macro_rules! for_each_game {
         $callback!(hex, "games/hex.kif");
         $callback!(kuhn_poker, "games/kuhnPoker.kif");
         $callback!(kuhn_poker_lifted, "games/kuhnPoker.kif");
+        $callback!(lanterns, "games/lanterns.kif");
         $callback!(maze, "games/maze.kif");
         $callback!(monty_hall, "games/montyHall.kif");
         $callback!(monty_hall_tables, "games/montyHall.kif");
