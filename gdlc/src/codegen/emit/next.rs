@@ -141,12 +141,7 @@ impl Body<'_> {
                     let (from, up) = (b as usize / 64, bit as i32 - (b % 64) as i32);
                     *bits.from_state.entry(StateCopy { to: w, from, up, positive }).or_default() |= 1 << bit;
                 }
-                Value::Lit(lit) => {
-                    let (wl, bl) = (Literal::usize_unsuffixed(w), Literal::usize_unsuffixed(bit));
-                    let cond = self.lit(lit);
-                    let note = self.note_next(i);
-                    bits.sets.push(quote!(#note w[#wl] |= u64::from(#cond) << #bl;));
-                }
+                Value::Lit(lit) => bits.sets.push(self.set_next_bit(i, lit)),
             }
         }
         bits
@@ -163,22 +158,26 @@ impl Body<'_> {
         let more = mask.count_ones() - 1;
         if more == 0 && (from, up, positive) != (to, 0, true) {
             let place = bit as i32 - up;
-            let lit = Lit { prop: Prop::Base(64 * from as u32 + place as u32), positive };
-            let (cond, note) = (self.lit(lit), self.note_next(first));
-            let (to, bit) = (Literal::usize_unsuffixed(to), Literal::u32_unsuffixed(bit));
-            return quote!(#note w[#to] |= u64::from(#cond) << #bit;);
+            return self.set_next_bit(first, Lit { prop: Prop::Base(64 * from as u32 + place as u32), positive });
         }
-        let note = self.emitter.note(|notes| {
-            let atom = notes.atom(&format!("(next {})", self.emitter.ground.base[first]));
-            match more {
-                0 => format!("BASE[{first}]: {atom}"),
-                _ => format!("BASE[{first}] and {more} more of w[{to}]: {atom}"),
-            }
-        });
+        let note = match more {
+            0 => self.note_next(first),
+            _ => self.emitter.note(|notes| {
+                let atom = notes.atom(&format!("(next {})", self.emitter.ground.base[first]));
+                format!("BASE[{first}] and {more} more of w[{to}]: {atom}")
+            }),
+        };
         let from = Literal::usize_unsuffixed(from);
         let read = if positive { quote!(s.0[#from]) } else { quote!((!s.0[#from])) };
         let (to, word, mask) = (Literal::usize_unsuffixed(to), shifted(read, -up), hex(mask));
         quote!(#note w[#to] |= #word & #mask;)
+    }
+
+    /// Next-state bit `i` set where `lit` holds, with a comment naming its atom.
+    fn set_next_bit(&self, i: usize, lit: Lit) -> TokenStream {
+        let (w, bit) = (Literal::usize_unsuffixed(i / 64), Literal::usize_unsuffixed(i % 64));
+        let (cond, note) = (self.lit(lit), self.note_next(i));
+        quote!(#note w[#w] |= u64::from(#cond) << #bit;)
     }
 
     /// A comment naming the next atom of base fact `i`.
