@@ -345,11 +345,17 @@ mod tests {
         assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
     }
 
+    /// The directory of [`script`] `name`.
+    #[cfg(unix)]
+    fn script_dir(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("gdlc-genuine-{}-{name}", std::process::id()))
+    }
+
     /// An executable script in a fresh directory.
     #[cfg(unix)]
     fn script(name: &str, text: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("gdlc-genuine-{}-{name}", std::process::id()));
+        let dir = script_dir(name);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
         std::fs::write(&path, format!("#!/bin/sh\n{text}\n")).unwrap();
@@ -368,6 +374,9 @@ mod tests {
         let started = std::time::Instant::now();
         assert!(!is_genuine(&script("hanging", "sleep 30"), "gdl_game_x_1"));
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        for name in ["right", "other", "silent", "failing", "hanging"] {
+            let _ = std::fs::remove_dir_all(script_dir(name));
+        }
     }
 
     #[test]

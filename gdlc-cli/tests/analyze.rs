@@ -21,11 +21,27 @@ fn bundled(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(name).display().to_string()
 }
 
-/// A fresh directory for one test's witnesses.
-fn witness_dir(test: &str) -> PathBuf {
+/// A fresh directory for one test's witnesses, removed when the test is done with it.
+struct WitnessDir(PathBuf);
+
+impl std::ops::Deref for WitnessDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for WitnessDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn witness_dir(test: &str) -> WitnessDir {
     let dir = std::env::temp_dir().join(format!("gdlc-analyze-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    dir
+    WitnessDir(dir)
 }
 
 /// The JSON report of `game`, its witnesses written into `dir`, with `extra` options.
