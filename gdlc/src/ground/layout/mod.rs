@@ -148,13 +148,60 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, us
             blocks.push(facts.into_iter().map(Some).collect());
             continue;
         };
-        blocks.extend(
-            facts
-                .chunk_by(|&a, &b| parsed[a].1[outer] == parsed[b].1[outer])
-                .map(|c| c.iter().copied().map(Some).collect()),
-        );
+        let chunks = facts.chunk_by(|&a, &b| parsed[a].1[outer] == parsed[b].1[outer]);
+        let cell_of =
+            |f: usize| -> Vec<&str> { (0..arity).filter(|&a| a != outer).map(|a| parsed[f].1[a].as_str()).collect() };
+        let board: Vec<Vec<&str>> = chunks.clone().next().unwrap_or_default().iter().map(|&f| cell_of(f)).collect();
+        if let Some(cells) = completed(&board) {
+            for chunk in chunks {
+                let mut block: Block = vec![None; cells.len()];
+                for &f in chunk {
+                    // Exact: `compare_keys` equates only equal symbols.
+                    if let Ok(k) = cells.binary_search_by(|cell| compare_keys(cell, &cell_of(f))) {
+                        block[k] = Some(f);
+                    }
+                }
+                holes += block.iter().filter(|fact| fact.is_none()).count();
+                blocks.push(block);
+            }
+            shared = true;
+            continue;
+        }
+        blocks.extend(chunks.map(|c| c.iter().copied().map(Some).collect()));
     }
     (blocks, shared, holes)
+}
+
+/// The cells of a board with holes, completed: when `cells` (sorted, of two coordinates or more)
+/// miss a few of those their coordinates' values make (skirmishFinal's 60 squares, four of the
+/// 64 punched out), every cell those values make, in order, so that a board's block keeps the
+/// holes' bits empty and every cell is at the bit it has on the full board: a rule that moves a
+/// piece one row down is then one shift of the word. `None` when the board is whole, or too
+/// sparse (more than a quarter holes), or wider than a word when full, or when it fills no
+/// more than half a word: such boards share words, and holes would take room that other
+/// boards need (ttcc4's eight boards of 31 cells, two to a word, would take a word each).
+fn completed<'a>(cells: &[Vec<&'a str>]) -> Option<Vec<Vec<&'a str>>> {
+    let axes = cells.first().map_or(0, Vec::len);
+    if axes < 2 {
+        return None;
+    }
+    let values: Vec<Vec<&str>> = (0..axes)
+        .map(|a| {
+            let mut values: Vec<&str> = cells.iter().map(|cell| cell[a]).collect();
+            values.sort_by(|x, y| compare_keys(&[x], &[y]));
+            values.dedup();
+            values
+        })
+        .collect();
+    let full = values.iter().try_fold(1usize, |product, v| product.checked_mul(v.len()))?;
+    if full > WORD || 2 * cells.len() <= WORD || cells.len() >= full || 4 * cells.len() < 3 * full {
+        return None;
+    }
+    let mut all: Vec<Vec<&str>> = vec![Vec::new()];
+    for axis in &values {
+        all = all.iter().flat_map(|cell| axis.iter().map(move |v| [cell.as_slice(), &[*v]].concat())).collect();
+    }
+    Some(all)
 }
 
 /// A block of facts laid out at consecutive bits, `None` for a bit no fact takes.
@@ -229,6 +276,7 @@ fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
     let mut cells: Vec<Vec<&str>> = facts.iter().map(|&f| rest(f, &lead)).collect();
     cells.sort_by(|x, y| compare_keys(x, y));
     cells.dedup();
+    let cells = completed(&cells).unwrap_or(cells);
     let mut by_lead: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
     for &f in facts {
         by_lead.entry(lead_of(f, &lead)).or_default().push(f);

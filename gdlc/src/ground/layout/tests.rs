@@ -439,3 +439,52 @@ fn a_piece_named_like_a_column_still_leads_boards_of_the_pieces() {
     bits.dedup();
     assert_eq!(bits.len(), base.len(), "every fact has its own bit");
 }
+
+#[test]
+fn a_board_with_holes_punched_in_keeps_every_cell_at_its_bit() {
+    // skirmishFinal's pieces on an 8x8 board without four of its squares: led by the piece,
+    // each board keeps the holes' bits empty, so that every square is at the bit it has on
+    // the full board (a move one row down is one shift), and the boards take a word more than
+    // their facts need.
+    let holes = [(3, 3), (3, 6), (6, 3), (6, 6)];
+    let pieces = ["blackpawn", "blackrook", "whitepawn", "whiterook", "whitequeen", "blackqueen"];
+    let mut base = Vec::new();
+    for x in 1..=8 {
+        for y in 1..=8 {
+            if !holes.contains(&(x, y)) {
+                base.extend(pieces.iter().map(|piece| format!("(location {x} {y} {piece})")));
+            }
+        }
+    }
+    base.extend((1..=9).map(|n| format!("(step {n})")));
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for piece in pieces {
+        let first = bit(&format!("(location 1 1 {piece})"));
+        assert_eq!(first % 64, 0, "{piece} starts a word");
+        assert_eq!(bit(&format!("(location 3 4 {piece})")), first + 2 * 8 + 3);
+        assert_eq!(bit(&format!("(location 6 7 {piece})")), first + 5 * 8 + 6);
+        assert_eq!(bit(&format!("(location 8 8 {piece})")), first + 63);
+    }
+}
+
+#[test]
+fn a_board_with_more_holes_than_a_quarter_is_not_completed() {
+    // Cells of a 8x8 board of which only the 32 of one colour are used (checkers): a word
+    // would be half empty, so each piece's board is its 32 cells.
+    let pieces = ["black", "white"];
+    let mut base = Vec::new();
+    for x in 1..=8 {
+        for y in 1..=8 {
+            if (x + y) % 2 == 0 {
+                base.extend(pieces.iter().map(|piece| format!("(cell {x} {y} {piece})")));
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    assert_eq!(bit("(cell 1 3 black)"), bit("(cell 1 1 black)") + 1);
+    assert_eq!(bit("(cell 2 2 white)"), bit("(cell 1 1 white)") + 4);
+}
