@@ -365,3 +365,17 @@ fn a_step_counter_and_facts_read_negated_are_copied_a_word_at_a_time() {
     // 75 next values, one statement for each pair of words read and written.
     assert!(next.matches(" |= ").count() <= 6, "{next}");
 }
+
+#[test]
+fn a_board_with_holes_is_written_in_node_words_though_its_move_table_could_hold_every_move() {
+    // skirmishFinal2: four squares punched out of the middle of the board, whose pieces'
+    // boards keep the holes' bits so that a move is a shift of a word; and 1,344 nodes of "some
+    // role makes this move", two literals each, that would fill a row of its move table exactly
+    // in consecutive bits, where node words could not read them at their places. In the table
+    // form before either.
+    let ground = crate::compile::ground_source(include_str!("../../../games/skirmishFinal2.kif"), &Options::default())
+        .expect("grounds");
+    let functions = emit::generate_functions(&ground, None, Purpose::Straight).expect("written");
+    assert!(functions.mostly_words);
+    assert!(!generate_noted_ground(&ground, Form::Auto, None).tables);
+}

@@ -125,6 +125,9 @@ pub mod reversi;
 /// `games/sheepAndWolf.kif`, compiled.
 #[rustfmt::skip]
 pub mod sheep_and_wolf;
+/// `games/skirmishFinal2.kif`, compiled.
+#[rustfmt::skip]
+pub mod skirmish_final2;
 /// `games/stuckPieces.kif`, compiled.
 #[rustfmt::skip]
 pub mod stuck_pieces;
@@ -192,6 +195,7 @@ macro_rules! for_each_game {
         $callback!(promotions, "games/promotions.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
+        $callback!(skirmish_final2, "games/skirmishFinal2.kif");
         $callback!(stuck_pieces, "games/stuckPieces.kif");
         $callback!(tic_tac_toe, "games/ticTacToe.kif");
         $callback!(tic_tac_toe_tables, "games/ticTacToe.kif");

@@ -116,7 +116,14 @@ impl MoveTables {
         // state word's keep and set words leaves, framed or not: a row of only the framed words
         // leaves more, and the nodes it takes sent skirmish to the table form (a corpus scan).
         let room = (MAX_TABLE_WORDS / (roles * moves).max(1)).saturating_sub(2 * state_words);
-        let looked_up = if looked_up.len().div_ceil(64) <= room {
+        // So too when every node fits only laid out one after another, its places lost: node words
+        // would no longer read the nodes at their places (skirmishFinal2's 1,344 "some role makes
+        // this move", two literals each, fill a row of 22 words exactly).
+        let fits = |looked_up: &[u32]| {
+            looked_up.len().div_ceil(64) <= room
+                && placed_layout(ground, looked_up).is_none_or(|(_, words)| words <= room)
+        };
+        let looked_up = if fits(&looked_up) {
             looked_up
         } else if room == 0 {
             Vec::new()
@@ -445,16 +452,23 @@ fn split_cone(ground: &Ground, kinds: &[Kind], values: &[Value]) -> (Vec<u32>, V
 /// left, in their order. When that would take more than `room` words, or no nodes are placed,
 /// the nodes take consecutive bits in their order.
 fn node_layout(ground: &Ground, looked_up: &[u32], room: usize) -> (Vec<Option<u32>>, usize) {
-    let consecutive = || {
-        let mut node_bit = vec![None; ground.nodes.len()];
-        for (bit, &n) in looked_up.iter().enumerate() {
-            node_bit[n as usize] = Some(bit as u32);
+    match placed_layout(ground, looked_up) {
+        Some((node_bit, words)) if words <= room => (node_bit, words),
+        _ => {
+            let mut node_bit = vec![None; ground.nodes.len()];
+            for (bit, &n) in looked_up.iter().enumerate() {
+                node_bit[n as usize] = Some(bit as u32);
+            }
+            (node_bit, looked_up.len().div_ceil(64))
         }
-        (node_bit, looked_up.len().div_ceil(64))
-    };
+    }
+}
+
+/// [`node_layout`] by places, whatever its words: `None` when no nodes are placed.
+fn placed_layout(ground: &Ground, looked_up: &[u32]) -> Option<(Vec<Option<u32>>, usize)> {
     let groups = super::node_words::placed_groups(ground, looked_up);
     if groups.is_empty() {
-        return consecutive();
+        return None;
     }
     let mut node_bit = vec![None; ground.nodes.len()];
     let mut taken: Vec<u64> = Vec::new();
@@ -472,10 +486,7 @@ fn node_layout(ground: &Ground, looked_up: &[u32], room: usize) -> (Vec<Option<u
         taken[word] |= 1 << offset;
         node_bit[n as usize] = Some(64 * word as u32 + offset);
     }
-    if taken.len() > room {
-        return consecutive();
-    }
-    (node_bit, taken.len())
+    Some((node_bit, taken.len()))
 }
 
 /// The first word of `taken` (a new one when none has room) and the least shift at which the
