@@ -6,6 +6,10 @@
 //! `(between ?pieceL ?pieceM ?pieceR ?dir)` holds for every three pieces on a line, millions of
 //! facts of which `pinned` keeps the few with a king at one end. Inlined, the filters of
 //! `pinned` sit next to `between`'s body, and decomposition builds its new relations with them.
+//!
+//! A static relation is computed exactly and is inlined only when it is a product of its
+//! arguments joined through variables it hides (quarto's pieces that share an attribute, see
+//! [`hidden_join_of_state_rules`]), into the state-dependent rules that use it.
 
 use crate::ast::{Atom, Description, Literal, Rule, Term};
 use crate::check::keywords::RELATION_KEYWORDS;
@@ -17,8 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 const MAX_INLINED_RULES: usize = 32;
 
 /// The rules of `description` with every relation that can be inlined inlined. `dynamic` names
-/// the relations that depend on the state; only those are inlined, since static relations are
-/// computed exactly and need no help.
+/// the relations that depend on the state; only those are inlined, and the static products of
+/// [`hidden_join_of_state_rules`].
 pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Description {
     let mut rules = description.rules.clone();
     while let Some(relation) = inlinable(&rules, dynamic) {
@@ -37,7 +41,8 @@ pub fn inline(description: &Description, dynamic: &BTreeSet<String>) -> Descript
     Description { rules }
 }
 
-/// A relation that can be inlined (see below for which one): state-dependent, no keyword, not
+/// A relation that can be inlined (see below for which one): state-dependent (or a static
+/// product that only state-dependent rules read), no keyword, not
 /// recursive, defined by rules of one arity, one of them a join, and used by other rules, none
 /// of them recursive, only as a positive atom of their body, at most once per rule, in few
 /// enough rules.
@@ -60,6 +65,7 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
             literal.for_each_atom(false, &mut |_, negated| atoms += usize::from(!negated));
         }
         definition.joins |= atoms >= 2;
+        definition.product |= is_product(rule);
     }
     // For every relation, how its rules use it: which relations do, and whether some use is of
     // another kind (negated, inside `or`, twice in one rule, another arity).
@@ -87,7 +93,7 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
         .filter(|&(name, (used, definition))| {
             !used.other_use
                 && !RELATION_KEYWORDS.contains(&name)
-                && dynamic.contains(name)
+                && (dynamic.contains(name) || hidden_join_of_state_rules(name, used, definition, dynamic))
                 && !deps.is_recursive(name)
                 && definition.joins
                 && used.rules * definition.count <= MAX_INLINED_RULES
@@ -96,18 +102,61 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
     first_to_inline(&candidates, &deps).map(str::to_string)
 }
 
+/// Whether a static relation is worth inlining into the state-dependent rules that use it: it
+/// has one definition, whose literals each read at most one of its head's variables and are
+/// joined through variables the head does not have. Such a relation is a product of its
+/// arguments' values, and a rule that reads it with the state is grounded over the whole
+/// product: quarto's `(set ?p1 ?p2 ?p3 ?p4)` (four pieces share attribute `?n` with value
+/// `?b`) holds for some twenty thousand quadruples, and a line of four cells grounded against
+/// it is as many rules. Inlined, decomposition first asks of each cell whether its piece has
+/// the attribute, 128 small relations over which a line is eight conjunctions of four. A
+/// relation with a literal that reads two of its arguments is left alone: its facts are no
+/// product, and inlining it only moved work around (colonelBlotto's `gte`, 0.7x; mummymaze's
+/// two-step `newlocation2`, 0.3x).
+fn hidden_join_of_state_rules(name: &str, used: &Uses, definition: &Definitions, dynamic: &BTreeSet<String>) -> bool {
+    !dynamic.contains(name)
+        && definition.count == 1
+        && definition.product
+        && used.by.iter().all(|user| dynamic.contains(*user))
+}
+
+/// Whether a rule's body joins, through variables its head does not have, literals that each
+/// read at most one of the head's variables, of which it has two or more.
+fn is_product(rule: &Rule) -> bool {
+    let mut head_vars = BTreeSet::new();
+    rule.head.for_each_var(&mut |v, _| {
+        head_vars.insert(v.to_string());
+    });
+    let mut hides = false;
+    let mut each_reads_one = true;
+    for literal in &rule.body {
+        let mut read = BTreeSet::new();
+        literal.for_each_var(&mut |v, _| {
+            if head_vars.contains(v) {
+                read.insert(v.to_string());
+            } else {
+                hides = true;
+            }
+        });
+        each_reads_one &= read.len() <= 1;
+    }
+    head_vars.len() >= 2 && hides && each_reads_one
+}
+
 /// How a relation is defined: by how many rules, the first at which position, of which
-/// arities, and whether one of them joins two atoms or more.
+/// arities, whether one of them joins two atoms or more, and whether one of them is a product
+/// of its head's variables (see [`is_product`]).
 struct Definitions {
     count: usize,
     first: usize,
     arities: BTreeSet<usize>,
     joins: bool,
+    product: bool,
 }
 
 impl Definitions {
     fn first_at(first: usize) -> Definitions {
-        Definitions { count: 0, first, arities: BTreeSet::new(), joins: false }
+        Definitions { count: 0, first, arities: BTreeSet::new(), joins: false, product: false }
     }
 }
 
@@ -326,6 +375,9 @@ mod tests {
         // Static: the grounder computes it exactly.
         let text = "(<= (h ?x) (true (c ?x)) (index ?x)) (<= (index ?x) (succ ?x ?y))";
         assert_eq!(inlined(text, &dynamic).len(), 2);
+        // Static, two arguments through a hidden one, but one literal reads both.
+        let text = "(<= (h ?a ?b) (true (c ?a ?b)) (gte ?a ?b)) (<= (gte ?a ?b) (index ?x) (sum ?b ?x ?a))";
+        assert_eq!(inlined(text, &dynamic).len(), 2);
         // A keyword, even one some rule uses.
         let text = "(<= (h ?x) (legal ?r ?x)) (<= (legal p ?x) (true (c ?x)))";
         assert_eq!(inlined(text, &dynamic).len(), 2);
@@ -357,5 +409,27 @@ mod tests {
             let pinned_rules = rules.iter().filter(|rule| rule.starts_with(&format!("(<= ({pinned} "))).count();
             assert_eq!(pinned_rules, 20, "{between}: {rules:#?}");
         }
+    }
+
+    /// Quarto's line of four pieces that share an attribute: the static `set` is a product of
+    /// its four pieces through the hidden attribute and value, and is inlined into the line so
+    /// that decomposition can ask of each cell whether its piece has the attribute. A static
+    /// relation that a static rule reads stays.
+    #[test]
+    fn a_static_product_read_with_the_state_is_inlined() {
+        let set = "(<= (set ?p1 ?p2 ?p3 ?p4) (bit ?b) (index ?n) (bitnis ?n ?p1 ?b) (bitnis ?n ?p2 ?b) \
+                   (bitnis ?n ?p3 ?b) (bitnis ?n ?p4 ?b))";
+        let line = "(<= (row ?y) (true (cell 1 ?y ?p1)) (true (cell 2 ?y ?p2)) (true (cell 3 ?y ?p3)) \
+                    (true (cell 4 ?y ?p4)) (set ?p1 ?p2 ?p3 ?p4))";
+        let rules = inlined(&format!("{set} {line}"), &["true", "row"]);
+        assert_eq!(
+            rules,
+            vec!["(<= (row ?y) (true (cell 1 ?y ?p1)) (true (cell 2 ?y ?p2)) (true (cell 3 ?y ?p3)) \
+                  (true (cell 4 ?y ?p4)) (bit ?b) (index ?n) (bitnis ?n ?p1 ?b) (bitnis ?n ?p2 ?b) \
+                  (bitnis ?n ?p3 ?b) (bitnis ?n ?p4 ?b))"
+                .to_string()]
+        );
+        let static_user = "(<= (same ?p) (set ?p ?p ?p ?p))";
+        assert_eq!(inlined(&format!("{set} {line} {static_user}"), &["true", "row"]).len(), 3);
     }
 }

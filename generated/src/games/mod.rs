@@ -119,6 +119,9 @@ pub mod pentago;
 /// `games/promotions.kif`, compiled.
 #[rustfmt::skip]
 pub mod promotions;
+/// `games/quarto.kif`, compiled.
+#[rustfmt::skip]
+pub mod quarto;
 /// `games/reversi.kif`, compiled.
 #[rustfmt::skip]
 pub mod reversi;
@@ -193,6 +196,7 @@ macro_rules! for_each_game {
         $callback!(passing_row, "games/passingRow.kif");
         $callback!(pentago, "games/pentago.kif");
         $callback!(promotions, "games/promotions.kif");
+        $callback!(quarto, "games/quarto.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
         $callback!(skirmish_final2, "games/skirmishFinal2.kif");
