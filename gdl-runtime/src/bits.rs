@@ -241,7 +241,11 @@ pub fn select_in_word(word: u64, k: u32) -> u32 {
     }
 }
 
+// The portable select below is not called on a target with BMI2 (a game built for the machine
+// it runs on), where `select_in_word` is one instruction.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
 const ONES: u64 = 0x0101_0101_0101_0101;
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The running bit counts of `word`'s bytes: byte `i` is the number of set bits in bytes `0..=i`
@@ -261,6 +265,7 @@ fn byte_sums(word: u64) -> u64 {
 
 /// The running bit counts of `word`'s bytes, computed a byte at a time in parallel.
 #[inline(always)]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
 fn running_byte_counts(word: u64) -> u64 {
     let mut bytes = word - ((word >> 1) & 0x5555_5555_5555_5555);
     bytes = (bytes & 0x3333_3333_3333_3333) + ((bytes >> 2) & 0x3333_3333_3333_3333);
@@ -286,6 +291,7 @@ fn select_with_sums(word: u64, sums: u64, k: u32) -> u32 {
 /// the byte it is in (the bytes whose running sum is at most `k`, counted with a
 /// multiplication), then a table for the bit within that byte.
 #[inline(always)]
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
 fn select_by_sums(word: u64, sums: u64, k: u32) -> u32 {
     // The high bit of byte i is set when sums[i] <= k: (0x80 + k) - sums[i] never borrows.
     let at_most_k = (((u64::from(k) * ONES) | HIGHS) - sums) & HIGHS;
@@ -296,6 +302,7 @@ fn select_by_sums(word: u64, sums: u64, k: u32) -> u32 {
 }
 
 /// `SELECT_IN_BYTE[b][j]`: the position of the `j`-th set bit of the byte `b`.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), allow(dead_code))]
 static SELECT_IN_BYTE: [[u8; 8]; 256] = {
     let mut table = [[0u8; 8]; 256];
     let mut b = 0;
