@@ -119,18 +119,18 @@ impl MoveTables {
         // So too when every node fits only laid out one after another, its places lost: node words
         // would no longer read the nodes at their places (skirmishFinal2's 1,344 "some role makes
         // this move", two literals each, fill a row of 22 words exactly).
-        let fits = |looked_up: &[u32]| {
-            looked_up.len().div_ceil(64) <= room
-                && placed_layout(ground, looked_up).is_none_or(|(_, words)| words <= room)
-        };
-        let looked_up = if fits(&looked_up) {
-            looked_up
+        let placed = placed_layout(ground, &looked_up);
+        let fits = looked_up.len().div_ceil(64) <= room && placed.as_ref().is_none_or(|(_, words)| *words <= room);
+        let (looked_up, placed) = if fits {
+            (looked_up, placed)
         } else if room == 0 {
-            Vec::new()
+            (Vec::new(), None)
         } else {
-            worth_most(ground, &kinds, looked_up, room * 64)
+            let looked_up = worth_most(ground, &kinds, looked_up, room * 64);
+            let placed = placed_layout(ground, &looked_up);
+            (looked_up, placed)
         };
-        let (node_bit, node_words) = node_layout(ground, &looked_up, room);
+        let (node_bit, node_words) = node_layout(ground, &looked_up, placed, room);
         let frame_row_words = if any_framed { 2 * state_words } else { 0 };
         if roles * moves * (node_words + frame_row_words) > MAX_TABLE_WORDS || (node_words == 0 && !any_framed) {
             return None;
@@ -449,10 +449,15 @@ fn split_cone(ground: &Ground, kinds: &[Kind], values: &[Value]) -> (Vec<u32>, V
 /// nodes of a relation that sit at the places of a board (battle's "some role moves to this
 /// cell", of every cell) keep their places' distances, moved as one to the first word with room
 /// for them, so that node words read them as one word of the row; the others take the bits
-/// left, in their order. When that would take more than `room` words, or no nodes are placed,
-/// the nodes take consecutive bits in their order.
-fn node_layout(ground: &Ground, looked_up: &[u32], room: usize) -> (Vec<Option<u32>>, usize) {
-    match placed_layout(ground, looked_up) {
+/// left, in their order (`placed`, from [`placed_layout`]). When that would take more than
+/// `room` words, or no nodes are placed, the nodes take consecutive bits in their order.
+fn node_layout(
+    ground: &Ground,
+    looked_up: &[u32],
+    placed: Option<(Vec<Option<u32>>, usize)>,
+    room: usize,
+) -> (Vec<Option<u32>>, usize) {
+    match placed {
         Some((node_bit, words)) if words <= room => (node_bit, words),
         _ => {
             let mut node_bit = vec![None; ground.nodes.len()];

@@ -187,7 +187,7 @@ fn nodes_at_the_places_of_a_board_keep_their_distances_in_a_row() {
     // One node of a relation with too few nodes for a board, which takes a bit the boards leave.
     let lone = named("(blocked ")[0];
     let looked_up: Vec<u32> = to.iter().chain([&lone]).chain(&from).copied().collect();
-    let (bits, words) = node_layout(&ground, &looked_up, 8);
+    let (bits, words) = node_layout(&ground, &looked_up, placed_layout(&ground, &looked_up), 8);
     assert_eq!(words, 1);
     // A cell's place is the bit of the cell on the first board of the state.
     let place = |name: &str| {
@@ -208,7 +208,7 @@ fn nodes_at_the_places_of_a_board_keep_their_distances_in_a_row() {
     assert_eq!(all.count_ones(), 18);
     assert_eq!(all >> bits[lone as usize].expect("a bit") & 1, 0);
     // Without the room for that, the nodes take consecutive bits in their order.
-    let (bits, words) = node_layout(&ground, &looked_up, 0);
+    let (bits, words) = node_layout(&ground, &looked_up, placed_layout(&ground, &looked_up), 0);
     assert_eq!(words, 1);
     let consecutive: Vec<Option<u32>> = (0..19).map(Some).collect();
     assert_eq!(looked_up.iter().map(|&n| bits[n as usize]).collect::<Vec<_>>(), consecutive);

@@ -152,18 +152,12 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, us
         let cell_of =
             |f: usize| -> Vec<&str> { (0..arity).filter(|&a| a != outer).map(|a| parsed[f].1[a].as_str()).collect() };
         let board: Vec<Vec<&str>> = chunks.clone().next().unwrap_or_default().iter().map(|&f| cell_of(f)).collect();
-        if let Some(cells) = completed(&board) {
-            for chunk in chunks {
-                let mut block: Block = vec![None; cells.len()];
-                for &f in chunk {
-                    // Exact: `compare_keys` equates only equal symbols.
-                    if let Ok(k) = cells.binary_search_by(|cell| compare_keys(cell, &cell_of(f))) {
-                        block[k] = Some(f);
-                    }
-                }
-                holes += block.iter().filter(|fact| fact.is_none()).count();
-                blocks.push(block);
-            }
+        let completed_blocks = completed(&board).and_then(|cells| {
+            chunks.clone().map(|chunk| block_of(&cells, chunk, &cell_of)).collect::<Option<Vec<Block>>>()
+        });
+        if let Some(completed_blocks) = completed_blocks {
+            holes += completed_blocks.iter().flatten().filter(|fact| fact.is_none()).count();
+            blocks.extend(completed_blocks);
             shared = true;
             continue;
         }
@@ -283,19 +277,19 @@ fn lead_boards(facts: &[usize], parsed: &[(String, Vec<String>)], fewest: Option
     }
     let mut leads: Vec<Vec<&str>> = by_lead.keys().cloned().collect();
     leads.sort_by(|x, y| compare_keys(x, y));
-    let blocks = leads
-        .iter()
-        .map(|value| {
-            let mut block: Block = vec![None; cells.len()];
-            for &f in &by_lead[value] {
-                // Exact: `compare_keys` equates only equal symbols.
-                let k = cells.binary_search_by(|cell| compare_keys(cell, &rest(f, &lead))).ok()?;
-                block[k] = Some(f);
-            }
-            Some(block)
-        })
-        .collect::<Option<Vec<Block>>>()?;
-    Some(blocks)
+    leads.iter().map(|value| block_of(&cells, &by_lead[value], &|f| rest(f, &lead))).collect()
+}
+
+/// The block of `facts` on a board of `cells` (sorted): each fact at the place of its cell
+/// (`cell_of`), the cells no fact takes empty. `None` if a fact's cell is not on the board.
+fn block_of<'a>(cells: &[Vec<&'a str>], facts: &[usize], cell_of: &dyn Fn(usize) -> Vec<&'a str>) -> Option<Block> {
+    let mut block: Block = vec![None; cells.len()];
+    for &f in facts {
+        // Exact: `compare_keys` equates only equal symbols.
+        let k = cells.binary_search_by(|cell| compare_keys(cell, &cell_of(f))).ok()?;
+        block[k] = Some(f);
+    }
+    Some(block)
 }
 
 /// Every increasing sequence of `size` positions below `count`, in lexicographic order.

@@ -470,7 +470,7 @@ fn a_board_with_holes_punched_in_keeps_every_cell_at_its_bit() {
 }
 
 #[test]
-fn a_board_with_more_holes_than_a_quarter_is_not_completed() {
+fn a_board_of_half_a_word_is_not_completed() {
     // Cells of a 8x8 board of which only the 32 of one colour are used (checkers): a word
     // would be half empty, so each piece's board is its 32 cells.
     let pieces = ["black", "white"];
@@ -487,4 +487,25 @@ fn a_board_with_more_holes_than_a_quarter_is_not_completed() {
     let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
     assert_eq!(bit("(cell 1 3 black)"), bit("(cell 1 1 black)") + 1);
     assert_eq!(bit("(cell 2 2 white)"), bit("(cell 1 1 white)") + 4);
+}
+
+#[test]
+fn a_board_with_more_holes_than_a_quarter_is_not_completed() {
+    // 44 cells of an 8x8 board, a block of 4 by 5 punched out of its middle: more than half a
+    // word, but a full board would be almost half holes, so each piece's board is its 44 cells.
+    let pieces = ["black", "white"];
+    let mut base = Vec::new();
+    for x in 1..=8 {
+        for y in 1..=8 {
+            if !((3..=6).contains(&x) && (2..=6).contains(&y)) {
+                base.extend(pieces.iter().map(|piece| format!("(cell {x} {y} {piece})")));
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    for piece in pieces {
+        assert_eq!(bit(&format!("(cell 3 7 {piece})")), bit(&format!("(cell 3 1 {piece})")) + 1);
+    }
 }
