@@ -11,6 +11,7 @@
 //! arguments joined through variables it hides (quarto's pieces that share an attribute, see
 //! [`hidden_join_of_state_rules`]), into the state-dependent rules that use it.
 
+use super::decompose::vars_of;
 use crate::ast::{Atom, Description, Literal, Rule, Term};
 use crate::check::keywords::RELATION_KEYWORDS;
 use crate::graph::Dependencies;
@@ -93,7 +94,7 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
         .filter(|&(name, (used, definition))| {
             !used.other_use
                 && !RELATION_KEYWORDS.contains(&name)
-                && (dynamic.contains(name) || hidden_join_of_state_rules(name, used, definition, dynamic))
+                && (dynamic.contains(name) || hidden_join_of_state_rules(used, definition, dynamic))
                 && !deps.is_recursive(name)
                 && definition.joins
                 && used.rules * definition.count <= MAX_INLINED_RULES
@@ -102,9 +103,10 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
     first_to_inline(&candidates, &deps).map(str::to_string)
 }
 
-/// Whether a static relation is worth inlining into the state-dependent rules that use it: it
-/// has one definition, whose literals each read at most one of its head's variables and are
-/// joined through variables the head does not have. Such a relation is a product of its
+/// Whether a static relation (the caller knows it is static) is worth inlining into the
+/// state-dependent rules that use it: it has one definition, whose literals each read at most
+/// one of its head's variables and are joined through variables the head does not have. Such a
+/// relation is a product of its
 /// arguments' values, and a rule that reads it with the state is grounded over the whole
 /// product: quarto's `(set ?p1 ?p2 ?p3 ?p4)` (four pieces share attribute `?n` with value
 /// `?b`) holds for some twenty thousand quadruples, and a line of four cells grounded against
@@ -113,11 +115,8 @@ fn inlinable(rules: &[Rule], dynamic: &BTreeSet<String>) -> Option<String> {
 /// relation with a literal that reads two of its arguments is left alone: its facts are no
 /// product, and inlining it only moved work around (colonelBlotto's `gte`, 0.7x; mummymaze's
 /// two-step `newlocation2`, 0.3x).
-fn hidden_join_of_state_rules(name: &str, used: &Uses, definition: &Definitions, dynamic: &BTreeSet<String>) -> bool {
-    !dynamic.contains(name)
-        && definition.count == 1
-        && definition.product
-        && used.by.iter().all(|user| dynamic.contains(*user))
+fn hidden_join_of_state_rules(used: &Uses, definition: &Definitions, dynamic: &BTreeSet<String>) -> bool {
+    definition.count == 1 && definition.product && used.by.iter().all(|user| dynamic.contains(*user))
 }
 
 /// Whether a rule's body joins, through variables its head does not have, literals that each
@@ -127,19 +126,9 @@ fn is_product(rule: &Rule) -> bool {
     rule.head.for_each_var(&mut |v, _| {
         head_vars.insert(v.to_string());
     });
-    let mut hides = false;
-    let mut each_reads_one = true;
-    for literal in &rule.body {
-        let mut read = BTreeSet::new();
-        literal.for_each_var(&mut |v, _| {
-            if head_vars.contains(v) {
-                read.insert(v.to_string());
-            } else {
-                hides = true;
-            }
-        });
-        each_reads_one &= read.len() <= 1;
-    }
+    let body_vars: Vec<BTreeSet<String>> = rule.body.iter().map(vars_of).collect();
+    let hides = body_vars.iter().any(|vars| !vars.is_subset(&head_vars));
+    let each_reads_one = body_vars.iter().all(|vars| vars.intersection(&head_vars).count() <= 1);
     head_vars.len() >= 2 && hides && each_reads_one
 }
 
