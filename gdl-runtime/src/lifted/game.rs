@@ -99,8 +99,24 @@ impl LiftedGame {
     /// Loads `program`: its terms interned, its static relations put in tables with their
     /// indexes.
     pub fn load(program: &'static Program) -> Result<LiftedGame, BadProgram> {
+        LiftedGame::load_with_terms(program, &[])
+    }
+
+    /// [`LiftedGame::load`], with the ground terms `extra` (in KIF; those naming a symbol the
+    /// program does not have are left out) in the game's store, so that they have ids of their
+    /// own: the table form's base facts and moves, for [`super::OnBits`].
+    pub fn load_with_terms(program: &'static Program, extra: &[&str]) -> Result<LiftedGame, BadProgram> {
         let words = |text| crate::program::text_to_words(text).map_err(|_| BadProgram("a table is not packed words"));
-        let terms = Terms::from_flat(&words(program.terms)?).ok_or(BadProgram("its terms are not a list of terms"))?;
+        let mut terms =
+            Terms::from_flat(&words(program.terms)?).ok_or(BadProgram("its terms are not a list of terms"))?;
+        let symbols = Symbols::from_names(program.names);
+        for text in extra {
+            let mut flat = Vec::new();
+            let encoded = kif::parse_one(text).ok().and_then(|sx| symbols.encode_sx(&sx, &mut flat));
+            if encoded.is_some() {
+                terms.intern_flat(&flat);
+            }
+        }
         let known = |id: TermId| (id as usize) < terms.len();
         let mut fixed = vec![Table::default(); program.relations];
         let words = words(program.fixed)?;
@@ -132,7 +148,6 @@ impl LiftedGame {
         let flats = FlatCache::new(&terms);
         let initial = State::of_terms(program.initial.iter().copied(), &terms, &flats);
         let splits = program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
-        let symbols = Symbols::from_names(program.names);
         Ok(LiftedGame { program, symbols, terms, fixed, splits, initial, flats })
     }
 
@@ -150,7 +165,7 @@ impl LiftedGame {
     }
 
     /// Keeps an evaluation's tables for this thread's next evaluation.
-    fn recycle(&self, eval: Eval<'_>) {
+    pub(super) fn recycle(&self, eval: Eval<'_>) {
         let key = std::ptr::from_ref(self.program) as usize;
         POOL.with(|pool| *pool.borrow_mut() = Some((key, eval.tables)));
     }
@@ -158,17 +173,66 @@ impl LiftedGame {
     /// An evaluation with the facts of `state` loaded, and `(does r m)` for each role `r` that
     /// plays a move `moves[r]`.
     fn load_state(&self, state: &State, moves: &[Move]) -> Eval<'_> {
-        let mut eval =
-            Eval { store: super::store::Overlay::new(&self.terms), tables: self.fresh_tables(), fixed: &self.fixed };
-        for fact in state.facts() {
+        let mut eval = self.load_facts(state.facts());
+        for (role, mv) in moves.iter().enumerate() {
+            self.add_move(&mut eval, role, &mv.0);
+        }
+        eval
+    }
+
+    /// An evaluation with `facts` (flat-encoded) loaded as the state, and no move.
+    fn load_facts<'f>(&self, facts: impl Iterator<Item = &'f [u32]>) -> Eval<'_> {
+        let mut eval = self.empty_eval();
+        for fact in facts {
             let id = self.flats.decode(&mut eval.store, fact);
             self.add_input(&mut eval, 0, &[], id);
         }
-        for (role, mv) in moves.iter().enumerate() {
-            let id = self.flats.decode(&mut eval.store, &mv.0);
-            self.add_input(&mut eval, 1, &[self.program.role_terms[role]], id);
+        eval
+    }
+
+    /// An evaluation with the facts of the game's store `ids` loaded as the state, and no move.
+    pub(super) fn load_ids(&self, ids: impl Iterator<Item = TermId>) -> Eval<'_> {
+        let mut eval = self.empty_eval();
+        for id in ids {
+            self.add_input(&mut eval, 0, &[], id);
         }
         eval
+    }
+
+    /// An evaluation with no fact of the state or move loaded.
+    fn empty_eval(&self) -> Eval<'_> {
+        Eval { store: super::store::Overlay::new(&self.terms), tables: self.fresh_tables(), fixed: &self.fixed }
+    }
+
+    /// Adds `(does role mv)` to `eval`, the move flat-encoded.
+    fn add_move(&self, eval: &mut Eval<'_>, role: usize, mv: &[u32]) {
+        let id = self.flats.decode(&mut eval.store, mv);
+        self.add_move_id(eval, role, id);
+    }
+
+    /// Adds `(does role mv)` to `eval`, the move a term of the game's store or of `eval`.
+    pub(super) fn add_move_id(&self, eval: &mut Eval<'_>, role: usize, mv: TermId) {
+        self.add_input(eval, 1, &[self.program.role_terms[role]], mv);
+    }
+
+    /// The id of the flat-encoded term `flat` in the game's store, if it has it.
+    pub(super) fn term_id(&self, flat: &[u32]) -> Option<TermId> {
+        self.terms.find_flat(flat).filter(|(_, rest)| rest.is_empty()).map(|(id, _)| id)
+    }
+
+    /// The number of terms of the game's store: their ids are below it.
+    pub(super) fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// The game's program.
+    pub(super) fn program(&self) -> &'static Program {
+        self.program
+    }
+
+    /// The game's symbols.
+    pub(super) fn symbols(&self) -> &Symbols {
+        &self.symbols
     }
 
     /// Runs `query` in `state` with `moves` and reads its answer with `read`.
@@ -215,8 +279,7 @@ impl LiftedGame {
             return None;
         }
         for (role, mv) in joint.iter().enumerate() {
-            let id = self.flats.decode(&mut eval.store, &mv.0);
-            self.add_input(&mut eval, 1, &[self.program.role_terms[role]], id);
+            self.add_move(&mut eval, role, &mv.0);
         }
         run_new(&mut eval, queries.next, &mut ran);
         let next = self.next_of(&eval);
@@ -255,7 +318,11 @@ impl LiftedGame {
 
     /// For each fact of `output` whose first argument is a role's term, that role and the second
     /// argument.
-    fn by_role<'e>(&'e self, eval: &'e Eval<'_>, output: Output) -> impl Iterator<Item = (usize, TermId)> + 'e {
+    pub(super) fn by_role<'e>(
+        &'e self,
+        eval: &'e Eval<'_>,
+        output: Output,
+    ) -> impl Iterator<Item = (usize, TermId)> + 'e {
         eval.output(output).facts().filter_map(|fact| {
             let role = self.program.role_terms.iter().position(|&t| t == fact[0])?;
             Some((role, fact[1]))
@@ -296,7 +363,7 @@ thread_local! {
 
 /// Runs the components of `query` that did not run yet in this evaluation (a component is
 /// known by its first relation, in `ran`).
-fn run_new(eval: &mut Eval<'_>, query: &[Component], ran: &mut Vec<usize>) {
+pub(super) fn run_new(eval: &mut Eval<'_>, query: &[Component], ran: &mut Vec<usize>) {
     for component in query {
         let Some(&first) = component.relations.first() else { continue };
         if !ran.contains(&first) {

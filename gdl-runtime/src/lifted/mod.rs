@@ -10,11 +10,13 @@
 //! [`LiftedGame`], which implements [`crate::Game`]. States and moves are sets of ground terms
 //! in a flat encoding ([`State`], [`Move`]), so that a state may hold terms no rule names.
 
+mod bits;
 mod game;
 pub mod hash;
 pub mod store;
 mod table;
 
+pub use bits::{OnBits, Unmapped};
 pub use game::{LiftedGame, Move, State};
 pub use table::{Candidates, Chain, Facts, Table};
 

@@ -238,6 +238,18 @@ impl Terms {
         }
     }
 
+    /// Interns a term given in the flat prefix encoding of [`encode`], returning the rest;
+    /// `None` when `flat` is cut short.
+    pub fn intern_flat<'s>(&mut self, flat: &'s [u32]) -> Option<(TermId, &'s [u32])> {
+        fold_flat(flat, &mut |sym, args| Some(self.intern_args(sym, args)))
+    }
+
+    /// The id of the term at the start of `flat` (in the flat prefix encoding of [`encode`]),
+    /// with the rest; `None` when the store does not have it or `flat` is cut short.
+    pub fn find_flat<'s>(&self, flat: &'s [u32]) -> Option<(TermId, &'s [u32])> {
+        fold_flat(flat, &mut |sym, args| self.find(sym, args))
+    }
+
     /// Adds a term; returns its id, the existing one when the store has it already.
     pub fn intern(&mut self, node: Node) -> TermId {
         if let Some(id) = self.find(node.sym, &node.args) {
@@ -249,6 +261,24 @@ impl Terms {
         self.ids.insert(node, id);
         id
     }
+}
+
+/// The id that `id` gives the term at the start of `flat` (in the flat prefix encoding of
+/// [`encode`]), its arguments' ids given first, with the rest of `flat`; `None` when `flat` is
+/// cut short or `id` gives none.
+fn fold_flat<'s>(
+    flat: &'s [u32],
+    id: &mut impl FnMut(Sym, &[TermId]) -> Option<TermId>,
+) -> Option<(TermId, &'s [u32])> {
+    let [sym, arity, tail @ ..] = flat else { return None };
+    let mut rest = tail;
+    let mut args = Vec::with_capacity(*arity as usize);
+    for _ in 0..*arity {
+        let (arg, after) = fold_flat(rest, id)?;
+        args.push(arg);
+        rest = after;
+    }
+    Some((id(*sym, &args)?, rest))
 }
 
 /// Read access to ground terms, shared by the store and the overlay.
@@ -485,5 +515,24 @@ mod tests {
         }
         assert!(cache.ids.len() < terms.len(), "every term was kept");
         assert!(cache.ids.contains_key(&encoded(&terms, lists[1])));
+    }
+
+    /// A term interned from its flat encoding is the one interned argument by argument, found
+    /// again from its encoding, of any length; a term the store lacks and a cut encoding are
+    /// not found.
+    #[test]
+    fn terms_are_interned_and_found_by_their_flat_encoding() {
+        let mut terms = Terms::default();
+        let long = list(&mut terms, 20);
+        let flat = encoded(&terms, long);
+        assert_eq!(terms.find_flat(&flat), Some((long, &[][..])));
+        let mut other = Terms::default();
+        assert_eq!(other.find_flat(&flat), None);
+        assert_eq!(
+            other.intern_flat(&flat).map(|(id, rest)| (encoded(&other, id), rest.len())),
+            Some((flat.clone(), 0))
+        );
+        assert_eq!(terms.find_flat(&flat[..flat.len() - 1]), None);
+        assert_eq!(terms.intern_flat(&flat[..3]), None);
     }
 }

@@ -1,0 +1,227 @@
+//! The lifted form over a grounded game's states and moves: a state is the bits of its base
+//! facts and a move its index, as the table form has them, so that the rules with variables can
+//! play a game that gdlc also grounded (see [`crate::program::TablesOrLifted`]). Each base
+//! fact and move is a term of the game's store (loaded with them) and known by its id.
+
+use super::game::{run_new, LiftedGame};
+use super::store::{TermId, TermRead};
+use super::Eval;
+use crate::rng::Rng;
+
+/// A [`LiftedGame`] read and written through bits of base facts and move indices.
+#[derive(Debug)]
+pub struct OnBits {
+    game: &'static LiftedGame,
+    /// The term of every base fact in the game's store, by its bit ([`NO_TERM`] for a bit no
+    /// fact uses).
+    facts: Vec<TermId>,
+    /// The term of every move, by its index.
+    moves: Vec<TermId>,
+    /// For every term of the game's store, the bit of the base fact it is and the index of the
+    /// move it is ([`NOT_ONE`] when it is none).
+    bit_of: Vec<u32>,
+    move_of: Vec<u32>,
+    /// For every role, its moves as a bit set over their indices.
+    role_has: Vec<Vec<u64>>,
+}
+
+/// The term of a bit that no base fact uses.
+const NO_TERM: TermId = TermId::MAX;
+
+/// What [`OnBits::bit_of`] and [`OnBits::move_of`] hold for a term that is no base fact or no
+/// move.
+const NOT_ONE: u32 = u32::MAX;
+
+/// What a lifted evaluation found that the table form's bits and move indices cannot say: a next
+/// fact that is no base fact, or a legal move that is not among the role's moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unmapped;
+
+impl OnBits {
+    /// The lifted `game` over the table form's base facts `base` (by bit, `""` for a bit no
+    /// fact uses), its moves `moves` (by index) and each role's moves `role_moves`, all in
+    /// canonical KIF; `None` when a fact or move is not a term of the game's store (load it with
+    /// [`LiftedGame::load_with_terms`] given them).
+    pub fn new(game: &'static LiftedGame, base: &[&str], moves: &[&str], role_moves: &[&[u32]]) -> Option<OnBits> {
+        let id = |text: &str| -> Option<TermId> {
+            let sx = crate::kif::parse_one(text).ok()?;
+            let mut flat = Vec::new();
+            game.symbols().encode_sx(&sx, &mut flat)?;
+            game.term_id(&flat)
+        };
+        let facts = base
+            .iter()
+            .map(|&text| if text.is_empty() { Some(NO_TERM) } else { id(text) })
+            .collect::<Option<Vec<_>>>()?;
+        let moves = moves.iter().map(|&text| id(text)).collect::<Option<Vec<_>>>()?;
+        let index_of = |ids: &[TermId]| {
+            let mut of = vec![NOT_ONE; game.term_count()];
+            for (k, &id) in ids.iter().enumerate().filter(|&(_, &id)| id != NO_TERM) {
+                of[id as usize] = k as u32;
+            }
+            of
+        };
+        let (bit_of, move_of) = (index_of(&facts), index_of(&moves));
+        let mut role_has = vec![vec![0u64; moves.len().div_ceil(64)]; role_moves.len()];
+        for (set, indices) in role_has.iter_mut().zip(role_moves) {
+            for &m in indices.iter() {
+                *set.get_mut(m as usize / 64)? |= 1 << (m % 64);
+            }
+        }
+        (role_moves.len() == game.program().roles.len()).then_some(OnBits {
+            game,
+            facts,
+            moves,
+            bit_of,
+            move_of,
+            role_has,
+        })
+    }
+
+    /// An evaluation with the facts of `state` loaded.
+    fn load(&self, state: &[u64]) -> Eval<'static> {
+        let set = state.iter().enumerate().flat_map(|(w, &word)| {
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let bit = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    w * 64 + bit
+                })
+            })
+        });
+        self.game.load_ids(set.filter_map(|b| self.facts.get(b).copied()).filter(|&id| id != NO_TERM))
+    }
+
+    /// Adds every role's move of `joint` to `eval`.
+    fn add_joint(&self, eval: &mut Eval<'static>, joint: &[u32]) {
+        for (role, &m) in joint.iter().enumerate() {
+            if let Some(&mv) = self.moves.get(m as usize) {
+                self.game.add_move_id(eval, role, mv);
+            }
+        }
+    }
+
+    /// The index that `of` gives term `id` of `eval`, unless it is not one.
+    fn index(of: &[u32], id: TermId) -> Result<u32, Unmapped> {
+        of.get(id as usize).copied().filter(|&k| k != NOT_ONE).ok_or(Unmapped)
+    }
+
+    /// Every role's legal moves in `eval`, sorted, into `legal`.
+    fn legal_of(&self, eval: &Eval<'static>, legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
+        legal.resize_with(self.role_has.len(), Vec::new);
+        legal.iter_mut().for_each(Vec::clear);
+        for (role, term) in self.game.by_role(eval, self.game.program().outputs.legal) {
+            let m = OnBits::index(&self.move_of, term)?;
+            if self.role_has[role][m as usize / 64] & 1 << (m % 64) == 0 {
+                return Err(Unmapped);
+            }
+            legal[role].push(m);
+        }
+        for moves in legal.iter_mut() {
+            moves.sort_unstable();
+            moves.dedup();
+        }
+        Ok(())
+    }
+
+    /// Writes the next state of `eval` into `out`.
+    fn next_of(&self, eval: &Eval<'static>, out: &mut [u64]) -> Result<(), Unmapped> {
+        out.iter_mut().for_each(|w| *w = 0);
+        for fact in eval.output(self.game.program().outputs.next).facts() {
+            let bit = OnBits::index(&self.bit_of, fact[0])?;
+            let word = out.get_mut(bit as usize / 64).ok_or(Unmapped)?;
+            *word |= 1 << (bit % 64);
+        }
+        Ok(())
+    }
+
+    /// Every role's legal moves in `state`, each role's in increasing order.
+    pub fn legal(&self, state: &[u64], legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
+        let queries = &self.game.program().queries;
+        let mut eval = self.load(state);
+        run_new(&mut eval, queries.legal, &mut Vec::new());
+        let answer = self.legal_of(&eval, legal);
+        self.game.recycle(eval);
+        answer
+    }
+
+    /// Writes the state after `joint` (a move index per role) into `out`.
+    pub fn next(&self, state: &[u64], joint: &[u32], out: &mut [u64]) -> Result<(), Unmapped> {
+        let queries = &self.game.program().queries;
+        let mut eval = self.load(state);
+        self.add_joint(&mut eval, joint);
+        run_new(&mut eval, queries.next, &mut Vec::new());
+        let answer = self.next_of(&eval, out);
+        self.game.recycle(eval);
+        answer
+    }
+
+    /// Whether `state` is terminal.
+    pub fn terminal(&self, state: &[u64]) -> bool {
+        let program = self.game.program();
+        let mut eval = self.load(state);
+        run_new(&mut eval, program.queries.terminal, &mut Vec::new());
+        let terminal = !eval.output(program.outputs.terminal).is_empty();
+        self.game.recycle(eval);
+        terminal
+    }
+
+    /// Fills `out[r]` with role `r`'s largest goal value in `state`, `None` when it has none.
+    pub fn goals(&self, state: &[u64], out: &mut [Option<u32>]) {
+        let program = self.game.program();
+        let mut eval = self.load(state);
+        run_new(&mut eval, program.queries.goal, &mut Vec::new());
+        out.iter_mut().for_each(|goal| *goal = None);
+        for (role, term) in self.game.by_role(&eval, program.outputs.goal) {
+            let value = self.game.symbols().natural(eval.store.node(term));
+            if let Some(goal) = out.get_mut(role) {
+                *goal = (*goal).max(value);
+            }
+        }
+        self.game.recycle(eval);
+    }
+
+    /// One step of a uniformly random playout from `state`, drawn as [`crate::Game::random_step`]
+    /// draws it (each role's legal moves in increasing order): `Ok(false)` when `state` is
+    /// terminal or some role has no legal move, else `Ok(true)` with the next state in `out`.
+    /// When one engine answers `terminal`, `legal` and `next`, the state is loaded once.
+    pub fn random_step(
+        &self,
+        state: &[u64],
+        rng: &mut Rng,
+        legal: &mut Vec<Vec<u32>>,
+        joint: &mut Vec<u32>,
+        out: &mut [u64],
+    ) -> Result<bool, Unmapped> {
+        let program = self.game.program();
+        if !program.queries.shared_step {
+            if self.terminal(state) {
+                return Ok(false);
+            }
+            self.legal(state, legal)?;
+            if crate::draw_joint(legal, rng, joint).is_none() {
+                return Ok(false);
+            }
+            return self.next(state, joint, out).map(|()| true);
+        }
+        let mut eval = self.load(state);
+        let mut ran = Vec::new();
+        run_new(&mut eval, program.queries.terminal, &mut ran);
+        let answer = if !eval.output(program.outputs.terminal).is_empty() {
+            Ok(false)
+        } else {
+            run_new(&mut eval, program.queries.legal, &mut ran);
+            self.legal_of(&eval, legal).and_then(|()| {
+                if crate::draw_joint(legal, rng, joint).is_none() {
+                    return Ok(false);
+                }
+                self.add_joint(&mut eval, joint);
+                run_new(&mut eval, program.queries.next, &mut ran);
+                self.next_of(&eval, out).map(|()| true)
+            })
+        };
+        self.game.recycle(eval);
+        answer
+    }
+}
