@@ -8,11 +8,13 @@
 //! a move of the joint move, a derived proposition, a constant, or an atom of a relation
 //! proved at run time by [`crate::prover`]) and bits 0-27 its index.
 
+mod choice;
 mod incremental;
 mod net;
 mod sample;
 mod text;
 
+pub use choice::{with_engine, Engine, TablesOrLifted};
 pub(crate) use sample::state_of;
 pub use text::{text_to_words, words_to_text};
 
