@@ -143,7 +143,11 @@ fn shape(compiled: &gdlc::compile::Compiled) -> String {
     let Some(ground) = &compiled.ground else {
         return "lifted form (the rules with variables, not ground)".to_string();
     };
-    let form = if compiled.tables { "table form" } else { "straight-line form" };
+    let form = match (compiled.tables, compiled.lifted_rules) {
+        (true, true) => "table form, the lifted rules beside",
+        (true, false) => "table form",
+        (false, _) => "straight-line form",
+    };
     let shape = format!(
         "{} roles, {} base propositions, {} state words, {} moves, {} derived propositions, {} literals, {form}",
         ground.roles.len(),

@@ -234,7 +234,7 @@ enum FormArg {
     Auto,
     /// Straight-line Rust: the fastest, but slow to build for large games.
     Straight,
-    /// Tables of the ground program, evaluated by the runtime: quick to build at any size.
+    /// Tables of the ground program, evaluated by the runtime: quick to build at any size. The lifted rules come beside them, and the faster of the two plays, chosen by a race when the game is first used (GDL_ENGINE=tables or GDL_ENGINE=lifted in the environment chooses instead).
     Tables,
     /// The rules with variables, not ground: one generated join per rule, evaluated over each state's facts, for games too large to ground.
     Lifted,

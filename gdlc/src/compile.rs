@@ -23,6 +23,9 @@ pub struct Compiled {
     /// Whether the game functions are tables of the ground program rather than straight-line
     /// code.
     pub tables: bool,
+    /// Whether the game's lifted rules are written beside its tables (see
+    /// [`codegen::Module::lifted_rules`]).
+    pub lifted_rules: bool,
     /// Why [`Form::Auto`] chose the lifted form, when it did.
     pub lifted_because: Option<WhyLifted>,
 }
@@ -99,8 +102,10 @@ fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Resu
         let why = WhyLifted::CheckedAtoms(ground.deferred.atoms.len());
         return Ok(Compiled { lifted_because: Some(why), ..compiled });
     }
-    let module = codegen::generate_noted_module(&ground, options.form, realtime, notes)?;
-    Ok(Compiled { ground: Some(ground), tokens: module.tokens, realtime, tables: module.tables, lifted_because: None })
+    let lifted_rules = || lifted_rules(&description, notes);
+    let module = codegen::generate_noted_module(&ground, options.form, realtime, notes, &lifted_rules)?;
+    let (tokens, tables, lifted_rules) = (module.tokens, module.tables, module.lifted_rules);
+    Ok(Compiled { ground: Some(ground), tokens, realtime, tables, lifted_rules, lifted_because: None })
 }
 
 /// [`compile`] in the lifted form whatever `options.form` says, with the interpreter's load
@@ -124,7 +129,18 @@ fn lifted(
     }
     let interpreter = Interpreter::with_limits(description, limits)?;
     let tokens = codegen::lifted::generate(&interpreter, notes);
-    Ok(Compiled { ground: None, tokens, realtime: false, tables: false, lifted_because: None })
+    Ok(Compiled { ground: None, tokens, realtime: false, tables: false, lifted_rules: false, lifted_because: None })
+}
+
+/// The most time the interpreter may take to load a game whose lifted rules are written beside
+/// its tables: the tables are the module without them.
+const LIFTED_RULES_LOAD: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The lifted rules of a game in the table form ([`codegen::lifted::companion`]); `None` when
+/// the interpreter does not load it within [`LIFTED_RULES_LOAD`].
+fn lifted_rules(description: &Description, notes: Option<&Notes>) -> Option<TokenStream> {
+    let interpreter = Interpreter::with_limits(description, &Limits::within(LIFTED_RULES_LOAD)).ok()?;
+    Some(codegen::lifted::companion(&interpreter, notes))
 }
 
 /// [`compile`]'s tokens alone: what `gdl!` expands to and `cargo codegen` writes.

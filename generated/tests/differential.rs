@@ -178,6 +178,53 @@ macro_rules! differential_test {
 
 generated::for_each_game!(differential_test);
 
+/// Every check of a bundled game above, with the game played by its lifted rules beside its
+/// tables rather than by the tables, whichever the race chose: the two engines of one module
+/// play alike, and a seed gives the same random playouts through both.
+fn lifted_rules_agree<G: Game>(game: &G, has_lifted: bool, file: &str) {
+    use gdl_runtime::program::{with_engine, Engine};
+    assert!(has_lifted, "{file}: no lifted rules beside the tables");
+    with_engine(Engine::Lifted, || {
+        random_playouts(game, file);
+        fused_steps_match_the_general_interface(game, file);
+        recorded_matches(game, file);
+    });
+    let playouts = |engine| with_engine(engine, || seeded_playouts(game, 50));
+    assert_eq!(playouts(Engine::Lifted), playouts(Engine::Tables), "{file}: the engines drew different playouts");
+}
+
+/// The states of `count` random playouts from the initial state, drawn with one seed.
+fn seeded_playouts<G: Game>(game: &G, count: usize) -> Vec<Vec<G::State>> {
+    let (mut rng, mut scratch) = (Rng::seeded(5), gdl_runtime::Playout::default());
+    let mut playouts = Vec::new();
+    for _ in 0..count {
+        let mut states = vec![game.initial_state()];
+        while let Some(next) = game.random_step(&states[states.len() - 1], &mut rng, &mut scratch) {
+            states.push(next);
+        }
+        playouts.push(states);
+    }
+    playouts
+}
+
+#[test]
+fn tic_tac_toe_lifted_rules_agree_with_the_interpreter() {
+    use generated::games::tic_tac_toe_tables as game;
+    lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/ticTacToe.kif");
+}
+
+#[test]
+fn connect_four_lifted_rules_agree_with_the_interpreter() {
+    use generated::games::connect_four_tables as game;
+    lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/connectFour.kif");
+}
+
+#[test]
+fn breakthrough_lifted_rules_agree_with_the_interpreter() {
+    use generated::games::breakthrough_tables as game;
+    lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/breakthrough.kif");
+}
+
 /// The game `gdl!` compiles while this crate builds plays as the interpreter does, like the
 /// checked-in module of the same game.
 #[test]

@@ -84,7 +84,8 @@ pub enum Form {
     /// with the program.
     Straight,
     /// Tables of the ground program evaluated by `gdl_runtime::program`: builds in seconds at
-    /// any size.
+    /// any size. The lifted rules come beside them (not for a GDL-II game), and the faster of
+    /// the two plays (`gdl_runtime::program::TablesOrLifted`).
     Tables,
     /// [`Form::Straight`] with every function's long runs of node statements in functions of
     /// their own, as a large game's long functions are written, whatever its size: the code
@@ -138,17 +139,28 @@ pub const WORDS_FORM_TOKENS: usize = 1_100_000;
 /// The module of a grounded game: a turn-based one, or a real-time one for an rtGDL game
 /// (grounded from its erased form); an error says why an rtGDL game cannot be compiled.
 pub fn generate_module(ground: &Ground, form: Form, realtime: bool) -> Result<TokenStream, Error> {
-    generate_noted_module(ground, form, realtime, None).map(|module| module.tokens)
+    generate_noted_module(ground, form, realtime, None, &no_lifted_rules).map(|module| module.tokens)
+}
+
+/// The module of a game's lifted rules to write beside its tables, made only when the game
+/// is written as tables ([`lifted::companion`]); `None` when it has none.
+pub type LiftedRules<'a> = &'a dyn Fn() -> Option<TokenStream>;
+
+/// [`LiftedRules`] for a module of tables alone.
+pub fn no_lifted_rules() -> Option<TokenStream> {
+    None
 }
 
 /// [`generate_module`], with comment markers from `notes` (when given) that [`render_file`]
 /// turns into comments naming the atom or table each piece of code computes. Tokens with
-/// markers do not compile until rendered, so the `gdl!` macro never gives notes.
+/// markers do not compile until rendered, so the `gdl!` macro never gives notes. A game (not
+/// GDL-II) written as tables gets `lifted_rules` beside them, when it gives any.
 pub fn generate_noted_module(
     ground: &Ground,
     form: Form,
     realtime: bool,
     notes: Option<&Notes>,
+    lifted_rules: LiftedRules<'_>,
 ) -> Result<Module, Error> {
     if form == Form::Lifted {
         return Err(Error::LiftedFromGround);
@@ -158,9 +170,9 @@ pub fn generate_noted_module(
     }
     if realtime {
         let tokens = realtime::generate_realtime(ground, form, notes).map_err(Error::RealTime)?;
-        Ok(Module { tokens, tables: false })
+        Ok(Module { tokens, tables: false, lifted_rules: false })
     } else {
-        Ok(generate_noted_ground(ground, form, notes))
+        Ok(generate_noted_ground(ground, form, notes, lifted_rules))
     }
 }
 
@@ -171,16 +183,21 @@ pub struct Module {
     /// Whether the game functions are tables of the ground program rather than straight-line
     /// code.
     pub tables: bool,
+    /// Whether the game's lifted rules are written beside its tables, the faster of the two
+    /// playing.
+    pub lifted_rules: bool,
 }
 
 /// The module for a grounded game.
 pub fn generate_ground(ground: &Ground, form: Form) -> TokenStream {
-    generate_noted_ground(ground, form, None).tokens
+    generate_noted_ground(ground, form, None, &no_lifted_rules).tokens
 }
 
-/// [`generate_ground`], with comment markers from `notes` (see [`generate_noted_module`]).
-fn generate_noted_ground(ground: &Ground, form: Form, notes: Option<&Notes>) -> Module {
-    generate_ground_within(ground, form, notes, Limits { budget: STRAIGHT_FORM_TOKENS, words: WORDS_FORM_TOKENS })
+/// [`generate_ground`], with comment markers from `notes` and lifted rules beside tables (see
+/// [`generate_noted_module`]).
+fn generate_noted_ground(ground: &Ground, form: Form, notes: Option<&Notes>, lifted_rules: LiftedRules<'_>) -> Module {
+    let limits = Limits { budget: STRAIGHT_FORM_TOKENS, words: WORDS_FORM_TOKENS };
+    generate_ground_within(ground, form, notes, limits, lifted_rules)
 }
 
 /// The most tokens of straight-line functions that [`Form::Auto`] writes: `budget` budget
@@ -193,7 +210,13 @@ struct Limits {
 
 /// [`generate_noted_ground`], where [`Form::Auto`] writes straight-line functions within
 /// `limits`.
-fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, limits: Limits) -> Module {
+fn generate_ground_within(
+    ground: &Ground,
+    form: Form,
+    notes: Option<&Notes>,
+    limits: Limits,
+    lifted_rules: LiftedRules<'_>,
+) -> Module {
     let tables = tables::generate_tables(ground);
     let straight = match form {
         Form::Tables | Form::Lifted => None,
@@ -208,8 +231,13 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, li
     };
     let (functions, fused_step, tables_form) = match straight {
         Some(functions) if fits(&functions) => (scratch::keep_arrays(functions.tokens), functions.fused, false),
-        // The table form has no fused step; playouts go through the general interface.
-        _ => (program::generate_program_functions(ground, notes), false, true),
+        // The table form's fused step is its lifted rules' or the tables' (whichever plays);
+        // without lifted rules, playouts go through the general interface.
+        _ => {
+            let lifted = (!ground.gdl_ii).then(lifted_rules).flatten();
+            let fused = lifted.is_some();
+            (program::generate_program_functions(ground, notes, lifted), fused, true)
+        }
     };
     let game_impl = generate_game_impl(fused_step, ground.gdl_ii);
     let tokens = quote! {
@@ -217,7 +245,8 @@ fn generate_ground_within(ground: &Ground, form: Form, notes: Option<&Notes>, li
         #functions
         #game_impl
     };
-    Module { tokens, tables: tables_form }
+    // A table-form module's fused step is that of its lifted rules and tables.
+    Module { tokens, tables: tables_form, lifted_rules: tables_form && fused_step }
 }
 
 /// The tokens of `tokens`, those inside groups included: a measure of the code rustc compiles.

@@ -98,8 +98,15 @@ impl Encoder {
     }
 }
 
-/// `legal`, `next`, `terminal` and `goals` over the program's tables.
-pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>) -> TokenStream {
+/// `legal`, `next`, `terminal` and `goals` over the program's tables; with `lifted`, the
+/// module of the game's lifted rules ([`super::lifted::companion`]), over whichever of the two
+/// is faster (`gdl_runtime::program::TablesOrLifted`), with the free functions `random_step` and
+/// `random_step_into` that the `Game` implementation's fused step calls.
+pub fn generate_program_functions(
+    ground: &Ground,
+    notes: Option<&super::Notes>,
+    lifted: Option<TokenStream>,
+) -> TokenStream {
     let program = program(ground);
     let text = words_to_text(&program.encode());
     let note = super::notes::note(notes, |_| {
@@ -128,10 +135,50 @@ pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>)
             }
         }
     });
+    let evaluator = match &lifted {
+        Some(_) => quote!(engines()),
+        None => quote!(program()),
+    };
+    let engines = lifted.map(|lifted| {
+        quote! {
+            #lifted
+
+            /// The tables and the lifted rules, the faster of which answers, chosen on first use.
+            pub fn engines() -> &'static ::gdl_runtime::program::TablesOrLifted {
+                static ENGINES: ::std::sync::OnceLock<::gdl_runtime::program::TablesOrLifted> =
+                    ::std::sync::OnceLock::new();
+                ENGINES.get_or_init(|| {
+                    let on_bits = lifted::loaded()
+                        .and_then(|game| ::gdl_runtime::lifted::OnBits::new(game, &BASE, &MOVES, &ROLE_MOVES));
+                    ::gdl_runtime::program::TablesOrLifted::new(program(), on_bits, &INITIAL.0)
+                })
+            }
+
+            /// One step of a uniformly random playout: `None` when `s` is terminal or some role
+            /// has no legal move.
+            pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+                let mut next = State([0; WORDS]);
+                random_step_into(s, rng, &mut next).then_some(next)
+            }
+
+            /// [`random_step`] written into `out`: `false` (and `out` as it was) when `s` is
+            /// terminal or some role has no legal move.
+            pub fn random_step_into(s: &State, rng: &mut ::gdl_runtime::rng::Rng, out: &mut State) -> bool {
+                let mut next = [0u64; WORDS];
+                let stepped = engines().random_step(&s.0, rng, &mut next);
+                if stepped {
+                    out.0 = next;
+                }
+                stepped
+            }
+        }
+    });
     quote! {
         #note
         /// The ground program in `gdl_runtime::program`'s table form, packed by gdlc.
         const PROGRAM_TABLES: &str = #text;
+
+        #engines
 
         /// The program, decoded on first use.
         fn program() -> &'static ::gdl_runtime::program::Program {
@@ -145,7 +192,7 @@ pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>)
 
         /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
         pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
-            program().legal(&s.0, role, |m| out.push(Move(m)));
+            #evaluator.legal(&s.0, role, |m| out.push(Move(m)));
         }
 
         /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -155,19 +202,19 @@ pub fn generate_program_functions(ground: &Ground, notes: Option<&super::Notes>)
                 *slot = m.0;
             }
             let mut w = [0u64; WORDS];
-            program().next(&s.0, &moves, &mut w);
+            #evaluator.next(&s.0, &moves, &mut w);
             State(w)
         }
 
         /// Whether `s` is terminal.
         pub fn terminal(s: &State) -> bool {
-            program().terminal(&s.0)
+            #evaluator.terminal(&s.0)
         }
 
         /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
         /// gives, `None` when it gives none).
         pub fn goals(s: &State, out: &mut [Option<u32>]) {
-            program().goals(&s.0, out);
+            #evaluator.goals(&s.0, out);
         }
 
         #sees

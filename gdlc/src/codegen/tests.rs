@@ -66,9 +66,9 @@ fn within(tokens: usize) -> Limits {
 #[test]
 fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
     let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
-    let straight = generate_ground_within(&ground, Form::Auto, None, within(usize::MAX));
-    let too_large = generate_ground_within(&ground, Form::Auto, None, within(100));
-    let asked_for = generate_ground_within(&ground, Form::Straight, None, within(100));
+    let straight = generate_ground_within(&ground, Form::Auto, None, within(usize::MAX), &no_lifted_rules);
+    let too_large = generate_ground_within(&ground, Form::Auto, None, within(100), &no_lifted_rules);
+    let asked_for = generate_ground_within(&ground, Form::Straight, None, within(100), &no_lifted_rules);
     assert!(!straight.tables && too_large.tables && !asked_for.tables);
     let reads_program = |module: &Module| module.tokens.to_string().contains("gdl_runtime :: program");
     assert!(!reads_program(&straight) && reads_program(&too_large) && !reads_program(&asked_for));
@@ -79,8 +79,8 @@ fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
 fn comment_markers_do_not_count_as_code() {
     let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
     let notes = Notes::new("ticTacToe.kif", TIC_TAC_TOE);
-    let plain = generate_ground_within(&ground, Form::Straight, None, within(usize::MAX));
-    let noted = generate_ground_within(&ground, Form::Straight, Some(&notes), within(usize::MAX));
+    let plain = generate_ground_within(&ground, Form::Straight, None, within(usize::MAX), &no_lifted_rules);
+    let noted = generate_ground_within(&ground, Form::Straight, Some(&notes), within(usize::MAX), &no_lifted_rules);
     assert!(noted.tokens.to_string().contains(notes::MACRO));
     assert_eq!(token_count(&plain.tokens), token_count(&noted.tokens));
 }
@@ -106,8 +106,11 @@ fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
     let written = token_count(&functions.tokens);
     let budget = functions.budget_tokens.expect("asked for");
     assert!(budget > written + 1000, "{budget} against {written}");
-    assert!(generate_ground_within(&ground, Form::Auto, None, Limits { budget: written, words: 0 }).tables);
-    assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget, words: 0 }).tables);
+    assert!(
+        generate_ground_within(&ground, Form::Auto, None, Limits { budget: written, words: 0 }, &no_lifted_rules)
+            .tables
+    );
+    assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget, words: 0 }, &no_lifted_rules).tables);
     assert_eq!(emit::generate_functions(&ground, None, Purpose::Straight).expect("written").budget_tokens, None);
 }
 
@@ -118,8 +121,14 @@ fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_writte
     let functions = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
     assert!(functions.mostly_words);
     let written = token_count(&functions.tokens);
-    assert!(!generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written }).tables);
-    assert!(generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written - 1 }).tables);
+    assert!(
+        !generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written }, &no_lifted_rules)
+            .tables
+    );
+    assert!(
+        generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written - 1 }, &no_lifted_rules)
+            .tables
+    );
 }
 
 #[test]
@@ -377,7 +386,7 @@ fn a_board_with_holes_is_written_in_node_words_though_its_move_table_could_hold_
         .expect("grounds");
     let functions = emit::generate_functions(&ground, None, Purpose::Straight).expect("written");
     assert!(functions.mostly_words);
-    assert!(!generate_noted_ground(&ground, Form::Auto, None).tables);
+    assert!(!generate_noted_ground(&ground, Form::Auto, None, &no_lifted_rules).tables);
 }
 
 #[test]
@@ -389,5 +398,5 @@ fn a_line_of_pieces_that_share_an_attribute_is_grounded_cell_by_cell() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/quarto.kif"), &Options::default()).expect("grounds");
     assert!(ground.size() < 8_000, "{} literals", ground.size());
-    assert!(!generate_noted_ground(&ground, Form::Auto, None).tables);
+    assert!(!generate_noted_ground(&ground, Form::Auto, None, &no_lifted_rules).tables);
 }

@@ -195,6 +195,1209 @@ pub struct Game;
 // The table form: 353 derived atoms by 626 ground rules of 1300 literals (shared literals factored), for the legal moves of 2 roles, 112 next facts, terminal and 6 goal values.
 /// The ground program in `gdl_runtime::program`'s table form, packed by gdlc.
 const PROGRAM_TABLES: &str = "M2xkZ2IBAAAAAAAAAQAAAAIAAAADAAAABAAAAAUAAAAGAAAABwAAAAgAAAAJAAAACgAAAAsAAAAMAAAADQAAAA4AAAAPAAAAEAAAABEAAAASAAAAEwAAABQAAAAVAAAAFgAAABcAAAAYAAAAGQAAABsAAAAcAAAAHgAAAB8AAAAhAAAAIgAAACQAAAAlAAAAJwAAACgAAAAqAAAAKwAAAC0AAAAuAAAAMAAAADIAAAA0AAAANgAAADgAAAA6AAAAPAAAAD4AAABAAAAAQQAAAEMAAABFAAAARgAAAEgAAABKAAAASwAAAE0AAABPAAAAUAAAAFIAAABUAAAAVQAAAFcAAABZAAAAWgAAAFwAAABeAAAAXwAAAGEAAABjAAAAZAAAAGYAAABoAAAAaQAAAGsAAABtAAAAbgAAAHAAAAByAAAAcwAAAHUAAAB3AAAAeAAAAHoAAAB8AAAAfQAAAH8AAACBAAAAggAAAIQAAACGAAAAhwAAAIkAAACLAAAAjAAAAI4AAACQAAAAkQAAAJMAAACVAAAAlgAAAJgAAACaAAAAmwAAAJ0AAACfAAAAoAAAAKIAAACkAAAApQAAAKcAAACpAAAAqgAAAKwAAACuAAAArwAAALEAAACzAAAAtAAAALYAAAC4AAAAuQAAALsAAAC9AAAAvgAAAMAAAADCAAAAwwAAAMUAAADHAAAAyAAAAMoAAADMAAAAzQAAAM8AAADRAAAA0gAAANQAAADWAAAA1wAAANkAAADbAAAA3AAAAN4AAADgAAAA4gAAAOQAAADmAAAA6AAAAOoAAADsAAAA7gAAAPAAAADyAAAA9AAAAPYAAAD4AAAA+gAAAPwAAAD+AAAAAAEAAAEBAAACAQAAAwEAAAQBAAAFAQAABgEAAAcBAAAIAQAACQEAAAoBAAALAQAADAEAAA0BAAAOAQAADwEAABABAAARAQAAEgEAABMBAAAUAQAAFQEAABYBAAAXAQAAGAEAABkBAAAaAQAAGwEAABwBAAAdAQAAHgEAAB8BAAAgAQAAIQEAACIBAAAjAQAAJAEAACUBAAAmAQAAJwEAACgBAAApAQAAKgEAACsBAAAsAQAALQEAAC4BAAAvAQAAMAEAADEBAAAyAQAAMwEAADQBAAA1AQAANgEAADcBAAA4AQAAOQEAADoBAAA7AQAAPAEAAD0BAAA+AQAAPwEAAEABAABBAQAAQgEAAEMBAABEAQAARQEAAEYBAABHAQAASAEAAEkBAABKAQAASwEAAEwBAABNAQAATgEAAE8BAABQAQAAUQEAAFIBAABTAQAAVAEAAFsBAABiAQAAaAEAAG0BAAByAQAAdwEAAHsBAAB/AQAAgwEAALEBAACyAQAAswEAALQBAAC1AQAAtgEAALcBAAC4AQAAuQEAALoBAAC7AQAAvAEAAL0BAAC+AQAAvwEAAMABAADBAQAAwgEAAMMBAADEAQAAxQEAAMYBAADHAQAAyAEAAMkBAADKAQAAywEAAMwBAADNAQAAzgEAAM8BAADQAQAA0QEAANIBAADTAQAA1AEAANUBAADWAQAA1wEAANgBAADZAQAA2gEAANsBAADcAQAA3QEAAN4BAADfAQAA4AEAAOEBAADiAQAA4wEAAOQBAADlAQAA5gEAAOcBAADoAQAA6QEAAOoBAADrAQAA7AEAAO0BAADuAQAA7wEAAPABAADxAQAA8gEAAPMBAAD0AQAA9QEAAPYBAAD3AQAA+AEAAPkBAAD6AQAA+wEAAPwBAAD9AQAA/gEAAP8BAAAAAgAAAQIAAAICAAADAgAABAIAAAUCAAAMAgAAEwIAABkCAAAeAgAAIwIAACgCAAAsAgAAMAIAADQCAABiAgAAagIAAG0CAABuAgAAcAIAAHICAABzAgAAAAAAAAIAAAAEAAAABgAAAAgAAAAKAAAADAAAAA4AAAAQAAAAEgAAABQAAAAWAAAAGAAAABoAAAAcAAAAHgAAACAAAAAiAAAAJAAAACYAAAAoAAAAKgAAACwAAAAuAAAAMAAAADIAAAAzAAAANQAAADcAAAA4AAAAOgAAADwAAAA9AAAAPwAAAEEAAABCAAAARAAAAEYAAABHAAAASQAAAEsAAABMAAAATgAAAFAAAABRAAAAUwAAAFUAAABWAAAAWAAAAFkAAABbAAAAXAAAAF4AAABfAAAAYQAAAGIAAABkAAAAZQAAAGcAAABoAAAAagAAAGsAAABtAAAAbgAAAHAAAAByAAAAcwAAAHYAAAB3AAAAegAAAHwAAAB9AAAAgAAAAIEAAACEAAAAhgAAAIcAAACKAAAAiwAAAI4AAACQAAAAkQAAAJQAAACVAAAAmAAAAJoAAACbAAAAngAAAJ8AAACiAAAApAAAAKUAAACoAAAAqQAAAKwAAACuAAAArwAAALIAAACzAAAAtgAAALgAAAC5AAAAvAAAAL0AAADAAAAAwgAAAMMAAADGAAAAxwAAAMoAAADMAAAAzQAAANAAAADRAAAA1AAAANYAAADXAAAA2gAAANsAAADeAAAA4AAAAOEAAADkAAAA5QAAAOgAAADqAAAA6wAAAO4AAADvAAAA8gAAAPQAAAD1AAAA+AAAAPkAAAD8AAAA/gAAAP8AAAACAQAAAwEAAAYBAAAIAQAACQEAAAwBAAANAQAAEAEAABIBAAATAQAAFgEAABcBAAAaAQAAHAEAAB0BAAAgAQAAIQEAACQBAAAmAQAAJwEAACoBAAArAQAALgEAADABAAAxAQAANAEAADUBAAA4AQAAOgEAADsBAAA+AQAAPwEAAEIBAABEAQAARQEAAEgBAABJAQAATAEAAE4BAABPAQAAUgEAAFMBAABWAQAAWAEAAFkBAABcAQAAXQEAAGABAABiAQAAYwEAAGYBAABnAQAAagEAAGwBAABtAQAAcAEAAHEBAAB0AQAAdgEAAHcBAAB6AQAAewEAAH4BAACAAQAAgQEAAIQBAACFAQAAiAEAAIoBAACLAQAAjgEAAI8BAACSAQAAlAEAAJUBAACYAQAAmQEAAJwBAACeAQAAnwEAAKIBAACjAQAApgEAAKgBAACpAQAArAEAAK0BAACwAQAAsQEAALQBAAC1AQAAuAEAALkBAAC8AQAAvQEAAMABAADBAQAAxAEAAMUBAADIAQAAyQEAAMwBAADNAQAA0AEAANEBAADUAQAA1QEAANgBAADZAQAA3AEAAN0BAADgAQAA4QEAAOQBAADlAQAA6AEAAOkBAADsAQAA7QEAAPABAADyAQAA9AEAAPYBAAD4AQAA+gEAAPwBAAD+AQAAAAIAAAICAAAEAgAABgIAAAgCAAAKAgAADAIAAA4CAAAQAgAAEgIAABQCAAAWAgAAGAIAABoCAAAcAgAAHgIAACACAAAiAgAAJAIAACYCAAAoAgAAKgIAACwCAAAuAgAAMAIAADICAAA0AgAANgIAADgCAAA6AgAAPAIAAD4CAABAAgAAQgIAAEQCAABGAgAASAIAAEoCAABMAgAATgIAAFACAABSAgAAVAIAAFYCAABYAgAAWgIAAFwCAABeAgAAYAIAAGICAABkAgAAZgIAAGgCAABqAgAAbAIAAG4CAABwAgAAcgIAAHQCAAB2AgAAeAIAAHoCAAB8AgAAfgIAAIACAACCAgAAhAIAAIYCAACIAgAAigIAAIwCAACOAgAAkAIAAJICAACUAgAAlgIAAJgCAACaAgAAnAIAAJ4CAACgAgAAogIAAKQCAACmAgAAqAIAAKoCAACsAgAArgIAALACAACyAgAAtAIAALYCAAC4AgAAugIAALwCAAC+AgAAwAIAAMICAADEAgAAxgIAAMgCAADKAgAAzAIAAM4CAADQAgAA0gIAANQCAADWAgAA2AIAANoCAADcAgAA3gIAAOACAADiAgAA5AIAAOYCAADoAgAA6gIAAOwCAADuAgAA8AIAAPICAAD0AgAA9gIAAPkCAAD8AgAA/wIAAAIDAAAFAwAACAMAAAsDAAAOAwAAEQMAABQDAAAXAwAAGgMAAB0DAAAgAwAAIgMAACQDAAAmAwAAKAMAACsDAAAuAwAAMQMAADQDAAA3AwAAOgMAAD0DAABAAwAAQwMAAEUDAABHAwAASQMAAEsDAABOAwAAUQMAAFQDAABXAwAAWgMAAF0DAABgAwAAYgMAAGUDAABoAwAAawMAAG4DAABxAwAAdAMAAHcDAAB5AwAAewMAAH0DAAB/AwAAgQMAAIMDAACFAwAAhwMAAIkDAACLAwAAjQMAAI8DAACRAwAAkwMAAJUDAACXAwAAmQMAAJsDAACdAwAAnwMAAKEDAACjAwAApQMAAKcDAACpAwAAqwMAAK0DAACvAwAAsQMAALMDAAC1AwAAtwMAALkDAAC7AwAAvQMAAL8DAADBAwAAwwMAAMUDAADHAwAAyQMAAMsDAADNAwAAzwMAANEDAADTAwAA1QMAANcDAADZAwAA2wMAAN0DAADfAwAA4QMAAOMDAADlAwAA5wMAAOkDAADrAwAA7QMAAO8DAADxAwAA8wMAAPUDAAD3AwAA+QMAAPsDAAD9AwAA/wMAAAEEAAADBAAABQQAAAcEAAAJBAAACwQAAA0EAAAPBAAAEQQAABMEAAAVBAAAFwQAABkEAAAbBAAAHQQAAB8EAAAhBAAAIwQAACUEAAAnBAAAKQQAACsEAAAtBAAALwQAADEEAAAzBAAANQQAADcEAAA5BAAAOwQAAD0EAAA/BAAAQQQAAEMEAABFBAAARwQAAEkEAABLBAAATQQAAE8EAABRBAAAUwQAAFUEAABXBAAAWQQAAFsEAABdBAAAXwQAAGEEAABjBAAAZQQAAGcEAABpBAAAawQAAG0EAABvBAAAcQQAAHMEAAB1BAAAdwQAAHkEAAB7BAAAfQQAAIAEAACDBAAAhgQAAIkEAACMBAAAjwQAAJIEAACVBAAAmAQAAJsEAACeBAAAoQQAAKQEAACnBAAAqQQAAKsEAACtBAAArwQAALIEAAC1BAAAuAQAALsEAAC+BAAAwQQAAMQEAADHBAAAygQAAMwEAADOBAAA0AQAANIEAADVBAAA2AQAANsEAADeBAAA4QQAAOQEAADnBAAA6QQAAOwEAADvBAAA8gQAAPUEAAD4BAAA+wQAAP4EAAD/BAAAAAUAAAEFAAACBQAAAwUAAAQFAAAFBQAABgUAAAcFAAAIBQAACQUAAAwFAAAPBQAAEAUAABMFAAAUBQAAFAUAAAUAAIBFAACAMQAAAAAAACALAACASwAAgDEAAAACAAAgEQAAgFEAAIAxAAAABAAAIBcAAIBXAACAMQAAAAYAACAdAACAXQAAgDEAAAAIAAAgIwAAgGMAAIAxAAAACgAAICkAAIBpAACAMQAAAAwAACAvAACAbwAAgDEAAAAOAAAgMAAAAAAAACAwAAAAAgAAIDAAAAAEAAAgMAAAAAYAACAwAAAACAAAIDAAAAAKAAAgMAAAAAwAACAwAAAADgAAIAAAAIBAAACAQAAAAAAAABAYAAAgBgAAgEYAAIBGAAAAAQAAEBoAACAMAACATAAAgEwAAAACAAAQHAAAIBIAAIBSAACAUgAAAAMAABAeAAAgGAAAgFgAAIBYAAAABAAAECAAACAeAACAXgAAgF4AAAAFAAAQIgAAICQAAIBkAACAZAAAAAYAABAkAAAgKgAAgGoAAIBqAAAABwAAECYAACAAAAAACAAAEBgAACAGAAAACQAAEBoAACAMAAAACgAAEBwAACASAAAACwAAEB4AACAYAAAADAAAECAAACAeAAAADQAAECIAACAkAAAADgAAECQAACAqAAAADwAAECYAACABAACAQQAAgEEAAAAAAAAQMAAAIBgAAKABAAAACAAAEDAAACAYAACgBwAAgEcAAIBHAAAAAQAAEDMAACAaAACgBwAAAAkAABAzAAAgGgAAoA0AAIBNAACATQAAAAIAABA2AAAgHAAAoA0AAAAKAAAQNgAAIBwAAKATAACAUwAAgFMAAAADAAAQOQAAIB4AAKATAAAACwAAEDkAACAeAACgGQAAgFkAAIBZAAAABAAAEDwAACAgAACgGQAAAAwAABA8AAAgIAAAoB8AAIBfAACAXwAAAAUAABA/AAAgIgAAoB8AAAANAAAQPwAAICIAAKAlAACAZQAAgGUAAAAGAAAQQgAAICQAAKAlAAAADgAAEEIAACAkAACgKwAAgGsAAIBrAAAABwAAEEUAACAmAACgKwAAAA8AABBFAAAgJgAAoAIAAIBCAACAQgAAAAAAABAwAACgSAAAIAIAAAAIAAAQMAAAoEgAACAIAACASAAAgEgAAAABAAAQMwAAoEsAACAIAAAACQAAEDMAAKBLAAAgDgAAgE4AAIBOAAAAAgAAEDYAAKBOAAAgDgAAAAoAABA2AACgTgAAIBQAAIBUAACAVAAAAAMAABA5AACgUQAAIBQAAAALAAAQOQAAoFEAACAaAACAWgAAgFoAAAAEAAAQPAAAoFQAACAaAAAADAAAEDwAAKBUAAAgIAAAgGAAAIBgAAAABQAAED8AAKBXAAAgIAAAAA0AABA/AACgVwAAICYAAIBmAACAZgAAAAYAABBCAACgWgAAICYAAAAOAAAQQgAAoFoAACAsAACAbAAAgGwAAAAHAAAQRQAAoF0AACAsAAAADwAAEEUAAKBdAAAgAwAAgEMAAIBDAAAAAAAAEEgAAKBgAAAgAwAAAAgAABBIAACgYAAAIAkAAIBJAACASQAAAAEAABBLAACgYwAAIAkAAAAJAAAQSwAAoGMAACAPAACATwAAgE8AAAACAAAQTgAAoGYAACAPAAAACgAAEE4AAKBmAAAgFQAAgFUAAIBVAAAAAwAAEFEAAKBpAAAgFQAAAAsAABBRAACgaQAAIBsAAIBbAACAWwAAAAQAABBUAACgbAAAIBsAAAAMAAAQVAAAoGwAACAhAACAYQAAgGEAAAAFAAAQVwAAoG8AACAhAAAADQAAEFcAAKBvAAAgJwAAgGcAAIBnAAAABgAAEFoAAKByAAAgJwAAAA4AABBaAACgcgAAIC0AAIBtAACAbQAAAAcAABBdAACgdQAAIC0AAAAPAAAQXQAAoHUAACAEAACARAAAgEQAAAAAAAAQYAAAoHgAACAEAAAACAAAEGAAAKB4AAAgCgAAgEoAAIBKAAAAAQAAEGMAAKB7AAAgCgAAAAkAABBjAACgewAAIBAAAIBQAACAUAAAAAIAABBmAACgfgAAIBAAAAAKAAAQZgAAoH4AACAWAACAVgAAgFYAAAADAAAQaQAAoIEAACAWAAAACwAAEGkAAKCBAAAgHAAAgFwAAIBcAAAABAAAEGwAAKCEAAAgHAAAAAwAABBsAACghAAAICIAAIBiAACAYgAAAAUAABBvAACghwAAICIAAAANAAAQbwAAoIcAACAoAACAaAAAgGgAAAAGAAAQcgAAoIoAACAoAAAADgAAEHIAAKCKAAAgLgAAgG4AAIBuAAAABwAAEHUAAKCNAAAgLgAAAA8AABB1AACgjQAAIEUAAAAAAAAQeAAAoAAAACAFAAAACAAAEHgAAKAAAAAgSwAAAAEAABB7AACgAgAAIAsAAAAJAAAQewAAoAIAACBRAAAAAgAAEH4AAKAEAAAgEQAAAAoAABB+AACgBAAAIFcAAAADAAAQgQAAoAYAACAXAAAACwAAEIEAAKAGAAAgXQAAAAQAABCEAACgCAAAIB0AAAAMAAAQhAAAoAgAACBjAAAABQAAEIcAAKAKAAAgIwAAAA0AABCHAACgCgAAIGkAAAAGAAAQigAAoAwAACApAAAADgAAEIoAAKAMAAAgbwAAAAcAABCNAACgDgAAIC8AAAAPAAAQjQAAoA4AACBAAAAARgAAAEEAAABHAAAAQgAAAEgAAABDAAAASQAAAEQAAABKAAAARQAAAEsAAABGAAAATAAAAEcAAABNAAAASAAAAE4AAABJAAAATwAAAEoAAABQAAAASwAAAFEAAABMAAAAUgAAAE0AAABTAAAATgAAAFQAAABPAAAAVQAAAFAAAABWAAAAUQAAAFcAAABSAAAAWAAAAFMAAABZAAAAVAAAAFoAAABVAAAAWwAAAFYAAABcAAAAVwAAAF0AAABYAAAAXgAAAFkAAABfAAAAWgAAAGAAAABbAAAAYQAAAFwAAABiAAAAXQAAAGMAAABAAAAAQQAAAEYAAABHAAAATAAAAE0AAABSAAAAUwAAAFgAAABZAAAAXgAAAF8AAABkAAAAZQAAAGoAAABrAAAAQQAAAEIAAABHAAAASAAAAE0AAABOAAAAUwAAAFQAAABZAAAAWgAAAF8AAABgAAAAZQAAAGYAAABrAAAAbAAAAEIAAABDAAAASAAAAEkAAABOAAAATwAAAFQAAABVAAAAWgAAAFsAAABgAAAAYQAAAGYAAABnAAAAbAAAAG0AAABAAAAARwAAAEEAAABIAAAAQgAAAEkAAABGAAAATQAAAEcAAABOAAAASAAAAE8AAABMAAAAUwAAAE0AAABUAAAATgAAAFUAAABSAAAAWQAAAFMAAABaAAAAVAAAAFsAAABYAAAAXwAAAFkAAABgAAAAWgAAAGEAAABDAAAASAAAAEQAAABJAAAARQAAAEoAAABJAAAATgAAAEoAAABPAAAASwAAAFAAAABPAAAAVAAAAFAAAABVAAAAUQAAAFYAAABVAAAAWgAAAFYAAABbAAAAVwAAAFwAAABbAAAAYAAAAFwAAABhAAAAXQAAAGIAAABOAAAA1gAAIE8AAACjAAAgVAAAAMEAACBWAAAAyQAAIFoAAADqAAAgWwAAAKkAACBcAAAA2gAAIFoAAADcAAAgWwAAAK8AACBgAAAAwwAAIGIAAADLAAAgZgAAAPAAACBnAAAAtQAAIGgAAADgAAAgYAAAAN8AACBmAAAAxAAAIGgAAADMAAAgbAAAAPMAACBtAAAAuwAAIG4AAADjAAAgTgAAAKIAACBPAAAA5wAAIFkAAADpAAAgWgAAAKgAACBbAAAA2QAAIE8AAADXAAAgUAAAAKQAACBXAAAA0QAAIFwAAACqAAAgXQAAANsAACBbAAAA3QAAIFwAAACwAAAgYwAAANMAACBoAAAAtgAAIGkAAADhAAAgTQAAAKEAACBOAAAA5gAAIFgAAADoAAAgWQAAAKcAACBZAAAArQAAIFoAAADsAAAgZAAAAO4AACBlAAAAswAAIFoAAACuAAAgWwAAAO0AACBlAAAA7wAAIGYAAAC0AAAgQgAAAEMAAAC+AAAgQwAAAEQAAADGAAAgRAAAAEUAAADOAAAgSAAAAEkAAAC/AAAgSQAAAEoAAADHAAAgSgAAAEsAAADPAAAgTAAAAFIAAACgAAAgTQAAAFIAAADlAAAgTgAAAE8AAADAAAAgTwAAAFAAAADIAAAgUAAAAFEAAADQAAAgUAAAAFcAAADYAAAgUQAAAFcAAAClAAAgUgAAAFgAAACmAAAgUwAAAPoAACBUAAAA9wAAIFUAAAD0AAAgVgAAAPgAACBXAAAAXQAAAKsAACBYAAAAXgAAAKwAACBZAAAAXgAAAOsAACBaAAAAWwAAAMIAACBbAAAAXAAAAMoAACBcAAAAXQAAANIAACBcAAAAYwAAAN4AACBdAAAAYwAAALEAACBeAAAAZAAAALIAACBfAAAA+wAAIGAAAAD8AAAgYQAAAPUAACBiAAAA+QAAIGMAAABpAAAAtwAAIGQAAABqAAAAuAAAIGUAAABqAAAA8QAAIGUAAABrAAAAuQAAIGYAAABrAAAA8gAAIGYAAABsAAAAugAAIGYAAABtAAAA4gAAIGcAAAD2AAAgaAAAAGkAAADUAAAgaAAAAG4AAAC8AAAgaAAAAG8AAADkAAAgaQAAAG8AAAC9AAAgbAAAAG0AAADFAAAgbQAAAG4AAADNAAAgbgAAAG8AAADVAAAgAAAAAAYAAAABAAAABwAAAAIAAAAIAAAAAwAAAAkAAAAEAAAACgAAAAUAAAALAAAABgAAAAwAAAAHAAAADQAAAAgAAAAOAAAACQAAAA8AAAAKAAAAEAAAAAsAAAARAAAADAAAABIAAAANAAAAEwAAAA4AAAAUAAAADwAAABUAAAAQAAAAFgAAABEAAAAXAAAAEgAAABgAAAATAAAAGQAAABQAAAAaAAAAFQAAABsAAAAWAAAAHAAAABcAAAAdAAAAGAAAAB4AAAAZAAAAHwAAABoAAAAgAAAAGwAAACEAAAAcAAAAIgAAAB0AAAAjAAAAAAAAAAEAAAAGAAAABwAAAAwAAAANAAAAEgAAABMAAAAYAAAAGQAAAB4AAAAfAAAAJAAAACUAAAAqAAAAKwAAAAEAAAACAAAABwAAAAgAAAANAAAADgAAABMAAAAUAAAAGQAAABoAAAAfAAAAIAAAACUAAAAmAAAAKwAAACwAAAACAAAAAwAAAAgAAAAJAAAADgAAAA8AAAAUAAAAFQAAABoAAAAbAAAAIAAAACEAAAAmAAAAJwAAACwAAAAtAAAAAAAAAAcAAAABAAAACAAAAAIAAAAJAAAABgAAAA0AAAAHAAAADgAAAAgAAAAPAAAADAAAABMAAAANAAAAFAAAAA4AAAAVAAAAEgAAABkAAAATAAAAGgAAABQAAAAbAAAAGAAAAB8AAAAZAAAAIAAAABoAAAAhAAAAAwAAAAgAAAAEAAAACQAAAAUAAAAKAAAACQAAAA4AAAAKAAAADwAAAAsAAAAQAAAADwAAABQAAAAQAAAAFQAAABEAAAAWAAAAFQAAABoAAAAWAAAAGwAAABcAAAAcAAAAGwAAACAAAAAcAAAAIQAAAB0AAAAiAAAADgAAADQBACAPAAAAAQEAIBQAAAAfAQAgFgAAACcBACAaAAAASAEAIBsAAAAHAQAgHAAAADgBACAaAAAAOgEAIBsAAAANAQAgIAAAACEBACAiAAAAKQEAICYAAABOAQAgJwAAABMBACAoAAAAPgEAICAAAAA9AQAgJgAAACIBACAoAAAAKgEAICwAAABRAQAgLQAAABkBACAuAAAAQQEAIA4AAAAAAQAgDwAAAEUBACAZAAAARwEAIBoAAAAGAQAgGwAAADcBACAPAAAANQEAIBAAAAACAQAgFwAAAC8BACAcAAAACAEAIB0AAAA5AQAgGwAAADsBACAcAAAADgEAICMAAAAxAQAgKAAAABQBACApAAAAPwEAIA0AAAD/AAAgDgAAAEQBACAYAAAARgEAIBkAAAAFAQAgGQAAAAsBACAaAAAASgEAICQAAABMAQAgJQAAABEBACAaAAAADAEAIBsAAABLAQAgJQAAAE0BACAmAAAAEgEAIAIAAAADAAAAHAEAIAMAAAAEAAAAJAEAIAQAAAAFAAAALAEAIAgAAAAJAAAAHQEAIAkAAAAKAAAAJQEAIAoAAAALAAAALQEAIAwAAAASAAAA/gAAIA0AAAASAAAAQwEAIA4AAAAPAAAAHgEAIA8AAAAQAAAAJgEAIBAAAAARAAAALgEAIBAAAAAXAAAANgEAIBEAAAAXAAAAAwEAIBIAAAAYAAAABAEAIBMAAABYAQAgFAAAAFUBACAVAAAAUgEAIBYAAABWAQAgFwAAAB0AAAAJAQAgGAAAAB4AAAAKAQAgGQAAAB4AAABJAQAgGgAAABsAAAAgAQAgGwAAABwAAAAoAQAgHAAAAB0AAAAwAQAgHAAAACMAAAA8AQAgHQAAACMAAAAPAQAgHgAAACQAAAAQAQAgHwAAAFkBACAgAAAAWgEAICEAAABTAQAgIgAAAFcBACAjAAAAKQAAABUBACAkAAAAKgAAABYBACAlAAAAKgAAAE8BACAlAAAAKwAAABcBACAmAAAAKwAAAFABACAmAAAALAAAABgBACAmAAAALQAAAEABACAnAAAAVAEAICgAAAApAAAAMgEAICgAAAAuAAAAGgEAICgAAAAvAAAAQgEAICkAAAAvAAAAGwEAICwAAAAtAAAAIwEAIC0AAAAuAAAAKwEAIC4AAAAvAAAAMwEAIAAAACACAAAgBAAAIAYAACAIAAAgCgAAIAwAACAOAAAg/QAAIFsBACBcAQCg/QAAoFsBAKBcAQCg/QAAoFsBAKBcAQAgWwEAIP0AAKBbAQCgXAEAIP0AACAQAAAAAAAAAAAAAAAAAAAAAQAAAAAAAAACAAAAAAAAAAMAAAAAAAAABAAAAAAAAAAFAAAAAAAAAAYAAAAAAAAABwAAAAEAAAAAAAAAAQAAAAEAAAABAAAAAgAAAAEAAAADAAAAAQAAAAQAAAABAAAABQAAAAEAAAAGAAAAAQAAAAcAAAAAAAAAAQEAAAAAAAABAAAAAgAAAAMAAAAEAAAABQAAAAYAAAAHAAAACAAAAAkAAAAKAAAACwAAAAwAAAANAAAADgAAAA8AAAAQAAAAEQAAABIAAAATAAAAFAAAABUAAAAWAAAAFwAAABgAAAAaAAAAHAAAAB4AAAAgAAAAIgAAACQAAAAmAAAAMAAAADMAAAA2AAAAOQAAADwAAAA/AAAAQgAAAEUAAABIAAAASwAAAE4AAABRAAAAVAAAAFcAAABaAAAAXQAAAGAAAABjAAAAZgAAAGkAAABsAAAAbwAAAHIAAAB1AAAAeAAAAHsAAAB+AAAAgQAAAIQAAACHAAAAigAAAI0AAACgAAAAoQAAAKIAAACjAAAApAAAAKUAAACmAAAApwAAAKgAAACpAAAAqgAAAKsAAACsAAAArQAAAK4AAACvAAAAsAAAALEAAACyAAAAswAAALQAAAC1AAAAtgAAALcAAAC4AAAAuQAAALoAAAC7AAAAvAAAAL0AAAC+AAAAvwAAAMAAAADBAAAAwgAAAMMAAADEAAAAxQAAAMYAAADHAAAAyAAAAMkAAADKAAAAywAAAMwAAADNAAAAzgAAAM8AAADQAAAA0QAAANIAAADTAAAA1AAAANUAAADWAAAA1wAAANgAAADZAAAA2gAAANsAAADcAAAA3QAAAN4AAADfAAAA4AAAAOEAAADiAAAA4wAAAOQAAADlAAAA5gAAAOcAAADoAAAA6QAAAOoAAADrAAAA7AAAAO0AAADuAAAA7wAAAPAAAADxAAAA8gAAAPMAAAD0AAAA9QAAAPYAAAD3AAAA+AAAAPkAAAD6AAAA+wAAAPwAAAD9AAAA/gAAAP8AAAAAAQAAAQEAAAIBAAADAQAABAEAAAUBAAAGAQAABwEAAAgBAAAJAQAACgEAAAsBAAAMAQAADQEAAA4BAAAPAQAAEAEAABEBAAASAQAAEwEAABQBAAAVAQAAFgEAABcBAAAYAQAAGQEAABoBAAAbAQAAHAEAAB0BAAAeAQAAHwEAACABAAAhAQAAIgEAACMBAAAkAQAAJQEAACYBAAAnAQAAKAEAACkBAAAqAQAAKwEAACwBAAAtAQAALgEAAC8BAAAwAQAAMQEAADIBAAAzAQAANAEAADUBAAA2AQAANwEAADgBAAA5AQAAOgEAADsBAAA8AQAAPQEAAD4BAAA/AQAAQAEAAEEBAABCAQAAQwEAAEQBAABFAQAARgEAAEcBAABIAQAASQEAAEoBAABLAQAATAEAAE0BAABOAQAATwEAAFABAABRAQAAUgEAAFMBAABUAQAAVQEAAFYBAABXAQAAWAEAAFkBAABaAQAAWwEAAFwBAABdAQAAXgEAAF8BAABgAQAAYAAAABkAAAAbAAAAHQAAAB8AAAAhAAAAIwAAACUAAAAnAAAAKAAAACkAAAAqAAAAKwAAACwAAAAtAAAALgAAAC8AAAAxAAAAMgAAADQAAAA1AAAANwAAADgAAAA6AAAAOwAAAD0AAAA+AAAAQAAAAEEAAABDAAAARAAAAEYAAABHAAAASQAAAEoAAABMAAAATQAAAE8AAABQAAAAUgAAAFMAAABVAAAAVgAAAFgAAABZAAAAWwAAAFwAAABeAAAAXwAAAGEAAABiAAAAZAAAAGUAAABnAAAAaAAAAGoAAABrAAAAbQAAAG4AAABwAAAAcQAAAHMAAAB0AAAAdgAAAHcAAAB5AAAAegAAAHwAAAB9AAAAfwAAAIAAAACCAAAAgwAAAIUAAACGAAAAiAAAAIkAAACLAAAAjAAAAI4AAACPAAAAkAAAAJEAAACSAAAAkwAAAJQAAACVAAAAlgAAAJcAAACYAAAAmQAAAJoAAACbAAAAnAAAAJ0AAACeAAAAnwAAAAIAAAAJAAAAAAAAAAEAACABAAAAAwAAIAIAAAAFAAAgAwAAAAcAACAEAAAACQAAIAUAAAALAAAgBgAAAA0AACAHAAAADwAAIAgAAAAwAAAACQAAAAAAAAAQAAAgAQAAABEAACACAAAAEgAAIAMAAAATAAAgBAAAABQAACAFAAAAFQAAIAYAAAAWAAAgBwAAABcAACAIAAAAMQAAAHAAAAAoAAAgMgAAIEoAACBiAAAgegAAIJEAACApAAAgNQAAIE0AACBlAAAgfQAAIJMAACAqAAAgOAAAIFAAACBoAAAggAAAIJUAACArAAAgOwAAIFMAACBrAAAggwAAIJcAACAsAAAgPgAAIFYAACBuAAAghgAAIJkAACAtAAAgQQAAIFkAACBxAAAgiQAAIJsAACAuAAAgRAAAIFwAACB0AAAgjAAAIJ0AACAvAAAgRwAAIF8AACB3AAAgjwAAIJ8AACAxAAAAMAAAAAAAADAAAAAwAAAAMAAAADAAAAAwAAAAMAAAADAAAAAwAAAAMAAAADAAAAAwAAAAMAAAADAAAAAwGQAAIDEAACBJAAAgYQAAIHkAACCQAAAgGwAAIDQAACBMAAAgZAAAIHwAACCSAAAgHQAAIDcAACBPAAAgZwAAIH8AACCUAAAgHwAAIDoAACBSAAAgagAAIIIAACCWAAAgIQAAID0AACBVAAAgbQAAIIUAACCYAAAgIwAAIEAAACBYAAAgcAAAIIgAACCaAAAgJQAAIEMAACBbAAAgcwAAIIsAACCcAAAgJwAAIEYAACBeAAAgdgAAII4AACCeAAAgXQEAIAIAAAADAAAAZAAAAP0AACAyAAAAXgEAIAAAAABfAQAgAwAAAGQAAABbAQAgMgAAAF4BACAAAAAAYAEAIAAAAAAAAAAAAQAAADEAAAAAAAAAAAAAAAAAAAAAAAAA";
+/// The game's rules with variables, which play instead of the tables when they are faster.
+mod lifted {
+    /// The rules, loaded on first use.
+    pub(super) fn loaded() -> Option<&'static ::gdl_runtime::lifted::LiftedGame> {
+        static LOADED: ::std::sync::OnceLock<
+            Option<::gdl_runtime::lifted::LiftedGame>,
+        > = ::std::sync::OnceLock::new();
+        LOADED
+            .get_or_init(|| {
+                let terms: Vec<&str> = super::BASE
+                    .iter()
+                    .chain(&super::MOVES)
+                    .copied()
+                    .collect();
+                ::gdl_runtime::lifted::LiftedGame::load_with_terms(&PROGRAM, &terms).ok()
+            })
+            .as_ref()
+    }
+    /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
+    static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
+        names: &[
+            "drop",
+            "cell",
+            "control",
+            "red",
+            "black",
+            "noop",
+            "1",
+            "100",
+            "50",
+            "0",
+            "6",
+            "2",
+            "3",
+            "4",
+            "5",
+            "7",
+            "8",
+        ],
+        terms: "AwAAAAAAAAAEAAAAAAAAAAIAAAABAAAAAAAAAAIAAAABAAAAAQAAAAUAAAAAAAAABgAAAAAAAAAHAAAAAAAAAAgAAAAAAAAACQAAAAAAAAAKAAAAAAAAAAsAAAAAAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAAAEAAAADAAAABQAAAAUAAAAAAAAAAQAAAAMAAAAKAAAABQAAAAAAAAABAAAAAwAAAAsAAAAFAAAAAAAAAAEAAAADAAAADAAAAAUAAAAAAAAAAQAAAAMAAAANAAAABQAAAAAAAAABAAAAAwAAAAkAAAAFAAAAAAAAAAEAAAADAAAADgAAAAUAAAAAAAAAAQAAAAMAAAAPAAAABQAAAAAAAAABAAAAAwAAAAUAAAAKAAAAAAAAAAEAAAADAAAACgAAAAoAAAAAAAAAAQAAAAMAAAALAAAACgAAAAAAAAABAAAAAwAAAAwAAAAKAAAAAAAAAAEAAAADAAAADQAAAAoAAAAAAAAAAQAAAAMAAAAJAAAACgAAAAAAAAABAAAAAwAAAA4AAAAKAAAAAAAAAAEAAAADAAAADwAAAAoAAAAAAAAAAQAAAAMAAAAFAAAACwAAAAAAAAABAAAAAwAAAAoAAAALAAAAAAAAAAEAAAADAAAACwAAAAsAAAAAAAAAAQAAAAMAAAAMAAAACwAAAAAAAAABAAAAAwAAAA0AAAALAAAAAAAAAAEAAAADAAAACQAAAAsAAAAAAAAAAQAAAAMAAAAOAAAACwAAAAAAAAABAAAAAwAAAA8AAAALAAAAAAAAAAEAAAADAAAABQAAAAwAAAAAAAAAAQAAAAMAAAAKAAAADAAAAAAAAAABAAAAAwAAAAsAAAAMAAAAAAAAAAEAAAADAAAADAAAAAwAAAAAAAAAAQAAAAMAAAANAAAADAAAAAAAAAABAAAAAwAAAAkAAAAMAAAAAAAAAAEAAAADAAAADgAAAAwAAAAAAAAAAQAAAAMAAAAPAAAADAAAAAAAAAABAAAAAwAAAAUAAAANAAAAAAAAAAEAAAADAAAACgAAAA0AAAAAAAAAAQAAAAMAAAALAAAADQAAAAAAAAABAAAAAwAAAAwAAAANAAAAAAAAAAEAAAADAAAADQAAAA0AAAAAAAAAAQAAAAMAAAAJAAAADQAAAAAAAAABAAAAAwAAAA4AAAANAAAAAAAAAAEAAAADAAAADwAAAA0AAAAAAAAAAQAAAAMAAAAFAAAACQAAAAAAAAABAAAAAwAAAAoAAAAJAAAAAAAAAAEAAAADAAAACwAAAAkAAAAAAAAAAQAAAAMAAAAMAAAACQAAAAAAAAABAAAAAwAAAA0AAAAJAAAAAAAAAAEAAAADAAAACQAAAAkAAAAAAAAAAQAAAAMAAAAOAAAACQAAAAAAAAABAAAAAwAAAA8AAAAJAAAAAAAAAAEAAAADAAAABQAAAAUAAAABAAAAAQAAAAMAAAAKAAAABQAAAAEAAAABAAAAAwAAAAsAAAAFAAAAAQAAAAEAAAADAAAADAAAAAUAAAABAAAAAQAAAAMAAAANAAAABQAAAAEAAAABAAAAAwAAAAkAAAAFAAAAAQAAAAEAAAADAAAADgAAAAUAAAABAAAAAQAAAAMAAAAPAAAABQAAAAEAAAABAAAAAwAAAAUAAAAKAAAAAQAAAAEAAAADAAAACgAAAAoAAAABAAAAAQAAAAMAAAALAAAACgAAAAEAAAABAAAAAwAAAAwAAAAKAAAAAQAAAAEAAAADAAAADQAAAAoAAAABAAAAAQAAAAMAAAAJAAAACgAAAAEAAAABAAAAAwAAAA4AAAAKAAAAAQAAAAEAAAADAAAADwAAAAoAAAABAAAAAQAAAAMAAAAFAAAACwAAAAEAAAABAAAAAwAAAAoAAAALAAAAAQAAAAEAAAADAAAACwAAAAsAAAABAAAAAQAAAAMAAAAMAAAACwAAAAEAAAABAAAAAwAAAA0AAAALAAAAAQAAAAEAAAADAAAACQAAAAsAAAABAAAAAQAAAAMAAAAOAAAACwAAAAEAAAABAAAAAwAAAA8AAAALAAAAAQAAAAEAAAADAAAABQAAAAwAAAABAAAAAQAAAAMAAAAKAAAADAAAAAEAAAABAAAAAwAAAAsAAAAMAAAAAQAAAAEAAAADAAAADAAAAAwAAAABAAAAAQAAAAMAAAANAAAADAAAAAEAAAABAAAAAwAAAAkAAAAMAAAAAQAAAAEAAAADAAAADgAAAAwAAAABAAAAAQAAAAMAAAAPAAAADAAAAAEAAAABAAAAAwAAAAUAAAANAAAAAQAAAAEAAAADAAAACgAAAA0AAAABAAAAAQAAAAMAAAALAAAADQAAAAEAAAABAAAAAwAAAAwAAAANAAAAAQAAAAEAAAADAAAADQAAAA0AAAABAAAAAQAAAAMAAAAJAAAADQAAAAEAAAABAAAAAwAAAA4AAAANAAAAAQAAAAEAAAADAAAADwAAAA0AAAABAAAAAQAAAAMAAAAFAAAACQAAAAEAAAABAAAAAwAAAAoAAAAJAAAAAQAAAAEAAAADAAAACwAAAAkAAAABAAAAAQAAAAMAAAAMAAAACQAAAAEAAAABAAAAAwAAAA0AAAAJAAAAAQAAAAEAAAADAAAACQAAAAkAAAABAAAAAQAAAAMAAAAOAAAACQAAAAEAAAABAAAAAwAAAA8AAAAJAAAAAQAAAAAAAAABAAAABQAAAAAAAAABAAAACgAAAAAAAAABAAAACwAAAAAAAAABAAAADAAAAAAAAAABAAAADQAAAAAAAAABAAAACQAAAAAAAAABAAAADgAAAAAAAAABAAAADwAAAA",
+        relations: 27usize,
+        fixed: "BQAAAAEAAAACAAAAAAAAAAEAAAAGAAAAAQAAAAYAAAAFAAAACgAAAAsAAAAMAAAADQAAAAkAAAAHAAAAAQAAAAgAAAAFAAAACgAAAAsAAAAMAAAADQAAAAkAAAAOAAAADwAAAAgAAAABAAAAYgAAABAAAAARAAAAEgAAABMAAAAUAAAAFQAAABYAAAAXAAAAGAAAABkAAAAaAAAAGwAAABwAAAAdAAAAHgAAAB8AAAAgAAAAIQAAACIAAAAjAAAAJAAAACUAAAAmAAAAJwAAACgAAAApAAAAKgAAACsAAAAsAAAALQAAAC4AAAAvAAAAMAAAADEAAAAyAAAAMwAAADQAAAA1AAAANgAAADcAAAA4AAAAOQAAADoAAAA7AAAAPAAAAD0AAAA+AAAAPwAAAEAAAABBAAAAQgAAAEMAAABEAAAARQAAAEYAAABHAAAASAAAAEkAAABKAAAASwAAAEwAAABNAAAATgAAAE8AAABQAAAAUQAAAFIAAABTAAAAVAAAAFUAAABWAAAAVwAAAFgAAABZAAAAWgAAAFsAAABcAAAAXQAAAF4AAABfAAAAYAAAAGEAAABiAAAAYwAAAGQAAABlAAAAZgAAAGcAAABoAAAAaQAAAGoAAABrAAAAbAAAAG0AAABuAAAAbwAAAAIAAAADAAAACQAAAAIAAAASAAAAAAAAAHAAAAAAAAAAcQAAAAAAAAByAAAAAAAAAHMAAAAAAAAAdAAAAAAAAAB1AAAAAAAAAHYAAAAAAAAAdwAAAAEAAABwAAAAAQAAAHEAAAABAAAAcgAAAAEAAABzAAAAAQAAAHQAAAABAAAAdQAAAAEAAAB2AAAAAQAAAHcAAAAAAAAABAAAAAEAAAAEAAAACgAAAAEAAAABAAAAAgAAAA8AAAACAAAABwAAAAUAAAAKAAAACgAAAAsAAAALAAAADAAAAAwAAAANAAAADQAAAAkAAAAJAAAADgAAAA4AAAAPAAAAFQAAAAEAAAABAAAACQAAAA",
+        fixed_indexes: &[(15, &[0]), (15, &[1])],
+        roles: &["red", "black"],
+        role_terms: &[0u32, 1u32],
+        initial: &[2u32],
+        inputs: ::gdl_runtime::lifted::Inputs {
+            true_: 3usize,
+            does: 4usize,
+            read_whole: [false, false],
+            splits: [
+                &[(1u32, 3usize, 1usize), (2u32, 1usize, 2usize)],
+                &[(0u32, 1usize, 0usize)],
+            ],
+        },
+        outputs: ::gdl_runtime::lifted::Outputs {
+            legal: ::gdl_runtime::lifted::Output {
+                relation: 11usize,
+                fixed: false,
+            },
+            next: ::gdl_runtime::lifted::Output {
+                relation: 14usize,
+                fixed: false,
+            },
+            terminal: ::gdl_runtime::lifted::Output {
+                relation: 18usize,
+                fixed: false,
+            },
+            goal: ::gdl_runtime::lifted::Output {
+                relation: 20usize,
+                fixed: false,
+            },
+            sees: ::gdl_runtime::lifted::Output {
+                relation: 26usize,
+                fixed: false,
+            },
+        },
+        gdl_ii: false,
+        random_role: None,
+        queries: ::gdl_runtime::lifted::Queries {
+            legal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[22],
+                    rules: &[engine_1_rule_37 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[24],
+                    rules: &[engine_1_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[16, 23],
+                    rules: &[
+                        engine_1_rule_4 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_5 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_6 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_8 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_38 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[
+                        (23, engine_1_rule_6_delta_0 as ::gdl_runtime::lifted::Join),
+                        (16, engine_1_rule_38_delta_0 as ::gdl_runtime::lifted::Join),
+                    ],
+                    recursive: true,
+                    indexes: &[(0, &[1]), (16, &[0])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[12],
+                    rules: &[engine_1_rule_9 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(16, &[1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[11],
+                    rules: &[
+                        engine_1_rule_26 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_27 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_28 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_29 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+            ],
+            next: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[16],
+                    rules: &[engine_0_rule_28 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[13],
+                    rules: &[engine_0_rule_30 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(16, &[1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[14],
+                    rules: &[
+                        engine_0_rule_12 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_13 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_14 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_15 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_16 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(16, &[0])],
+                },
+            ],
+            terminal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[22],
+                    rules: &[engine_1_rule_37 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[24],
+                    rules: &[engine_1_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[16, 23],
+                    rules: &[
+                        engine_1_rule_4 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_5 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_6 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_8 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_38 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[
+                        (23, engine_1_rule_6_delta_0 as ::gdl_runtime::lifted::Join),
+                        (16, engine_1_rule_38_delta_0 as ::gdl_runtime::lifted::Join),
+                    ],
+                    recursive: true,
+                    indexes: &[(0, &[1]), (16, &[0])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[12],
+                    rules: &[engine_1_rule_9 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(16, &[1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[19],
+                    rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[25],
+                    rules: &[
+                        engine_1_rule_12 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_14 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_17 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_18 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[17],
+                    rules: &[
+                        engine_1_rule_30 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_31 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_32 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_33 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[18],
+                    rules: &[
+                        engine_1_rule_51 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_52 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_53 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+            ],
+            goal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[22],
+                    rules: &[engine_1_rule_37 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[24],
+                    rules: &[engine_1_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[16, 23],
+                    rules: &[
+                        engine_1_rule_4 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_5 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_6 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_8 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_38 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[
+                        (23, engine_1_rule_6_delta_0 as ::gdl_runtime::lifted::Join),
+                        (16, engine_1_rule_38_delta_0 as ::gdl_runtime::lifted::Join),
+                    ],
+                    recursive: true,
+                    indexes: &[(0, &[1]), (16, &[0])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[12],
+                    rules: &[engine_1_rule_9 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(16, &[1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[19],
+                    rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[25],
+                    rules: &[
+                        engine_1_rule_12 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_14 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_17 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_18 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[17],
+                    rules: &[
+                        engine_1_rule_30 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_31 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_32 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_33 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[20],
+                    rules: &[
+                        engine_1_rule_11 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_13 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_15 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_16 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_19 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_20 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_21 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_22 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+            ],
+            sees: &[],
+            shared_step: false,
+        },
+    };
+    // Rule at connectFour.kif:51
+    #[allow(unused_variables)]
+    fn engine_0_rule_12(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if tables[13].contains(&[v1]) {
+                let t1 = store.intern_args(1u32, &[v1, 5u32, v0]);
+                out.push(14, &[t1]);
+            }
+        }
+    }
+    // Rule at connectFour.kif:54
+    #[allow(unused_variables)]
+    fn engine_0_rule_13(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let v2 = f1[1];
+                for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| fixed[15].fact(i)) {
+                    let v3 = f2[0];
+                    if f2[1] != v2 {
+                        continue;
+                    }
+                    if !(tables[16].contains(&[v1, v3])) {
+                        let t1 = store.intern_args(1u32, &[v1, v2, v0]);
+                        out.push(14, &[t1]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule at connectFour.kif:59
+    #[allow(unused_variables)]
+    fn engine_0_rule_14(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            let v2 = f0[2];
+            let t1 = store.intern_args(1u32, &[v0, v1, v2]);
+            out.push(14, &[t1]);
+        }
+    }
+    // Rule at connectFour.kif:62
+    #[allow(unused_variables)]
+    fn engine_0_rule_15(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            out.push(14, &[2u32]);
+        }
+    }
+    // Rule at connectFour.kif:64
+    #[allow(unused_variables)]
+    fn engine_0_rule_16(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            out.push(14, &[3u32]);
+        }
+    }
+    // Rule at connectFour.kif:112
+    #[allow(unused_variables)]
+    fn engine_0_rule_28(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in fixed[6].facts() {
+            let v0 = f0[0];
+            for f1 in fixed[7].facts() {
+                let v1 = f1[0];
+                if !(tables[1].contains(&[v1, v0, 0u32])) {
+                    if !(tables[1].contains(&[v1, v0, 1u32])) {
+                        out.push(16, &[v1, v0]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule at connectFour.kif:119
+    #[allow(unused_variables)]
+    fn engine_0_rule_30(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[16].candidates(&[1], &[5u32]).map(|i| tables[16].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != 5u32 {
+                continue;
+            }
+            out.push(13, &[v0]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_3(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in fixed[7].facts() {
+            let v0 = f0[0];
+            if tables[12].contains(&[v0]) {
+                out.push(19, &[]);
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_4(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in fixed[21].facts() {
+            let v0 = f0[0];
+            if fixed[6].contains(&[v0]) {
+                for f2 in fixed[7].facts() {
+                    let v1 = f2[0];
+                    if !(tables[1].contains(&[v1, v0, 0u32])) {
+                        if !(tables[1].contains(&[v1, v0, 1u32])) {
+                            out.push(16, &[v1, v0]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_5(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[22].facts() {
+            let v0 = f0[0];
+            if fixed[7].contains(&[v0]) {
+                for f2 in fixed[6].facts() {
+                    let v1 = f2[0];
+                    if !(tables[1].contains(&[v0, v1, 0u32])) {
+                        if !(tables[1].contains(&[v0, v1, 1u32])) {
+                            out.push(16, &[v0, v1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_6(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[23].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if !(tables[1].contains(&[v0, v1, 0u32])) {
+                if !(tables[1].contains(&[v0, v1, 1u32])) {
+                    if fixed[7].contains(&[v0]) {
+                        if fixed[6].contains(&[v1]) {
+                            out.push(16, &[v0, v1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_6_delta_0(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[23].facts_in(delta.0, delta.1) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if !(tables[1].contains(&[v0, v1, 0u32])) {
+                if !(tables[1].contains(&[v0, v1, 1u32])) {
+                    if fixed[7].contains(&[v0]) {
+                        if fixed[6].contains(&[v1]) {
+                            out.push(16, &[v0, v1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_8(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[24].facts() {
+            let v0 = f0[0];
+            out.push(23, &[v0, 5u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_9(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[16].candidates(&[1], &[9u32]).map(|i| tables[16].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != 9u32 {
+                continue;
+            }
+            out.push(12, &[v0]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_11(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[17].contains(&[0u32]) {
+            out.push(20, &[0u32, 6u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_12(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        out.push(25, &[0u32]);
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_13(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[17].contains(&[0u32])) {
+            if !(tables[17].contains(&[1u32])) {
+                if !(tables[19].contains(&[])) {
+                    out.push(20, &[0u32, 7u32]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_14(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        out.push(25, &[1u32]);
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_15(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[17].contains(&[1u32]) {
+            out.push(20, &[0u32, 8u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_16(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[17].contains(&[0u32])) {
+            if !(tables[17].contains(&[1u32])) {
+                if tables[19].contains(&[]) {
+                    out.push(20, &[0u32, 8u32]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_17(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[19].contains(&[]) {
+            out.push(25, &[0u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_18(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[19].contains(&[]) {
+            out.push(25, &[1u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_19(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[17].contains(&[1u32]) {
+            out.push(20, &[1u32, 6u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_20(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[17].contains(&[0u32])) {
+            if !(tables[17].contains(&[1u32])) {
+                if !(tables[19].contains(&[])) {
+                    out.push(20, &[1u32, 7u32]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_21(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[17].contains(&[0u32]) {
+            out.push(20, &[1u32, 8u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_22(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[17].contains(&[0u32])) {
+            if !(tables[17].contains(&[1u32])) {
+                if tables[19].contains(&[]) {
+                    out.push(20, &[1u32, 8u32]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_26(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            out.push(11, &[0u32, 4u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_27(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            for f1 in tables[12].facts() {
+                let v0 = f1[0];
+                let t1 = store.intern_args(0u32, &[v0]);
+                out.push(11, &[0u32, t1]);
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_28(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            out.push(11, &[1u32, 4u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_29(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            for f1 in tables[12].facts() {
+                let v0 = f1[0];
+                let t1 = store.intern_args(0u32, &[v0]);
+                out.push(11, &[1u32, t1]);
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_30(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[25].facts() {
+            let v0 = f0[0];
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                    if f2[0] != v1 {
+                        continue;
+                    }
+                    let v3 = f2[1];
+                    if tables[1].contains(&[v3, v2, v0]) {
+                        for f4 in fixed[15]
+                            .candidates(&[0], &[v3])
+                            .map(|i| fixed[15].fact(i))
+                        {
+                            if f4[0] != v3 {
+                                continue;
+                            }
+                            let v4 = f4[1];
+                            if tables[1].contains(&[v4, v2, v0]) {
+                                for f6 in fixed[15]
+                                    .candidates(&[0], &[v4])
+                                    .map(|i| fixed[15].fact(i))
+                                {
+                                    if f6[0] != v4 {
+                                        continue;
+                                    }
+                                    let v5 = f6[1];
+                                    if tables[1].contains(&[v5, v2, v0]) {
+                                        out.push(17, &[v0]);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_31(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[25].facts() {
+            let v0 = f0[0];
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in fixed[15].candidates(&[0], &[v2]).map(|i| fixed[15].fact(i)) {
+                    if f2[0] != v2 {
+                        continue;
+                    }
+                    let v3 = f2[1];
+                    if tables[1].contains(&[v1, v3, v0]) {
+                        for f4 in fixed[15]
+                            .candidates(&[0], &[v3])
+                            .map(|i| fixed[15].fact(i))
+                        {
+                            if f4[0] != v3 {
+                                continue;
+                            }
+                            let v4 = f4[1];
+                            if tables[1].contains(&[v1, v4, v0]) {
+                                for f6 in fixed[15]
+                                    .candidates(&[0], &[v4])
+                                    .map(|i| fixed[15].fact(i))
+                                {
+                                    if f6[0] != v4 {
+                                        continue;
+                                    }
+                                    let v5 = f6[1];
+                                    if tables[1].contains(&[v1, v5, v0]) {
+                                        out.push(17, &[v0]);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_32(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[25].facts() {
+            let v0 = f0[0];
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                    if f2[0] != v1 {
+                        continue;
+                    }
+                    let v3 = f2[1];
+                    for f3 in fixed[15]
+                        .candidates(&[0], &[v3])
+                        .map(|i| fixed[15].fact(i))
+                    {
+                        if f3[0] != v3 {
+                            continue;
+                        }
+                        let v4 = f3[1];
+                        for f4 in fixed[15]
+                            .candidates(&[0], &[v4])
+                            .map(|i| fixed[15].fact(i))
+                        {
+                            if f4[0] != v4 {
+                                continue;
+                            }
+                            let v5 = f4[1];
+                            for f5 in fixed[15]
+                                .candidates(&[0], &[v2])
+                                .map(|i| fixed[15].fact(i))
+                            {
+                                if f5[0] != v2 {
+                                    continue;
+                                }
+                                let v6 = f5[1];
+                                if tables[1].contains(&[v3, v6, v0]) {
+                                    for f7 in fixed[15]
+                                        .candidates(&[0], &[v6])
+                                        .map(|i| fixed[15].fact(i))
+                                    {
+                                        if f7[0] != v6 {
+                                            continue;
+                                        }
+                                        let v7 = f7[1];
+                                        if tables[1].contains(&[v4, v7, v0]) {
+                                            for f9 in fixed[15]
+                                                .candidates(&[0], &[v7])
+                                                .map(|i| fixed[15].fact(i))
+                                            {
+                                                if f9[0] != v7 {
+                                                    continue;
+                                                }
+                                                let v8 = f9[1];
+                                                if tables[1].contains(&[v5, v8, v0]) {
+                                                    out.push(17, &[v0]);
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_33(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[25].facts() {
+            let v0 = f0[0];
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                    if f2[0] != v1 {
+                        continue;
+                    }
+                    let v3 = f2[1];
+                    for f3 in fixed[15]
+                        .candidates(&[0], &[v3])
+                        .map(|i| fixed[15].fact(i))
+                    {
+                        if f3[0] != v3 {
+                            continue;
+                        }
+                        let v4 = f3[1];
+                        for f4 in fixed[15]
+                            .candidates(&[0], &[v4])
+                            .map(|i| fixed[15].fact(i))
+                        {
+                            if f4[0] != v4 {
+                                continue;
+                            }
+                            let v5 = f4[1];
+                            for f5 in fixed[15]
+                                .candidates(&[1], &[v2])
+                                .map(|i| fixed[15].fact(i))
+                            {
+                                let v6 = f5[0];
+                                if f5[1] != v2 {
+                                    continue;
+                                }
+                                if tables[1].contains(&[v3, v6, v0]) {
+                                    for f7 in fixed[15]
+                                        .candidates(&[1], &[v6])
+                                        .map(|i| fixed[15].fact(i))
+                                    {
+                                        let v7 = f7[0];
+                                        if f7[1] != v6 {
+                                            continue;
+                                        }
+                                        if tables[1].contains(&[v4, v7, v0]) {
+                                            for f9 in fixed[15]
+                                                .candidates(&[1], &[v7])
+                                                .map(|i| fixed[15].fact(i))
+                                            {
+                                                let v8 = f9[0];
+                                                if f9[1] != v7 {
+                                                    continue;
+                                                }
+                                                if tables[1].contains(&[v5, v8, v0]) {
+                                                    out.push(17, &[v0]);
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_35(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            out.push(24, &[v1]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_37(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            out.push(22, &[v1]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_38(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let v2 = f1[1];
+                for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| fixed[15].fact(i)) {
+                    let v3 = f2[0];
+                    if f2[1] != v2 {
+                        continue;
+                    }
+                    out.push(23, &[v1, v3]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_38_delta_0(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[16].facts_in(delta.0, delta.1) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
+                let v2 = f1[0];
+                if f1[1] != v1 {
+                    continue;
+                }
+                for f2 in tables[0].candidates(&[1], &[v0]).map(|i| tables[0].fact(i)) {
+                    let v3 = f2[0];
+                    if f2[1] != v0 {
+                        continue;
+                    }
+                    out.push(23, &[v0, v2]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_51(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[17].contains(&[0u32]) {
+            out.push(18, &[]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_52(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[17].contains(&[1u32]) {
+            out.push(18, &[]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_53(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[19].contains(&[])) {
+            out.push(18, &[]);
+        }
+    }
+}
+/// The tables and the lifted rules, the faster of which answers, chosen on first use.
+pub fn engines() -> &'static ::gdl_runtime::program::TablesOrLifted {
+    static ENGINES: ::std::sync::OnceLock<::gdl_runtime::program::TablesOrLifted> = ::std::sync::OnceLock::new();
+    ENGINES
+        .get_or_init(|| {
+            let on_bits = lifted::loaded()
+                .and_then(|game| ::gdl_runtime::lifted::OnBits::new(
+                    game,
+                    &BASE,
+                    &MOVES,
+                    &ROLE_MOVES,
+                ));
+            ::gdl_runtime::program::TablesOrLifted::new(program(), on_bits, &INITIAL.0)
+        })
+}
+/// One step of a uniformly random playout: `None` when `s` is terminal or some role
+/// has no legal move.
+pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut next = State([0; WORDS]);
+    random_step_into(s, rng, &mut next).then_some(next)
+}
+/// [`random_step`] written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or some role has no legal move.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
+    let mut next = [0u64; WORDS];
+    let stepped = engines().random_step(&s.0, rng, &mut next);
+    if stepped {
+        out.0 = next;
+    }
+    stepped
+}
 /// The program, decoded on first use.
 fn program() -> &'static ::gdl_runtime::program::Program {
     static PROGRAM: ::std::sync::OnceLock<::gdl_runtime::program::Program> = ::std::sync::OnceLock::new();
@@ -207,7 +1410,7 @@ fn program() -> &'static ::gdl_runtime::program::Program {
 }
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
-    program().legal(&s.0, role, |m| out.push(Move(m)));
+    engines().legal(&s.0, role, |m| out.push(Move(m)));
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
@@ -216,17 +1419,17 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         *slot = m.0;
     }
     let mut w = [0u64; WORDS];
-    program().next(&s.0, &moves, &mut w);
+    engines().next(&s.0, &moves, &mut w);
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
-    program().terminal(&s.0)
+    engines().terminal(&s.0)
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
-    program().goals(&s.0, out);
+    engines().goals(&s.0, out);
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -257,6 +1460,23 @@ impl ::gdl_runtime::Game for Game {
     }
     fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
         goals(state, out);
+    }
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+    ) -> Option<State> {
+        random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -113,6 +113,714 @@ pub struct Game;
 // The table form: 67 derived atoms by 166 ground rules of 221 literals (shared literals factored), for the legal moves of 2 roles, 29 next facts, terminal and 6 goal values.
 /// The ground program in `gdl_runtime::program`'s table form, packed by gdlc.
 const PROGRAM_TABLES: &str = "M2xkZ0QAAAAAAAAAAgAAAAQAAAAGAAAACAAAAAoAAAAMAAAADgAAABAAAAASAAAAFAAAABYAAAAYAAAAGgAAABwAAAAeAAAAIAAAACIAAAAkAAAAKgAAADAAAAA2AAAAPAAAAEIAAABGAAAARwAAAE0AAABRAAAAUgAAAFYAAABXAAAAWwAAAFwAAABgAAAAYQAAAGUAAABmAAAAagAAAGsAAABvAAAAcAAAAHQAAAB1AAAAeQAAAH4AAACCAAAAhwAAAJAAAACRAAAAkgAAAJMAAACUAAAAlQAAAJYAAACXAAAAmAAAAJkAAACaAAAAmwAAAJwAAACdAAAAngAAAJ8AAACgAAAAoQAAAKIAAACjAAAApgAAAKcAAAAAAAAAAQAAAAIAAAADAAAABAAAAAUAAAAGAAAABwAAAAgAAAAJAAAACgAAAAsAAAAMAAAADQAAAA4AAAAPAAAAEAAAABEAAAASAAAAEwAAABQAAAAVAAAAFgAAABcAAAAYAAAAGQAAABoAAAAbAAAAHAAAAB0AAAAeAAAAHwAAACAAAAAhAAAAIgAAACMAAAAkAAAAJQAAACYAAAAnAAAAKAAAACkAAAAqAAAAKwAAACwAAAAtAAAALgAAAC8AAAAwAAAAMQAAADIAAAAzAAAANAAAADUAAAA2AAAANwAAADgAAAA5AAAAOgAAADsAAAA8AAAAPQAAAD4AAAA/AAAAQAAAAEEAAABCAAAAQwAAAEQAAABFAAAARgAAAEgAAABJAAAASgAAAEsAAABMAAAATQAAAE4AAABPAAAAUAAAAFEAAABSAAAAVAAAAFUAAABWAAAAVwAAAFgAAABaAAAAWwAAAFwAAABdAAAAXgAAAGAAAABhAAAAYgAAAGMAAABkAAAAZgAAAGcAAABoAAAAaQAAAGoAAABsAAAAbQAAAG4AAABvAAAAcAAAAHIAAABzAAAAdAAAAHUAAAB2AAAAeAAAAHkAAAB6AAAAewAAAHwAAAB+AAAAgAAAAIIAAACEAAAAhgAAAIkAAACMAAAAjwAAAJEAAACUAAAAlgAAAJgAAACaAAAAnAAAAJ8AAACiAAAApQAAAKcAAACqAAAAqwAAAKwAAACtAAAArgAAAK8AAACwAAAAsQAAALIAAACzAAAAtQAAALcAAAC5AAAAuwAAAL0AAAC/AAAAwQAAAMMAAADFAAAAxwAAAMkAAADLAAAAzQAAAM8AAADRAAAA0wAAANUAAADXAAAA2gAAANsAAADcAAAA3QAAAN0AAAASAAAAAAAAEBMAAAABAAAQFAAAAAIAABAVAAAAAwAAEBYAAAAEAAAQFwAAAAUAABAYAAAABgAAEBkAAAAHAAAQGgAAAAgAABAJAAAACQAAEAoAAAAKAAAQCwAAAAsAABAMAAAADAAAEA0AAAANAAAQDgAAAA4AABAPAAAADwAAEBAAAAAQAAAQEQAAABEAABAAAAAQAQAAEAIAABAJAAAQCgAAEAsAABADAAAQBAAAEAUAABAMAAAQDQAAEA4AABAGAAAQBwAAEAgAABAPAAAQEAAAEBEAABABAAAQBAAAEAcAABAKAAAQDQAAEBAAABACAAAQBQAAEAgAABALAAAQDgAAEBEAABATAAAgFAAAIBUAACAWAAAgAAAAABcAACAAAAAQAwAAEAYAABAJAAAQDAAAEA8AABATAAAgFAAAIBYAACAZAAAgAQAAABoAACATAAAgFAAAIBUAACAZAAAgAgAAABwAACASAAAgFAAAIBUAACAWAAAgAwAAAB4AACASAAAgFAAAIBYAACAZAAAgBAAAACAAACASAAAgFAAAIBUAACAZAAAgBQAAACIAACASAAAgEwAAIBUAACAWAAAgBgAAACQAACASAAAgEwAAIBYAACAZAAAgBwAAACYAACASAAAgEwAAIBUAACAZAAAgCAAAACgAACASAAAAGgAAABMAAAAZAAAAFAAAABgAAAAVAAAAFwAAABIAAAATAAAAFAAAABIAAAAVAAAAGAAAABQAAAAXAAAAGgAAABYAAAAqAAAgGAAAABkAAAAaAAAACQAAABEAAAAKAAAAEAAAAAsAAAAPAAAADAAAAA4AAAAJAAAACgAAAAsAAAAJAAAADAAAAA8AAAALAAAADgAAABEAAAANAAAALAAAIA8AAAAQAAAAEQAAAAAAAAABAAAAAgAAAAMAAAAEAAAABQAAAAYAAAAHAAAACAAAAAAAAAAcAAAAAQAAABwAAAACAAAAHAAAAAMAAAAcAAAABAAAABwAAAAFAAAAHAAAAAYAAAAcAAAABwAAABwAAAAIAAAAHAAAAAAAAAAbAAAAAQAAABsAAAACAAAAGwAAAAMAAAAbAAAABAAAABsAAAAFAAAAGwAAAAYAAAAbAAAABwAAABsAAAAIAAAAGwAAACsAAKAtAACgLgAAoCsAACAtAAAgLgAAoBIAAAAAAAAAAAAAAAAAAAABAAAAAAAAAAIAAAAAAAAAAwAAAAAAAAAEAAAAAAAAAAUAAAAAAAAABgAAAAAAAAAHAAAAAAAAAAgAAAABAAAAAAAAAAEAAAABAAAAAQAAAAIAAAABAAAAAwAAAAEAAAAEAAAAAQAAAAUAAAABAAAABgAAAAEAAAAHAAAAAQAAAAgAAAAAAAAAGQAAACoAAAArAAAALAAAAC0AAAAuAAAALwAAADAAAAAxAAAAMgAAADMAAAA0AAAANQAAADYAAAA3AAAAOAAAADkAAAA6AAAAOwAAADwAAAA9AAAAPgAAAD8AAABAAAAAQQAAAEIAAAAqAAAAAAAAAAEAAAACAAAAAwAAAAQAAAAFAAAABgAAAAcAAAAIAAAACQAAAAoAAAALAAAADAAAAA0AAAAOAAAADwAAABAAAAARAAAAEgAAABMAAAAUAAAAFQAAABYAAAAXAAAAGAAAABkAAAAaAAAAGwAAABwAAAAdAAAAHgAAAB8AAAAgAAAAIQAAACIAAAAjAAAAJAAAACUAAAAmAAAAJwAAACgAAAApAAAAAgAAAAoAAAAAAAAALwAAIAEAAAAwAAAgAgAAADEAACADAAAAMgAAIAQAAAAzAAAgBQAAADQAACAGAAAANQAAIAcAAAA2AAAgCAAAADcAACAJAAAAGwAAAAoAAAAAAAAAOAAAIAEAAAA5AAAgAgAAADoAACADAAAAOwAAIAQAAAA8AAAgBQAAAD0AACAGAAAAPgAAIAcAAAA/AAAgCAAAAEAAACAJAAAAHAAAAB0AAAAYAAAgGwAAIB0AACAfAAAgIQAAICMAACAlAAAgJwAAICkAACAJAAAgCgAAIAsAACAMAAAgDQAAIA4AACAPAAAgEAAAIBEAACAAAAAgAQAAIAIAACADAAAgBAAAIAUAACAGAAAgBwAAIAgAACAcAAAAGwAAAEIAACACAAAAAwAAAGQAAAArAAAgMgAAAEEAACAAAAAALQAAIAMAAABkAAAALQAAIDIAAABBAAAgAAAAACsAACAAAAAAAAAAAAoAAAAAAAAAAQAAAAIAAAADAAAABAAAAAUAAAAGAAAABwAAAAgAAAAcAAAAAAAAAAAAAAAAAAAAAAAAAA";
+/// The game's rules with variables, which play instead of the tables when they are faster.
+mod lifted {
+    /// The rules, loaded on first use.
+    pub(super) fn loaded() -> Option<&'static ::gdl_runtime::lifted::LiftedGame> {
+        static LOADED: ::std::sync::OnceLock<
+            Option<::gdl_runtime::lifted::LiftedGame>,
+        > = ::std::sync::OnceLock::new();
+        LOADED
+            .get_or_init(|| {
+                let terms: Vec<&str> = super::BASE
+                    .iter()
+                    .chain(&super::MOVES)
+                    .copied()
+                    .collect();
+                ::gdl_runtime::lifted::LiftedGame::load_with_terms(&PROGRAM, &terms).ok()
+            })
+            .as_ref()
+    }
+    /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
+    static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
+        names: &[
+            "mark",
+            "cell",
+            "control",
+            "xplayer",
+            "oplayer",
+            "1",
+            "2",
+            "3",
+            "b",
+            "x",
+            "o",
+            "noop",
+            "100",
+            "50",
+            "0",
+        ],
+        terms: "AwAAAAAAAAAEAAAAAAAAAAUAAAAAAAAABgAAAAAAAAAHAAAAAAAAAAgAAAAAAAAACQAAAAAAAAAKAAAAAAAAAAsAAAAAAAAAAQAAAAMAAAACAAAAAgAAAAUAAAABAAAAAwAAAAIAAAADAAAABQAAAAEAAAADAAAAAgAAAAQAAAAFAAAAAQAAAAMAAAADAAAAAgAAAAUAAAABAAAAAwAAAAMAAAADAAAABQAAAAEAAAADAAAAAwAAAAQAAAAFAAAAAQAAAAMAAAAEAAAAAgAAAAUAAAABAAAAAwAAAAQAAAADAAAABQAAAAEAAAADAAAABAAAAAQAAAAFAAAAAgAAAAEAAAAAAAAAAgAAAAEAAAABAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAAAQAAAAMAAAACAAAAAgAAAAYAAAABAAAAAwAAAAIAAAADAAAABgAAAAEAAAADAAAAAgAAAAQAAAAGAAAAAQAAAAMAAAADAAAAAgAAAAYAAAABAAAAAwAAAAMAAAADAAAABgAAAAEAAAADAAAAAwAAAAQAAAAGAAAAAQAAAAMAAAAEAAAAAgAAAAYAAAABAAAAAwAAAAQAAAADAAAABgAAAAEAAAADAAAABAAAAAQAAAAGAAAAAQAAAAMAAAACAAAAAgAAAAcAAAABAAAAAwAAAAIAAAADAAAABwAAAAEAAAADAAAAAgAAAAQAAAAHAAAAAQAAAAMAAAADAAAAAgAAAAcAAAABAAAAAwAAAAMAAAADAAAABwAAAAEAAAADAAAAAwAAAAQAAAAHAAAAAQAAAAMAAAAEAAAAAgAAAAcAAAABAAAAAwAAAAQAAAADAAAABwAAAAEAAAADAAAABAAAAAQAAAAHAAAAAAAAAAIAAAACAAAAAgAAAAAAAAACAAAAAgAAAAMAAAAAAAAAAgAAAAIAAAAEAAAAAAAAAAIAAAADAAAAAgAAAAAAAAACAAAAAwAAAAMAAAAAAAAAAgAAAAMAAAAEAAAAAAAAAAIAAAAEAAAAAgAAAAAAAAACAAAABAAAAAMAAAAAAAAAAgAAAAQAAAAEAAAA",
+        relations: 24usize,
+        fixed: "BQAAAAEAAAACAAAAAAAAAAEAAAAGAAAAAQAAAAMAAAACAAAAAwAAAAQAAAAHAAAAAQAAAB0AAAAJAAAACgAAAAsAAAAMAAAADQAAAA4AAAAPAAAAEAAAABEAAAAXAAAAGAAAABkAAAAaAAAAGwAAABwAAAAdAAAAHgAAAB8AAAAgAAAAIQAAACIAAAAjAAAAJAAAACUAAAAmAAAAJwAAACgAAAASAAAAEwAAAAgAAAACAAAAFAAAAAAAAAApAAAAAAAAACoAAAAAAAAAKwAAAAAAAAAsAAAAAAAAAC0AAAAAAAAALgAAAAAAAAAvAAAAAAAAADAAAAAAAAAAMQAAAAEAAAApAAAAAQAAACoAAAABAAAAKwAAAAEAAAAsAAAAAQAAAC0AAAABAAAALgAAAAEAAAAvAAAAAQAAADAAAAABAAAAMQAAAAAAAAAIAAAAAQAAAAgAAAAJAAAAAQAAAAoAAAAJAAAACgAAAAsAAAAMAAAADQAAAA4AAAAPAAAAEAAAABEAAAASAAAAEwAAAAEAAAACAAAABgAAAAcAAAAUAAAAAQAAAAIAAAAGAAAABwAAABUAAAABAAAAAgAAAAYAAAAHAAAAFgAAAAEAAAACAAAABgAAAAcAAAA",
+        fixed_indexes: &[],
+        roles: &["xplayer", "oplayer"],
+        role_terms: &[0u32, 1u32],
+        initial: &[9u32, 10u32, 11u32, 12u32, 13u32, 14u32, 15u32, 16u32, 17u32, 18u32],
+        inputs: ::gdl_runtime::lifted::Inputs {
+            true_: 3usize,
+            does: 4usize,
+            read_whole: [false, false],
+            splits: [
+                &[(1u32, 3usize, 1usize), (2u32, 1usize, 2usize)],
+                &[(0u32, 2usize, 0usize)],
+            ],
+        },
+        outputs: ::gdl_runtime::lifted::Outputs {
+            legal: ::gdl_runtime::lifted::Output {
+                relation: 16usize,
+                fixed: false,
+            },
+            next: ::gdl_runtime::lifted::Output {
+                relation: 10usize,
+                fixed: false,
+            },
+            terminal: ::gdl_runtime::lifted::Output {
+                relation: 18usize,
+                fixed: false,
+            },
+            goal: ::gdl_runtime::lifted::Output {
+                relation: 17usize,
+                fixed: false,
+            },
+            sees: ::gdl_runtime::lifted::Output {
+                relation: 23usize,
+                fixed: false,
+            },
+        },
+        gdl_ii: false,
+        random_role: None,
+        queries: ::gdl_runtime::lifted::Queries {
+            legal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[16],
+                    rules: &[
+                        engine_0_rule_36 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_37 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_38 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                },
+            ],
+            next: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[10],
+                    rules: &[
+                        engine_0_rule_21 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_22 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_23 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_24 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_25 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_26 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_27 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(0, &[0]), (1, &[2])],
+                },
+            ],
+            terminal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[11],
+                    rules: &[engine_0_rule_28 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[12],
+                    rules: &[engine_0_rule_29 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[0])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[13],
+                    rules: &[
+                        engine_0_rule_30 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_31 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[0, 1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[14],
+                    rules: &[
+                        engine_0_rule_32 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_33 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_34 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[15],
+                    rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[18],
+                    rules: &[
+                        engine_0_rule_45 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_46 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_47 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+            ],
+            goal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[11],
+                    rules: &[engine_0_rule_28 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[12],
+                    rules: &[engine_0_rule_29 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[0])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[13],
+                    rules: &[
+                        engine_0_rule_30 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_31 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[0, 1])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[14],
+                    rules: &[
+                        engine_0_rule_32 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_33 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_34 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[15],
+                    rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[17],
+                    rules: &[
+                        engine_0_rule_39 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_40 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_41 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_42 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_43 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_44 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                },
+            ],
+            sees: &[],
+            shared_step: true,
+        },
+    };
+    // Rule at ticTacToe.kif:46
+    #[allow(unused_variables)]
+    fn engine_0_rule_21(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
+            if f0[0] != 0u32 {
+                continue;
+            }
+            let v0 = f0[1];
+            let v1 = f0[2];
+            if tables[1].contains(&[v0, v1, 5u32]) {
+                let t1 = store.intern_args(1u32, &[v0, v1, 6u32]);
+                out.push(10, &[t1]);
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:50
+    #[allow(unused_variables)]
+    fn engine_0_rule_22(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].candidates(&[0], &[1u32]).map(|i| tables[0].fact(i)) {
+            if f0[0] != 1u32 {
+                continue;
+            }
+            let v0 = f0[1];
+            let v1 = f0[2];
+            if tables[1].contains(&[v0, v1, 5u32]) {
+                let t1 = store.intern_args(1u32, &[v0, v1, 7u32]);
+                out.push(10, &[t1]);
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:54
+    #[allow(unused_variables)]
+    fn engine_0_rule_23(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            let v2 = f0[2];
+            {
+                if v2 != 5u32 {
+                    let t1 = store.intern_args(1u32, &[v0, v1, v2]);
+                    out.push(10, &[t1]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:58
+    #[allow(unused_variables)]
+    fn engine_0_rule_24(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            let v2 = f0[2];
+            for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+                let v3 = f1[0];
+                let v4 = f1[1];
+                if f1[2] != 5u32 {
+                    continue;
+                }
+                {
+                    if v3 != v1 {
+                        let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
+                        out.push(10, &[t1]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:58
+    #[allow(unused_variables)]
+    fn engine_0_rule_25(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[0].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            let v2 = f0[2];
+            for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+                let v3 = f1[0];
+                let v4 = f1[1];
+                if f1[2] != 5u32 {
+                    continue;
+                }
+                {
+                    if v4 != v2 {
+                        let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
+                        out.push(10, &[t1]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:63
+    #[allow(unused_variables)]
+    fn engine_0_rule_26(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            out.push(10, &[18u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:66
+    #[allow(unused_variables)]
+    fn engine_0_rule_27(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            out.push(10, &[19u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:70
+    #[allow(unused_variables)]
+    fn engine_0_rule_28(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[1], &[2u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != 2u32 {
+                continue;
+            }
+            let v1 = f0[2];
+            if tables[1].contains(&[v0, 3u32, v1]) {
+                if tables[1].contains(&[v0, 4u32, v1]) {
+                    out.push(11, &[v0, v1]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:75
+    #[allow(unused_variables)]
+    fn engine_0_rule_29(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[0], &[2u32]).map(|i| tables[1].fact(i)) {
+            if f0[0] != 2u32 {
+                continue;
+            }
+            let v0 = f0[1];
+            let v1 = f0[2];
+            if tables[1].contains(&[3u32, v0, v1]) {
+                if tables[1].contains(&[4u32, v0, v1]) {
+                    out.push(12, &[v0, v1]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:80
+    #[allow(unused_variables)]
+    fn engine_0_rule_30(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[0, 1], &[2u32, 2u32]).map(|i| tables[1].fact(i))
+        {
+            if f0[0] != 2u32 {
+                continue;
+            }
+            if f0[1] != 2u32 {
+                continue;
+            }
+            let v0 = f0[2];
+            if tables[1].contains(&[3u32, 3u32, v0]) {
+                if tables[1].contains(&[4u32, 4u32, v0]) {
+                    out.push(13, &[v0]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:85
+    #[allow(unused_variables)]
+    fn engine_0_rule_31(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[0, 1], &[2u32, 4u32]).map(|i| tables[1].fact(i))
+        {
+            if f0[0] != 2u32 {
+                continue;
+            }
+            if f0[1] != 4u32 {
+                continue;
+            }
+            let v0 = f0[2];
+            if tables[1].contains(&[3u32, 3u32, v0]) {
+                if tables[1].contains(&[4u32, 2u32, v0]) {
+                    out.push(13, &[v0]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:91
+    #[allow(unused_variables)]
+    fn engine_0_rule_32(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[11].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            out.push(14, &[v1]);
+        }
+    }
+    // Rule at ticTacToe.kif:92
+    #[allow(unused_variables)]
+    fn engine_0_rule_33(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[12].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            out.push(14, &[v1]);
+        }
+    }
+    // Rule at ticTacToe.kif:93
+    #[allow(unused_variables)]
+    fn engine_0_rule_34(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[13].facts() {
+            let v0 = f0[0];
+            out.push(14, &[v0]);
+        }
+    }
+    // Rule at ticTacToe.kif:96
+    #[allow(unused_variables)]
+    fn engine_0_rule_35(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if f0[2] != 5u32 {
+                continue;
+            }
+            out.push(15, &[]);
+        }
+    }
+    // Rule at ticTacToe.kif:101
+    #[allow(unused_variables)]
+    fn engine_0_rule_36(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[2].facts() {
+            let v0 = f0[0];
+            for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != 5u32 {
+                    continue;
+                }
+                let t1 = store.intern_args(0u32, &[v1, v2]);
+                out.push(16, &[v0, t1]);
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:105
+    #[allow(unused_variables)]
+    fn engine_0_rule_37(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            out.push(16, &[0u32, 8u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:108
+    #[allow(unused_variables)]
+    fn engine_0_rule_38(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            out.push(16, &[1u32, 8u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:113
+    #[allow(unused_variables)]
+    fn engine_0_rule_39(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[14].contains(&[6u32]) {
+            out.push(17, &[0u32, 20u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:116
+    #[allow(unused_variables)]
+    fn engine_0_rule_40(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[14].contains(&[6u32])) {
+            if !(tables[14].contains(&[7u32])) {
+                if !(tables[15].contains(&[])) {
+                    out.push(17, &[0u32, 21u32]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:121
+    #[allow(unused_variables)]
+    fn engine_0_rule_41(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[14].contains(&[7u32]) {
+            out.push(17, &[0u32, 22u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:124
+    #[allow(unused_variables)]
+    fn engine_0_rule_42(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[14].contains(&[7u32]) {
+            out.push(17, &[1u32, 20u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:127
+    #[allow(unused_variables)]
+    fn engine_0_rule_43(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[14].contains(&[6u32])) {
+            if !(tables[14].contains(&[7u32])) {
+                if !(tables[15].contains(&[])) {
+                    out.push(17, &[1u32, 21u32]);
+                }
+            }
+        }
+    }
+    // Rule at ticTacToe.kif:132
+    #[allow(unused_variables)]
+    fn engine_0_rule_44(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[14].contains(&[6u32]) {
+            out.push(17, &[1u32, 22u32]);
+        }
+    }
+    // Rule at ticTacToe.kif:137
+    #[allow(unused_variables)]
+    fn engine_0_rule_45(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[14].contains(&[6u32]) {
+            out.push(18, &[]);
+        }
+    }
+    // Rule at ticTacToe.kif:140
+    #[allow(unused_variables)]
+    fn engine_0_rule_46(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[14].contains(&[7u32]) {
+            out.push(18, &[]);
+        }
+    }
+    // Rule at ticTacToe.kif:143
+    #[allow(unused_variables)]
+    fn engine_0_rule_47(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[15].contains(&[])) {
+            out.push(18, &[]);
+        }
+    }
+}
+/// The tables and the lifted rules, the faster of which answers, chosen on first use.
+pub fn engines() -> &'static ::gdl_runtime::program::TablesOrLifted {
+    static ENGINES: ::std::sync::OnceLock<::gdl_runtime::program::TablesOrLifted> = ::std::sync::OnceLock::new();
+    ENGINES
+        .get_or_init(|| {
+            let on_bits = lifted::loaded()
+                .and_then(|game| ::gdl_runtime::lifted::OnBits::new(
+                    game,
+                    &BASE,
+                    &MOVES,
+                    &ROLE_MOVES,
+                ));
+            ::gdl_runtime::program::TablesOrLifted::new(program(), on_bits, &INITIAL.0)
+        })
+}
+/// One step of a uniformly random playout: `None` when `s` is terminal or some role
+/// has no legal move.
+pub fn random_step(s: &State, rng: &mut ::gdl_runtime::rng::Rng) -> Option<State> {
+    let mut next = State([0; WORDS]);
+    random_step_into(s, rng, &mut next).then_some(next)
+}
+/// [`random_step`] written into `out`: `false` (and `out` as it was) when `s` is
+/// terminal or some role has no legal move.
+pub fn random_step_into(
+    s: &State,
+    rng: &mut ::gdl_runtime::rng::Rng,
+    out: &mut State,
+) -> bool {
+    let mut next = [0u64; WORDS];
+    let stepped = engines().random_step(&s.0, rng, &mut next);
+    if stepped {
+        out.0 = next;
+    }
+    stepped
+}
 /// The program, decoded on first use.
 fn program() -> &'static ::gdl_runtime::program::Program {
     static PROGRAM: ::std::sync::OnceLock<::gdl_runtime::program::Program> = ::std::sync::OnceLock::new();
@@ -125,7 +833,7 @@ fn program() -> &'static ::gdl_runtime::program::Program {
 }
 /// Appends `role`'s legal moves in `s` to `out`, in the order of [`MOVES`].
 pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
-    program().legal(&s.0, role, |m| out.push(Move(m)));
+    engines().legal(&s.0, role, |m| out.push(Move(m)));
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
 pub fn next(s: &State, joint: &[Move]) -> State {
@@ -134,17 +842,17 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         *slot = m.0;
     }
     let mut w = [0u64; WORDS];
-    program().next(&s.0, &moves, &mut w);
+    engines().next(&s.0, &moves, &mut w);
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
-    program().terminal(&s.0)
+    engines().terminal(&s.0)
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
-    program().goals(&s.0, out);
+    engines().goals(&s.0, out);
 }
 impl ::gdl_runtime::Game for Game {
     type State = State;
@@ -175,6 +883,23 @@ impl ::gdl_runtime::Game for Game {
     }
     fn goals_into(&self, state: &State, out: &mut [Option<u32>]) {
         goals(state, out);
+    }
+    fn random_step(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+    ) -> Option<State> {
+        random_step(state, rng)
+    }
+    fn random_step_into(
+        &self,
+        state: &State,
+        rng: &mut ::gdl_runtime::rng::Rng,
+        _scratch: &mut ::gdl_runtime::Playout<Self>,
+        out: &mut State,
+    ) -> bool {
+        random_step_into(state, rng, out)
     }
     fn state_facts(&self, state: &State) -> Vec<String> {
         state.facts().into_iter().map(String::from).collect()

@@ -21,6 +21,58 @@ type JoinKey = (usize, usize, Option<usize>);
 
 /// The module of the lifted form of the game `interp` loaded.
 pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
+    let program = program_items(interp, notes);
+    let roles = &interp.roles;
+    let role_count = roles.len();
+    quote! {
+        /// The roles, in the order of the game's `role` facts.
+        pub const ROLES: [&str; #role_count] = [#(#roles),*];
+        /// A game state: the facts that hold in it, as ground terms.
+        pub type State = ::gdl_runtime::lifted::State;
+        /// A move, as a ground term.
+        pub type Move = ::gdl_runtime::lifted::Move;
+        /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct Game;
+        ::gdl_runtime::delegate_lifted_game!(Game, loaded);
+        /// The game, loaded on first use.
+        fn loaded() -> &'static ::gdl_runtime::lifted::LiftedGame {
+            static LOADED: ::std::sync::OnceLock<::gdl_runtime::lifted::LiftedGame> = ::std::sync::OnceLock::new();
+            LOADED.get_or_init(|| {
+                ::gdl_runtime::lifted::LiftedGame::load(&PROGRAM).expect("the lifted program that gdlc wrote loads")
+            })
+        }
+        #program
+    }
+}
+
+/// The lifted rules of a game in the table form, beside its tables (see
+/// `gdl_runtime::program::TablesOrLifted`): a module `lifted` whose `loaded()` gives them,
+/// loaded on first use with the table form's base facts and moves among their terms (`None` if
+/// they do not load).
+pub(crate) fn companion(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
+    let program = program_items(interp, notes);
+    quote! {
+        /// The game's rules with variables, which play instead of the tables when they are faster.
+        mod lifted {
+            /// The rules, loaded on first use.
+            pub(super) fn loaded() -> Option<&'static ::gdl_runtime::lifted::LiftedGame> {
+                static LOADED: ::std::sync::OnceLock<Option<::gdl_runtime::lifted::LiftedGame>> =
+                    ::std::sync::OnceLock::new();
+                LOADED
+                    .get_or_init(|| {
+                        let terms: Vec<&str> = super::BASE.iter().chain(&super::MOVES).copied().collect();
+                        ::gdl_runtime::lifted::LiftedGame::load_with_terms(&PROGRAM, &terms).ok()
+                    })
+                    .as_ref()
+            }
+            #program
+        }
+    }
+}
+
+/// The static `PROGRAM` of the lifted form and its joins.
+fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
     let mut joins: BTreeMap<JoinKey, Ident> = BTreeMap::new();
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let [legal, next, terminal, goal, sees] = Query::ALL.map(|query| {
@@ -58,26 +110,7 @@ pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStre
     let chosen = |query: Query| interp.chosen[query as usize];
     let shared_step = chosen(Query::Terminal) == chosen(Query::Legal) && chosen(Query::Legal) == chosen(Query::Next);
     let program = program_data(interp, &fixed_indexes);
-    let roles = &interp.roles;
-    let role_count = roles.len();
     quote! {
-        /// The roles, in the order of the game's `role` facts.
-        pub const ROLES: [&str; #role_count] = [#(#roles),*];
-        /// A game state: the facts that hold in it, as ground terms.
-        pub type State = ::gdl_runtime::lifted::State;
-        /// A move, as a ground term.
-        pub type Move = ::gdl_runtime::lifted::Move;
-        /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
-        #[derive(Clone, Copy, Debug, Default)]
-        pub struct Game;
-        ::gdl_runtime::delegate_lifted_game!(Game, loaded);
-        /// The game, loaded on first use.
-        fn loaded() -> &'static ::gdl_runtime::lifted::LiftedGame {
-            static LOADED: ::std::sync::OnceLock<::gdl_runtime::lifted::LiftedGame> = ::std::sync::OnceLock::new();
-            LOADED.get_or_init(|| {
-                ::gdl_runtime::lifted::LiftedGame::load(&PROGRAM).expect("the lifted program that gdlc wrote loads")
-            })
-        }
         /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
         static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
             #program
