@@ -171,12 +171,14 @@ pub(crate) struct Compiler<'s> {
 }
 
 impl Compiler<'_> {
-    /// Compiles every rule of `description`, or names the first rule whose variables cannot all
-    /// be bound by positive literals (an unsafe rule).
+    /// Compiles every rule of `description`, its bodies ordered by `cost` and `cross_penalty`
+    /// (see [`super::order::order`]), or names the first rule whose variables cannot all be
+    /// bound by positive literals (an unsafe rule).
     pub(crate) fn compile(
         &mut self,
         description: &Description,
         cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+        cross_penalty: f64,
         recursive: &dyn Fn(&str, &str) -> bool,
     ) -> Result<Vec<CRule>, Error> {
         let mut out = Vec::new();
@@ -184,10 +186,12 @@ impl Compiler<'_> {
             let body = Literal::And(rule.body.clone(), rule.span);
             let alternatives = if rule.body.is_empty() { vec![Vec::new()] } else { dnf(&body, false) };
             for conjunction in alternatives {
-                let mut compiled = self.compile_rule(&rule.head, rule.span, &conjunction, cost, None)?;
+                let mut compiled =
+                    self.compile_rule(&rule.head, rule.span, &conjunction, (cost, cross_penalty), None)?;
                 for (j, b) in conjunction.iter().enumerate() {
                     if matches!(b, Basic::Pos(a) if recursive(&rule.head.name, &a.name)) {
-                        let variant = self.compile_rule(&rule.head, rule.span, &conjunction, cost, Some(j))?;
+                        let variant =
+                            self.compile_rule(&rule.head, rule.span, &conjunction, (cost, cross_penalty), Some(j))?;
                         compiled.delta_variants.push(variant);
                     }
                 }
@@ -197,17 +201,18 @@ impl Compiler<'_> {
         Ok(out)
     }
 
-    /// Compiles one conjunction of the rule at `span`, ordering its literals greedily by `cost`,
-    /// with literal `first` first when given.
+    /// Compiles one conjunction of the rule at `span`, ordering its literals greedily by the
+    /// cost and cross penalty of `estimates`, with literal `first` first when given.
     fn compile_rule(
         &mut self,
         head: &Atom,
         span: Span,
         body: &[Basic<'_>],
-        cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+        estimates: (&super::order::Cost<'_>, f64),
         first: Option<usize>,
     ) -> Result<CRule, Error> {
-        let ordered = super::order::order(body, cost, first);
+        let (cost, cross_penalty) = estimates;
+        let ordered = super::order::order(body, cost, cross_penalty, first);
         if !ordered.complete {
             return Err(Error::UnsafeTest { relation: head.name.clone(), span });
         }

@@ -14,6 +14,14 @@ use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap};
 
+/// How many times its size a positive literal unconnected to the variables bound before it (a
+/// cross product) is estimated to cost, when the sizes are guesses: a guess may be far below
+/// the truth, and a cross product multiplies the error. Take it last, whatever its size.
+pub(crate) const CROSS_PENALTY: f64 = 1e6;
+
+/// The expected number of facts of an atom that match once the variables given are bound.
+pub(crate) type Cost<'c> = dyn Fn(&Atom, &BTreeSet<&str>) -> f64 + 'c;
+
 /// A body in evaluation order, with the variables its literals bind.
 pub(crate) struct Ordered<'a> {
     pub literals: Vec<Basic<'a>>,
@@ -63,6 +71,7 @@ impl Ord for Rank {
 struct Orderer<'a, 'c> {
     body: &'c [Basic<'a>],
     cost: &'c dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+    cross_penalty: f64,
     vars: Vec<Vec<&'a str>>,
     /// For every variable, the literals it occurs in.
     users: FxHashMap<&'a str, Vec<usize>>,
@@ -80,13 +89,14 @@ struct Orderer<'a, 'c> {
 }
 
 /// Orders `body` greedily by `cost` (the expected matches of an atom given the bound
-/// variables), with literal `first` first when given.
+/// variables), a cross product's times `cross_penalty`, with literal `first` first when given.
 pub(crate) fn order<'a>(
     body: &[Basic<'a>],
     cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
+    cross_penalty: f64,
     first: Option<usize>,
 ) -> Ordered<'a> {
-    let mut orderer = Orderer::new(body, cost);
+    let mut orderer = Orderer::new(body, cost, cross_penalty);
     if let Some(j) = first {
         orderer.place(j);
     }
@@ -107,7 +117,7 @@ pub(crate) fn order<'a>(
 }
 
 impl<'a, 'c> Orderer<'a, 'c> {
-    fn new(body: &'c [Basic<'a>], cost: &'c dyn Fn(&Atom, &BTreeSet<&str>) -> f64) -> Self {
+    fn new(body: &'c [Basic<'a>], cost: &'c dyn Fn(&Atom, &BTreeSet<&str>) -> f64, cross_penalty: f64) -> Self {
         let vars: Vec<Vec<&'a str>> = body.iter().map(|b| b.vars().into_iter().collect()).collect();
         let mut users: FxHashMap<&'a str, Vec<usize>> = FxHashMap::default();
         for (i, vs) in vars.iter().enumerate() {
@@ -120,6 +130,7 @@ impl<'a, 'c> Orderer<'a, 'c> {
         Orderer {
             body,
             cost,
+            cross_penalty,
             vars,
             users,
             missing,
@@ -191,10 +202,9 @@ impl<'a, 'c> Orderer<'a, 'c> {
     fn rank(&mut self, i: usize) {
         let Basic::Pos(atom) = self.body[i] else { return };
         let unbound = self.missing[i];
-        // A literal unconnected to what is bound multiplies the matches: take it last, whatever
-        // its size.
+        // A literal unconnected to what is bound multiplies the matches.
         let cross = unbound > 0 && !self.bound.is_empty() && unbound == self.vars[i].len();
-        let penalty = if cross { 1e6 } else { 1.0 };
+        let penalty = if cross { self.cross_penalty } else { 1.0 };
         self.version[i] += 1;
         let cost = (self.cost)(atom, &self.bound) * penalty;
         self.heap.push(Rank { cost, unbound, index: i, version: self.version[i] });

@@ -202,6 +202,7 @@ pub(super) fn attempt(description: &Description, options: &Options, strategy: &S
                 Some(_) => 1.0,
                 None => stats.cost(atom, bound),
             },
+            crate::datalog::order::CROSS_PENALTY,
             &|head: &str, body: &str| relaxed_deps.same_component(head, body),
         )
         .map_err(|error| error.located_in(description))?;

@@ -50,6 +50,7 @@ fn input_arity(input: &str) -> usize {
 
 /// Where the facts of the state and the joint move go: the relations `true` and `does`, and
 /// the relations of their splits.
+#[derive(Default)]
 pub(crate) struct Inputs {
     pub(crate) true_: RelId,
     pub(crate) does: RelId,

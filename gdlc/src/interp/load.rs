@@ -15,11 +15,13 @@
 
 use super::budget::{Limits, Spending, Trip};
 use super::inputs::{self, Inputs, Split};
+use super::observe::Observed;
 use super::stats::{self, Known, Stats};
 use super::{Engine, Error, Flat, Interpreter, Keys, Query, State, RANDOM_ROLE};
-use crate::ast::{Atom, Description, Rule};
+use crate::ast::{Description, Rule};
 use crate::datalog::compile::{CLit, CRule, Compiler, Relations};
 use crate::datalog::eval::{access_paths, indexed_reads, Component, Eval, Table};
+use crate::datalog::order::{Cost, CROSS_PENALTY};
 use crate::datalog::stats::FactStats;
 use crate::datalog::store::{encoded, Symbols, Terms};
 use crate::datalog::{plan_components, prepare};
@@ -63,7 +65,7 @@ pub(super) fn load(description: &Description, limits: &Limits) -> Result<Interpr
     let (program, splits) = inputs::split(&expand_ors(&prepared));
     let mut loader = Loader::new(&program, &splits, limits);
     let plain = Program::new(program, &splits);
-    let first = loader.compile(&plain, &|atom, bound| plain.fact_stats.cost(atom, bound))?;
+    let first = loader.compile(&plain, &|atom, bound| plain.fact_stats.cost(atom, bound), CROSS_PENALTY)?;
     let statics = loader.statics(&plain, &first)?;
 
     // The demand engine, unless the rewrite demands nothing.
@@ -72,20 +74,46 @@ pub(super) fn load(description: &Description, limits: &Limits) -> Result<Interpr
     let demand = restrict(&plain.description, &complete).map(|program| Program::new(program, &splits));
 
     let initial = loader.initial_state();
-    let stats = loader.stats(&initial, &plain, roles.len());
-    let cost = |atom: &Atom, bound: &BTreeSet<&str>| stats.cost(atom, bound);
-    let mut engines = vec![loader.engine(&plain, &cost, &statics.blown)?];
-    if let Some(demand) = &demand {
-        let engine = loader.engine(demand, &cost, &BTreeSet::new())?;
-        loader.more_statics(demand, &engine)?;
-        engines.push(engine);
-    }
-    loader.index_fixed(&engines);
     let random_role = roles.iter().position(|r| r.eq_ignore_ascii_case(RANDOM_ROLE));
     let gdl_ii = random_role.is_some() || description.rules.iter().any(|r| r.head.name == "sees");
-    let mut interpreter = loader.finish(engines, roles, initial, gdl_ii, random_role)?;
-    interpreter.choose(limits)?;
-    Ok(interpreter)
+    let setting = Setting { roles, initial, gdl_ii, random_role };
+    let programs = Programs { plain: &plain, demand: demand.as_ref(), blown: &statics.blown };
+
+    // A plan from the sizes known before a match, then one from the sizes observed in its
+    // first states; the second plays when it answers those states with fewer steps (and was
+    // chosen among within the deadline).
+    let mut first = loader.interpreter(&programs, &setting, None)?;
+    first.choose(limits)?;
+    let Some((sample, observed)) = first.observe(limits) else { return Ok(first) };
+    let first_steps = first.steps_over(&sample, limits);
+    let first_engines = loader.resume(first);
+    let mut second = loader.interpreter(&programs, &setting, Some(&observed))?;
+    if second.choose(limits).is_ok() && second.steps_over(&sample, limits) < first_steps {
+        return Ok(second);
+    }
+    loader.resume(second);
+    loader.finish(first_engines, &setting)
+}
+
+/// What the interpreter knows of a game besides its rules.
+struct Setting {
+    roles: Vec<String>,
+    initial: Vec<Flat>,
+    gdl_ii: bool,
+    random_role: Option<usize>,
+}
+
+/// The programs engines are planned for, and the static relations that went past the limits.
+struct Programs<'p> {
+    plain: &'p Program,
+    demand: Option<&'p Program>,
+    blown: &'p BTreeSet<String>,
+}
+
+/// A plan's engines, and which one answers each query.
+struct Planned {
+    engines: Vec<Engine>,
+    chosen: Option<[usize; 5]>,
 }
 
 /// The program restricted to the demanded bindings, unless the rewrite demands nothing or would
@@ -184,14 +212,10 @@ impl<'l> Loader<'l> {
         }
     }
 
-    fn compile(
-        &mut self,
-        program: &Program,
-        cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
-    ) -> Result<Vec<CRule>, Error> {
+    fn compile(&mut self, program: &Program, cost: &Cost<'_>, cross_penalty: f64) -> Result<Vec<CRule>, Error> {
         let mut compiler =
             Compiler { symbols: &mut self.symbols, terms: &mut self.terms, relations: &mut self.relations };
-        Ok(compiler.compile(&program.description, cost, &program.recursive())?)
+        Ok(compiler.compile(&program.description, cost, cross_penalty, &program.recursive())?)
     }
 
     /// Grows the per-relation tables to the relations numbered so far.
@@ -309,9 +333,9 @@ impl<'l> Loader<'l> {
         initial
     }
 
-    /// Sizes for ordering the bodies of the per-state queries: the static relations' own, and
-    /// the inputs' in the initial state.
-    fn stats(&mut self, initial: &[Flat], plain: &Program, roles: usize) -> Stats {
+    /// Sizes for ordering the bodies of the per-state queries: the static relations' own, the
+    /// inputs' in the initial state, and those `observed` in a match.
+    fn stats(&mut self, initial: &[Flat], plain: &Program, roles: usize, observed: Option<&Observed>) -> Stats {
         self.grow();
         let mut overlay = crate::datalog::store::Overlay::new(&self.terms);
         let mut tables = vec![Table::default(); self.relations.len()];
@@ -321,18 +345,45 @@ impl<'l> Loader<'l> {
         }
         let is_fixed: Vec<bool> = self.relations.keys.iter().map(|(n, _)| !plain.dynamic.contains(n)).collect();
         let is_fixed: Vec<bool> = is_fixed.iter().zip(&self.computed).map(|(&f, &c)| f && c).collect();
-        Stats::new(self.relations.clone(), &Known { fixed: &self.fixed, is_fixed: &is_fixed, initial: &tables, roles })
+        let known = Known { fixed: &self.fixed, is_fixed: &is_fixed, initial: &tables, roles, observed };
+        Stats::new(self.relations.clone(), &known)
     }
 
-    /// An engine for `program`, its bodies ordered by `cost`; it cannot answer the queries that
-    /// need a relation of `blown`.
-    fn engine(
+    /// The interpreter of `programs`, their bodies ordered by the sizes known before a match
+    /// and those `observed`; the plain engine answers every query it can until
+    /// [`Interpreter::choose`] chooses.
+    fn interpreter(
         &mut self,
-        program: &Program,
-        cost: &dyn Fn(&Atom, &BTreeSet<&str>) -> f64,
-        blown: &BTreeSet<String>,
-    ) -> Result<Engine, Error> {
-        let rules = self.compile(program, cost)?;
+        programs: &Programs<'_>,
+        setting: &Setting,
+        observed: Option<&Observed>,
+    ) -> Result<Interpreter, Error> {
+        let stats = self.stats(&setting.initial, programs.plain, setting.roles.len(), observed);
+        let mut engines = vec![self.engine(programs.plain, &stats, programs.blown)?];
+        if let Some(demand) = programs.demand {
+            let engine = self.engine(demand, &stats, &BTreeSet::new())?;
+            self.more_statics(demand, &engine)?;
+            engines.push(engine);
+        }
+        self.index_fixed(&engines);
+        self.finish(Planned { engines, chosen: None }, setting)
+    }
+
+    /// Takes back what [`Loader::finish`] gave `interpreter`, to plan again; its engines are
+    /// what is left.
+    fn resume(&mut self, interpreter: Interpreter) -> Planned {
+        self.symbols = interpreter.symbols;
+        self.terms = interpreter.terms;
+        self.relations = interpreter.relations;
+        self.fixed = interpreter.fixed;
+        self.inputs = interpreter.inputs;
+        Planned { engines: interpreter.engines, chosen: Some(interpreter.chosen) }
+    }
+
+    /// An engine for `program`, its bodies ordered by the sizes of `stats`; it cannot answer the queries that
+    /// need a relation of `blown`.
+    fn engine(&mut self, program: &Program, stats: &Stats, blown: &BTreeSet<String>) -> Result<Engine, Error> {
+        let rules = self.compile(program, &|atom, bound| stats.cost(atom, bound), stats.cross_penalty())?;
         self.grow();
         let is_fixed: Vec<bool> = self.relations.keys.iter().map(|(n, _)| !program.dynamic.contains(n)).collect();
         let components = plan_components(&program.deps, &self.relations, &rules);
@@ -367,14 +418,11 @@ impl<'l> Loader<'l> {
         }
     }
 
-    fn finish(
-        mut self,
-        engines: Vec<Engine>,
-        roles: Vec<String>,
-        initial: Vec<Flat>,
-        gdl_ii: bool,
-        random_role: Option<usize>,
-    ) -> Result<Interpreter, Error> {
+    /// The interpreter of the engines `planned`, which takes what was loaded (see
+    /// [`Loader::resume`]).
+    fn finish(&mut self, planned: Planned, setting: &Setting) -> Result<Interpreter, Error> {
+        let Planned { engines, chosen } = planned;
+        let roles = setting.roles.clone();
         let role_terms = roles
             .iter()
             .map(|r| {
@@ -392,24 +440,26 @@ impl<'l> Loader<'l> {
         };
         self.grow();
         // The plain engine answers what it can; the demand engine the rest.
-        let chosen = Query::ALL.map(|q| engines.iter().position(|e| e.plans[q as usize].is_some()).unwrap_or(0));
+        let chosen = chosen.unwrap_or_else(|| {
+            Query::ALL.map(|q| engines.iter().position(|e| e.plans[q as usize].is_some()).unwrap_or(0))
+        });
         if let Some(q) = Query::ALL.iter().find(|&&q| engines.iter().all(|e| e.plans[q as usize].is_none())) {
             return Err(self.too_large(q.relation().to_string()));
         }
         Ok(Interpreter {
-            symbols: self.symbols,
-            terms: self.terms,
-            relations: self.relations,
-            fixed: self.fixed,
+            symbols: std::mem::take(&mut self.symbols),
+            terms: std::mem::take(&mut self.terms),
+            relations: std::mem::take(&mut self.relations),
+            fixed: std::mem::take(&mut self.fixed),
             engines,
             chosen,
-            inputs: self.inputs,
+            inputs: std::mem::take(&mut self.inputs),
             keys,
             roles,
             role_terms,
-            initial: State(initial.into()),
-            gdl_ii,
-            random_role,
+            initial: State(setting.initial.clone().into()),
+            gdl_ii: setting.gdl_ii,
+            random_role: setting.random_role,
         })
     }
 }

@@ -6,7 +6,9 @@
 //! A query has two engines (see [`load`]): the rules as written, and the rules restricted to the
 //! bindings their callers ask for (a magic-sets rewrite, [`crate::ground::demand`]). Each
 //! computes the same facts of the queried relation; the one that did the query with less work
-//! in a few states of a random match answers it ([`choose`]). A query runs without limit
+//! in a few states of a random match answers it ([`choose`]). Their rule bodies are ordered by
+//! the sizes of the relations: guessed before a match, then observed in its first states
+//! ([`observe`]), and planned again when that answers those states with fewer steps. A query runs without limit
 //! through [`Game`], or within [`Limits`] through the `try_` methods, which return
 //! [`Exceeded`] instead of running away; [`Bounded`] is a [`Game`] whose every query runs so.
 //! [`differential`] compares other engines with it over random playouts.
@@ -20,6 +22,7 @@ mod error;
 mod game;
 mod inputs;
 mod load;
+mod observe;
 pub mod realtime;
 mod stats;
 mod step;

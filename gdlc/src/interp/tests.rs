@@ -251,3 +251,39 @@ fn a_random_step_in_one_evaluation_draws_and_moves_as_the_queries_one_by_one() {
         }
     }
 }
+
+/// The relation each rule of `head` reads first, over every engine.
+fn first_reads(game: &Interpreter, head: &str, arity: usize) -> Vec<String> {
+    use crate::datalog::compile::CLit;
+    let Some(rel) = game.relations.get(head, arity) else { return Vec::new() };
+    let rules = game.engines.iter().flat_map(|engine| engine.rules.iter()).filter(|rule| rule.head.rel == rel);
+    rules
+        .filter_map(|rule| rule.body.iter().find_map(|lit| if let CLit::Pos(p) = lit { Some(p.rel) } else { None }))
+        .map(|first| game.relations.keys[first].0.clone())
+        .collect()
+}
+
+#[test]
+fn bodies_are_ordered_by_the_sizes_observed_in_a_match() {
+    // Before a match, the guesses and `avg` are guessed at a thousand facts each, and `close`
+    // would start from all of `same`; in the match each has one or two facts.
+    let numbers: String = (0..10).map(|n| format!("(n {n}) ")).collect();
+    let game = load(&format!(
+        "(role a) (role b) {numbers}
+         (<= (same ?x ?x 100) (n ?x)) (<= (same ?x ?y 0) (n ?x) (n ?y) (distinct ?x ?y))
+         (<= (legal ?p (guess ?x)) (role ?p) (n ?x))
+         (<= (next (guessed ?p ?x)) (does ?p (guess ?x)))
+         (<= (avg ?x) (true (guessed a ?x)))
+         (<= (close ?p ?s) (true (guessed ?p ?g)) (avg ?r) (same ?r ?g ?s))
+         (<= terminal (true (guessed a ?x)))
+         (<= (goal ?p ?s) (close ?p ?s))"
+    ));
+    let firsts = first_reads(&game, "close", 2);
+    assert!(!firsts.is_empty());
+    assert!(firsts.iter().all(|first| first != "same"), "close reads first: {firsts:?}");
+    let state = game.initial_state();
+    let moves = [game.parse_move(0, "(guess 3)").expect("a move"), game.parse_move(1, "(guess 3)").expect("a move")];
+    let state = game.next_state(&state, &moves);
+    assert!(game.is_terminal(&state));
+    assert_eq!(game.goals(&state), vec![Some(100), Some(100)]);
+}
