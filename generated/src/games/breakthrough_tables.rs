@@ -610,7 +610,7 @@ mod lifted {
             },
             sees: ::gdl_runtime::lifted::Output {
                 relation: 23usize,
-                fixed: false,
+                fixed: true,
             },
         },
         gdl_ii: false,
@@ -618,8 +618,18 @@ mod lifted {
         queries: ::gdl_runtime::lifted::Queries {
             legal: &[
                 ::gdl_runtime::lifted::Component {
+                    relations: &[22],
+                    rules: &[
+                        engine_1_rule_62 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_66 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1, 2])],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[11],
-                    rules: &[engine_0_rule_63 as ::gdl_runtime::lifted::Join],
+                    rules: &[engine_1_rule_6 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[],
@@ -627,14 +637,14 @@ mod lifted {
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
                     rules: &[
-                        engine_0_rule_44 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_45 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_46 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_47 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_48 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_49 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_50 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_51 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_61 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_63 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_64 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_65 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_67 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_68 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_69 as ::gdl_runtime::lifted::Join,
+                        engine_1_rule_70 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -652,7 +662,7 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(0, &[0]), (1, &[0, 1])],
+                    indexes: &[(1, &[0, 1])],
                 },
             ],
             terminal: &[
@@ -750,243 +760,9 @@ mod lifted {
                 },
             ],
             sees: &[],
-            shared_step: true,
+            shared_step: false,
         },
     };
-    // Rule at breakthrough.kif:94
-    #[allow(unused_variables)]
-    fn engine_0_rule_44(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[9].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            for f1 in tables[1]
-                .candidates(&[1, 2], &[v0, 0u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v2 = f1[0];
-                if f1[1] != v0 {
-                    continue;
-                }
-                if f1[2] != 0u32 {
-                    continue;
-                }
-                if tables[11].contains(&[v2, v1]) {
-                    if tables[2].contains(&[0u32]) {
-                        let t1 = store.intern_args(0u32, &[v2, v0, v2, v1]);
-                        out.push(12, &[0u32, t1]);
-                    }
-                }
-            }
-        }
-    }
-    // Rule at breakthrough.kif:99
-    #[allow(unused_variables)]
-    fn engine_0_rule_45(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[9].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            for f1 in tables[1]
-                .candidates(&[1, 2], &[v0, 0u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v2 = f1[0];
-                if f1[1] != v0 {
-                    continue;
-                }
-                if f1[2] != 0u32 {
-                    continue;
-                }
-                for f2 in fixed[9].candidates(&[0], &[v2]).map(|i| fixed[9].fact(i)) {
-                    if f2[0] != v2 {
-                        continue;
-                    }
-                    let v3 = f2[1];
-                    if !(tables[1].contains(&[v3, v1, 0u32])) {
-                        if tables[2].contains(&[0u32]) {
-                            let t1 = store.intern_args(0u32, &[v2, v0, v3, v1]);
-                            out.push(12, &[0u32, t1]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Rule at breakthrough.kif:105
-    #[allow(unused_variables)]
-    fn engine_0_rule_46(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[9].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            for f1 in tables[1]
-                .candidates(&[1, 2], &[v0, 0u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v2 = f1[0];
-                if f1[1] != v0 {
-                    continue;
-                }
-                if f1[2] != 0u32 {
-                    continue;
-                }
-                for f2 in fixed[9].candidates(&[1], &[v2]).map(|i| fixed[9].fact(i)) {
-                    let v3 = f2[0];
-                    if f2[1] != v2 {
-                        continue;
-                    }
-                    if !(tables[1].contains(&[v3, v1, 0u32])) {
-                        if tables[2].contains(&[0u32]) {
-                            let t1 = store.intern_args(0u32, &[v2, v0, v3, v1]);
-                            out.push(12, &[0u32, t1]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Rule at breakthrough.kif:112
-    #[allow(unused_variables)]
-    fn engine_0_rule_47(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[9].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            for f1 in tables[1]
-                .candidates(&[1, 2], &[v1, 1u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v2 = f1[0];
-                if f1[1] != v1 {
-                    continue;
-                }
-                if f1[2] != 1u32 {
-                    continue;
-                }
-                if tables[11].contains(&[v2, v0]) {
-                    if tables[2].contains(&[1u32]) {
-                        let t1 = store.intern_args(0u32, &[v2, v1, v2, v0]);
-                        out.push(12, &[1u32, t1]);
-                    }
-                }
-            }
-        }
-    }
-    // Rule at breakthrough.kif:117
-    #[allow(unused_variables)]
-    fn engine_0_rule_48(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[9].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            for f1 in tables[1]
-                .candidates(&[1, 2], &[v1, 1u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v2 = f1[0];
-                if f1[1] != v1 {
-                    continue;
-                }
-                if f1[2] != 1u32 {
-                    continue;
-                }
-                for f2 in fixed[9].candidates(&[0], &[v2]).map(|i| fixed[9].fact(i)) {
-                    if f2[0] != v2 {
-                        continue;
-                    }
-                    let v3 = f2[1];
-                    if !(tables[1].contains(&[v3, v0, 1u32])) {
-                        if tables[2].contains(&[1u32]) {
-                            let t1 = store.intern_args(0u32, &[v2, v1, v3, v0]);
-                            out.push(12, &[1u32, t1]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Rule at breakthrough.kif:123
-    #[allow(unused_variables)]
-    fn engine_0_rule_49(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[9].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            for f1 in tables[1]
-                .candidates(&[1, 2], &[v1, 1u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v2 = f1[0];
-                if f1[1] != v1 {
-                    continue;
-                }
-                if f1[2] != 1u32 {
-                    continue;
-                }
-                for f2 in fixed[9].candidates(&[1], &[v2]).map(|i| fixed[9].fact(i)) {
-                    let v3 = f2[0];
-                    if f2[1] != v2 {
-                        continue;
-                    }
-                    if !(tables[1].contains(&[v3, v0, 1u32])) {
-                        if tables[2].contains(&[1u32]) {
-                            let t1 = store.intern_args(0u32, &[v2, v1, v3, v0]);
-                            out.push(12, &[1u32, t1]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Rule at breakthrough.kif:130
-    #[allow(unused_variables)]
-    fn engine_0_rule_50(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[2].contains(&[1u32]) {
-            out.push(12, &[0u32, 2u32]);
-        }
-    }
-    // Rule at breakthrough.kif:132
-    #[allow(unused_variables)]
-    fn engine_0_rule_51(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[2].contains(&[0u32]) {
-            out.push(12, &[1u32, 2u32]);
-        }
-    }
     // Rule at breakthrough.kif:139
     #[allow(unused_variables)]
     fn engine_0_rule_52(
@@ -995,16 +771,13 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[5].facts() {
+        for f0 in tables[0].facts() {
             let v0 = f0[0];
-            for f1 in tables[0].candidates(&[0], &[v0]).map(|i| tables[0].fact(i)) {
-                if f1[0] != v0 {
-                    continue;
-                }
-                let v1 = f1[1];
-                let v2 = f1[2];
-                let v3 = f1[3];
-                let v4 = f1[4];
+            let v1 = f0[1];
+            let v2 = f0[2];
+            let v3 = f0[3];
+            let v4 = f0[4];
+            if fixed[5].contains(&[v0]) {
                 let t1 = store.intern_args(1u32, &[v3, v4, v0]);
                 out.push(13, &[t1]);
             }
@@ -1018,16 +791,13 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[5].facts() {
+        for f0 in tables[0].facts() {
             let v0 = f0[0];
-            for f1 in tables[0].candidates(&[0], &[v0]).map(|i| tables[0].fact(i)) {
-                if f1[0] != v0 {
-                    continue;
-                }
-                let v1 = f1[1];
-                let v2 = f1[2];
-                let v3 = f1[3];
-                let v4 = f1[4];
+            let v1 = f0[1];
+            let v2 = f0[2];
+            let v3 = f0[3];
+            let v4 = f0[4];
+            if fixed[5].contains(&[v0]) {
                 for f2 in fixed[14]
                     .candidates(&[0, 1], &[v1, v2])
                     .map(|i| fixed[14].fact(i))
@@ -1040,18 +810,18 @@ mod lifted {
                     }
                     let v5 = f2[2];
                     let v6 = f2[3];
-                    if fixed[14].contains(&[v3, v4, v5, v6]) {
-                        for f4 in tables[1]
-                            .candidates(&[0, 1], &[v5, v6])
-                            .map(|i| tables[1].fact(i))
-                        {
-                            if f4[0] != v5 {
-                                continue;
-                            }
-                            if f4[1] != v6 {
-                                continue;
-                            }
-                            let v7 = f4[2];
+                    for f3 in tables[1]
+                        .candidates(&[0, 1], &[v5, v6])
+                        .map(|i| tables[1].fact(i))
+                    {
+                        if f3[0] != v5 {
+                            continue;
+                        }
+                        if f3[1] != v6 {
+                            continue;
+                        }
+                        let v7 = f3[2];
+                        if fixed[14].contains(&[v3, v4, v5, v6]) {
                             let t1 = store.intern_args(1u32, &[v5, v6, v7]);
                             out.push(13, &[t1]);
                         }
@@ -1154,24 +924,6 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(tables[17].contains(&[])) {
             out.push(18, &[1u32, 46u32]);
-        }
-    }
-    // Rule at breakthrough.kif:185
-    #[allow(unused_variables)]
-    fn engine_0_rule_63(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in fixed[19].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            if !(tables[1].contains(&[v0, v1, 0u32])) {
-                if !(tables[1].contains(&[v0, v1, 1u32])) {
-                    out.push(11, &[v0, v1]);
-                }
-            }
         }
     }
     // Rule at breakthrough.kif:199
@@ -1280,6 +1032,320 @@ mod lifted {
             if fixed[19].contains(&[v0, v1]) {
                 out.push(20, &[]);
             }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_6(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[22].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if !(tables[1].contains(&[v0, v1, 0u32])) {
+                if !(tables[1].contains(&[v0, v1, 1u32])) {
+                    if fixed[19].contains(&[v0, v1]) {
+                        out.push(11, &[v0, v1]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_61(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v0, 0u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v0 {
+                        continue;
+                    }
+                    if f2[2] != 0u32 {
+                        continue;
+                    }
+                    if tables[11].contains(&[v2, v1]) {
+                        let t1 = store.intern_args(0u32, &[v2, v0, v2, v1]);
+                        out.push(12, &[0u32, t1]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_62(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v0, 0u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v0 {
+                        continue;
+                    }
+                    if f2[2] != 0u32 {
+                        continue;
+                    }
+                    out.push(22, &[v2, v1]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_63(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v0, 0u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v0 {
+                        continue;
+                    }
+                    if f2[2] != 0u32 {
+                        continue;
+                    }
+                    for f3 in fixed[9].candidates(&[0], &[v2]).map(|i| fixed[9].fact(i))
+                    {
+                        if f3[0] != v2 {
+                            continue;
+                        }
+                        let v3 = f3[1];
+                        if !(tables[1].contains(&[v3, v1, 0u32])) {
+                            let t1 = store.intern_args(0u32, &[v2, v0, v3, v1]);
+                            out.push(12, &[0u32, t1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_64(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v0, 0u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v0 {
+                        continue;
+                    }
+                    if f2[2] != 0u32 {
+                        continue;
+                    }
+                    for f3 in fixed[9].candidates(&[1], &[v2]).map(|i| fixed[9].fact(i))
+                    {
+                        let v3 = f3[0];
+                        if f3[1] != v2 {
+                            continue;
+                        }
+                        if !(tables[1].contains(&[v3, v1, 0u32])) {
+                            let t1 = store.intern_args(0u32, &[v2, v0, v3, v1]);
+                            out.push(12, &[0u32, t1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_65(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v1, 1u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v1 {
+                        continue;
+                    }
+                    if f2[2] != 1u32 {
+                        continue;
+                    }
+                    if tables[11].contains(&[v2, v0]) {
+                        let t1 = store.intern_args(0u32, &[v2, v1, v2, v0]);
+                        out.push(12, &[1u32, t1]);
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_66(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v1, 1u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v1 {
+                        continue;
+                    }
+                    if f2[2] != 1u32 {
+                        continue;
+                    }
+                    out.push(22, &[v2, v0]);
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_67(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v1, 1u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v1 {
+                        continue;
+                    }
+                    if f2[2] != 1u32 {
+                        continue;
+                    }
+                    for f3 in fixed[9].candidates(&[0], &[v2]).map(|i| fixed[9].fact(i))
+                    {
+                        if f3[0] != v2 {
+                            continue;
+                        }
+                        let v3 = f3[1];
+                        if !(tables[1].contains(&[v3, v0, 1u32])) {
+                            let t1 = store.intern_args(0u32, &[v2, v1, v3, v0]);
+                            out.push(12, &[1u32, t1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_68(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            for f1 in fixed[9].facts() {
+                let v0 = f1[0];
+                let v1 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v1, 1u32])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v2 = f2[0];
+                    if f2[1] != v1 {
+                        continue;
+                    }
+                    if f2[2] != 1u32 {
+                        continue;
+                    }
+                    for f3 in fixed[9].candidates(&[1], &[v2]).map(|i| fixed[9].fact(i))
+                    {
+                        let v3 = f3[0];
+                        if f3[1] != v2 {
+                            continue;
+                        }
+                        if !(tables[1].contains(&[v3, v0, 1u32])) {
+                            let t1 = store.intern_args(0u32, &[v2, v1, v3, v0]);
+                            out.push(12, &[1u32, t1]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_69(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[1u32]) {
+            out.push(12, &[0u32, 2u32]);
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_70(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[2].contains(&[0u32]) {
+            out.push(12, &[1u32, 2u32]);
         }
     }
 }

@@ -47,7 +47,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     terms: "AwAAAAAAAAAEAAAAAAAAAAAAAAABAAAAAQAAAAUAAAAAAAAAAAAAAAEAAAADAAAABgAAAAAAAAAAAAAAAQAAAAUAAAAHAAAAAAAAAAIAAAABAAAABwAAAAgAAAAAAAAAAQAAAAEAAAABAAAAAQAAAAEAAAADAAAAAQAAAAEAAAAFAAAACQAAAAAAAAAKAAAAAAAAAAsAAAAAAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAABEAAAAAAAAAEgAAAAAAAAA",
     relations: 13usize,
     fixed: "BQAAAAEAAAABAAAAAAAAAAYAAAABAAAABAAAAAIAAAAEAAAABgAAAAgAAAAIAAAAAgAAAAYAAAAHAAAADwAAAA8AAAAQAAAAEAAAABEAAAARAAAAEgAAABIAAAATAAAAEwAAABQAAAAJAAAAAgAAAAMAAAAAAAAACQAAAAAAAAANAAAAAAAAAA4AAAA",
-    fixed_indexes: &[],
+    fixed_indexes: &[(8, &[0])],
     roles: &["robot"],
     role_terms: &[0u32],
     initial: &[2u32, 4u32, 6u32, 8u32],
@@ -79,7 +79,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         },
         sees: ::gdl_runtime::lifted::Output {
             relation: 12usize,
-            fixed: false,
+            fixed: true,
         },
     },
     gdl_ii: false,
@@ -405,10 +405,13 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[8].facts() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
-        let v1 = f0[1];
-        if tables[2].contains(&[v0]) {
+        for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
+            if f1[0] != v0 {
+                continue;
+            }
+            let v1 = f1[1];
             let t1 = store.intern_args(2u32, &[v1]);
             out.push(7, &[t1]);
         }

@@ -54,7 +54,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     terms: "BAAAAAAAAAAFAAAAAAAAAAYAAAAAAAAABwAAAAAAAAAIAAAAAAAAAAkAAAAAAAAACgAAAAAAAAALAAAAAAAAAAwAAAAAAAAADQAAAAAAAAAAAAAAAAAAAAMAAAABAAAACgAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAABEAAAAAAAAAAwAAAAEAAAANAAAAAwAAAAEAAAAOAAAAAwAAAAEAAAAPAAAAFQAAAAAAAAADAAAAAQAAABMAAAAWAAAAAAAAABcAAAAAAAAAGAAAAAAAAAAZAAAAAAAAAA",
     relations: 21usize,
     fixed: "BgAAAAEAAAADAAAAAAAAAAEAAAACAAAABwAAAAEAAAACAAAAAAAAAAEAAAAIAAAAAQAAAAMAAAADAAAABAAAAAUAAAAJAAAAAgAAAAMAAAAFAAAABAAAAAUAAAADAAAABAAAAAMAAAAKAAAAAQAAAAQAAAAGAAAABwAAAAgAAAAJAAAACwAAAAEAAAABAAAACwAAABQAAAABAAAAAgAAAAAAAAABAAAA",
-    fixed_indexes: &[],
+    fixed_indexes: &[(9, &[0])],
     roles: &["alice", "bob", "random"],
     role_terms: &[0u32, 1u32, 2u32],
     initial: &[11u32],
@@ -215,9 +215,9 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[8].facts() {
-        let v0 = f0[0];
-        if tables[3].contains(&[10u32]) {
+    if tables[3].contains(&[10u32]) {
+        for f1 in fixed[8].facts() {
+            let v0 = f1[0];
             for f2 in fixed[8].facts() {
                 let v1 = f2[0];
                 {
@@ -250,9 +250,9 @@ fn engine_0_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[7].facts() {
-        let v0 = f0[0];
-        if tables[3].contains(&[10u32]) {
+    if tables[3].contains(&[10u32]) {
+        for f1 in fixed[7].facts() {
+            let v0 = f1[0];
             out.push(12, &[v0, 12u32]);
         }
     }
@@ -586,8 +586,8 @@ fn engine_0_rule_41(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[5].contains(&[1u32, 7u32]) {
-        if tables[1].contains(&[0u32, 6u32]) {
+    if tables[1].contains(&[0u32, 6u32]) {
+        if tables[5].contains(&[1u32, 7u32]) {
             if tables[3].contains(&[14u32]) {
                 out.push(14, &[18u32]);
             }
@@ -686,20 +686,20 @@ fn engine_0_rule_48(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[9].facts() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in tables[2].candidates(&[1], &[v0]).map(|i| tables[2].fact(i)) {
-            let v2 = f1[0];
-            if f1[1] != v0 {
+        for f1 in fixed[9].candidates(&[0], &[v1]).map(|i| fixed[9].fact(i)) {
+            if f1[0] != v1 {
                 continue;
             }
-            for f2 in tables[2].candidates(&[1], &[v1]).map(|i| tables[2].fact(i)) {
+            let v2 = f1[1];
+            for f2 in tables[2].candidates(&[1], &[v2]).map(|i| tables[2].fact(i)) {
                 let v3 = f2[0];
-                if f2[1] != v1 {
+                if f2[1] != v2 {
                     continue;
                 }
-                out.push(18, &[v2]);
+                out.push(18, &[v0]);
             }
         }
     }

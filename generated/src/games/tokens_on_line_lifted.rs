@@ -43,7 +43,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     terms: "AwAAAAAAAAAEAAAAAAAAAAUAAAABAAAAAQAAAAYAAAAAAAAAAQAAAAIAAAACAAAAAwAAAAcAAAAAAAAABQAAAAEAAAAFAAAACAAAAAAAAAABAAAAAgAAAAYAAAAHAAAACQAAAAAAAAACAAAAAQAAAAkAAAAKAAAAAAAAAAsAAAAAAAAADAAAAAAAAAAFAAAAAQAAAAsAAAAFAAAAAQAAAAwAAAANAAAAAAAAAA4AAAAAAAAA",
     relations: 22usize,
     fixed: "BQAAAAEAAAABAAAAAAAAAAYAAAABAAAAAwAAAAQAAAAIAAAACgAAAAcAAAACAAAABQAAAAkAAAABAAAAAQAAAAUAAAAFAAAACwAAAAsAAAAMAAAADAAAAA0AAAAIAAAAAQAAAAQAAAACAAAABgAAAA4AAAAPAAAACQAAAAIAAAADAAAAAgAAAAYAAAAGAAAADgAAAA4AAAAPAAAA",
-    fixed_indexes: &[],
+    fixed_indexes: &[(7, &[0])],
     roles: &["mover"],
     role_terms: &[0u32],
     initial: &[4u32, 8u32, 10u32],
@@ -75,7 +75,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         },
         sees: ::gdl_runtime::lifted::Output {
             relation: 21usize,
-            fixed: false,
+            fixed: true,
         },
     },
     gdl_ii: false,
@@ -246,30 +246,33 @@ fn engine_0_rule_18(
             continue;
         };
         let v1 = p4;
-        if let Some(k5) = ::gdl_runtime::lifted::store::TermRead::find(
-            &*store,
-            5u32,
-            &[v0],
-        ) {
-            for f1 in tables[1].candidates(&[0], &[k5]).map(|i| tables[1].fact(i)) {
-                let n6 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[0]);
-                if n6.sym != 5u32 {
-                    continue;
-                }
-                let [p7] = n6.args[..] else {
-                    continue;
-                };
-                if p7 != v0 {
-                    continue;
-                }
-                let v2 = f1[1];
-                if tables[11].contains(&[v1]) {
+        if tables[11].contains(&[v1]) {
+            if let Some(k5) = ::gdl_runtime::lifted::store::TermRead::find(
+                &*store,
+                5u32,
+                &[v0],
+            ) {
+                for f2 in tables[1].candidates(&[0], &[k5]).map(|i| tables[1].fact(i)) {
+                    let n6 = ::gdl_runtime::lifted::store::TermRead::node(
+                        &*store,
+                        f2[0],
+                    );
+                    if n6.sym != 5u32 {
+                        continue;
+                    }
+                    let [p7] = n6.args[..] else {
+                        continue;
+                    };
+                    if p7 != v0 {
+                        continue;
+                    }
+                    let v2 = f2[1];
                     let t8 = store.intern_args(0u32, &[v0, v1]);
                     out.push(12, &[0u32, t8]);
                 }
+            } else {
+                {}
             }
-        } else {
-            {}
         }
     }
 }
@@ -369,10 +372,13 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[7].facts() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
-        let v1 = f0[1];
-        if tables[2].contains(&[v0]) {
+        for f1 in fixed[7].candidates(&[0], &[v0]).map(|i| fixed[7].fact(i)) {
+            if f1[0] != v0 {
+                continue;
+            }
+            let v1 = f1[1];
             let t1 = store.intern_args(2u32, &[v1]);
             out.push(14, &[t1]);
         }
