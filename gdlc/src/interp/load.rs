@@ -15,7 +15,7 @@
 
 use super::budget::{Limits, Spending, Trip};
 use super::inputs::{self, Inputs, Split};
-use super::observe::Observed;
+use super::observe::{Observed, OBSERVE_TOTAL};
 use super::stats::{self, Known, Stats};
 use super::{Engine, Error, Flat, Interpreter, Keys, Query, State, RANDOM_ROLE};
 use crate::ast::{Description, Rule};
@@ -28,6 +28,7 @@ use crate::datalog::{plan_components, prepare};
 use crate::graph::Dependencies;
 use crate::ground::demand;
 use std::collections::BTreeSet;
+use std::time::Instant;
 
 /// The most facts the static relations may have together.
 pub(super) const MAX_STATIC_FACTS: usize = 4_000_000;
@@ -54,6 +55,7 @@ const OUTPUTS: [&str; 7] = ["init", "role", "legal", "next", "terminal", "goal",
 
 /// Loads `description` within `limits`.
 pub(super) fn load(description: &Description, limits: &Limits) -> Result<Interpreter, Error> {
+    let started = Instant::now();
     if crate::realtime::is_realtime(description) {
         return Err(Error::RealTimeGame);
     }
@@ -84,16 +86,30 @@ pub(super) fn load(description: &Description, limits: &Limits) -> Result<Interpr
     // chosen among within the deadline).
     let mut first = loader.interpreter(&programs, &setting, None)?;
     first.choose(limits)?;
-    let Some((sample, observed)) = first.observe(limits) else { return Ok(first) };
-    let first_steps = first.steps_over(&sample, limits);
+    let Some(observing) = observing_limits(limits, started) else { return Ok(first) };
+    let Some((sample, observed)) = first.observe(&observing) else { return Ok(first) };
+    let first_steps = first.steps_over(&sample, &observing, OBSERVE_TOTAL);
     let first_engines = loader.resume(first);
     let mut second = loader.interpreter(&programs, &setting, Some(&observed))?;
-    if second.choose(limits).is_ok() && second.steps_over(&sample, limits) < first_steps {
+    if second.choose(&observing).is_ok() && second.steps_over(&sample, &observing, first_steps) < first_steps {
         return Ok(second);
     }
     loader.resume(second);
     loader.finish(first_engines, &setting)
 }
+
+/// The limits of observing a match and planning again: under a deadline, a share of the time
+/// left, and nothing when that is less than the first plan took (a player loading a game
+/// within START needs the time to answer; compiling has no deadline and always observes).
+fn observing_limits(limits: &Limits, started: Instant) -> Option<Limits> {
+    let Some(deadline) = limits.deadline else { return Some(*limits) };
+    let now = Instant::now();
+    let share = deadline.saturating_duration_since(now) / OBSERVE_SHARE;
+    (share >= now.duration_since(started)).then(|| Limits { deadline: now.checked_add(share), ..*limits })
+}
+
+/// Under a deadline, the share of the time left that observing and planning again may take.
+const OBSERVE_SHARE: u32 = 4;
 
 /// What the interpreter knows of a game besides its rules.
 struct Setting {

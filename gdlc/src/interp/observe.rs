@@ -22,7 +22,7 @@ const OBSERVED_STATES: usize = 12;
 const OBSERVE_STEPS: usize = 500_000;
 
 /// The most steps the whole observation may take (about a third of a second).
-const OBSERVE_TOTAL: usize = 2_000_000;
+pub(super) const OBSERVE_TOTAL: usize = 2_000_000;
 
 /// The states of the match, each with the joint move played in it (none in the last).
 pub(super) struct Sample {
@@ -125,8 +125,9 @@ impl Interpreter {
     }
 
     /// The steps of joins the chosen engines take to answer every query in the states of
-    /// `sample`, at most [`OBSERVE_TOTAL`] (reached when an evaluation went past a limit).
-    pub(super) fn steps_over(&self, sample: &Sample, limits: &Limits) -> usize {
+    /// `sample`, or `cap` once they reach it (or an evaluation went past a limit): past the
+    /// steps of another plan, the rest does not matter.
+    pub(super) fn steps_over(&self, sample: &Sample, limits: &Limits, cap: usize) -> usize {
         let mut spent = 0usize;
         for (state, joint) in &sample.states {
             let moves: Vec<Option<&Move>> = joint.iter().flatten().map(Some).collect();
@@ -136,15 +137,16 @@ impl Interpreter {
                 queries.push(Query::Next);
             }
             for query in queries {
-                let budget = Spending::new(limits).capped(usize::MAX, OBSERVE_STEPS);
+                let left = cap.saturating_sub(spent);
+                let budget = Spending::new(limits).capped(usize::MAX, OBSERVE_STEPS.min(left));
                 let moves: &[Option<&Move>] = if matches!(query, Query::Next | Query::Sees) { &moves } else { &[] };
                 let eval = self.evaluate_on(self.chosen[query as usize], query, state, moves, budget);
-                if eval.exceeded.is_some() {
-                    return OBSERVE_TOTAL;
-                }
                 spent = spent.saturating_add(eval.budget.steps());
+                if eval.exceeded.is_some() || spent >= cap {
+                    return cap;
+                }
             }
         }
-        spent.min(OBSERVE_TOTAL)
+        spent
     }
 }
