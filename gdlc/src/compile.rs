@@ -102,8 +102,29 @@ fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Resu
         let why = WhyLifted::CheckedAtoms(ground.deferred.atoms.len());
         return Ok(Compiled { lifted_because: Some(why), ..compiled });
     }
-    let lifted_rules = || lifted_rules(&description, notes);
-    let module = codegen::generate_noted_module(&ground, options.form, realtime, notes, &lifted_rules)?;
+    ground_module(&description, ground, realtime, options.form, notes)
+}
+
+/// [`compile`] of a game already grounded ([`ground_source`] with the same `options`), from its
+/// checked `description`: the module of its ground program, with the lifted rules beside its
+/// tables. A player grounds a game once, plays it from the program engine meanwhile, and hands
+/// the program on for native code.
+pub fn compile_grounded(description: &Description, ground: Ground, options: &Options) -> Result<Compiled, Error> {
+    let realtime = realtime::is_realtime(description);
+    ground_module(description, ground, realtime, options.form, None)
+}
+
+/// The module of a ground program in `form`, with the lifted rules of `description` beside it
+/// when it is written as tables.
+fn ground_module(
+    description: &Description,
+    ground: Ground,
+    realtime: bool,
+    form: Form,
+    notes: Option<&Notes>,
+) -> Result<Compiled, Error> {
+    let lifted_rules = || lifted_rules(description, notes);
+    let module = codegen::generate_noted_module(&ground, form, realtime, notes, &lifted_rules)?;
     let (tokens, tables, lifted_rules) = (module.tokens, module.tables, module.lifted_rules);
     Ok(Compiled { ground: Some(ground), tokens, realtime, tables, lifted_rules, lifted_because: None })
 }

@@ -331,7 +331,8 @@ fn ground_within(
             drop(ground);
             return want_lifted(&natives, key, text, engines.options.clone());
         }
-        let module = Box::new(move || module_of(&ground));
+        let options = engines.options.clone();
+        let module = Box::new(move || module_of(&description, ground, &options));
         natives.want(key, || Some(Job { key, stem: "game".to_string(), module, rules: text }));
     });
     if let Err(e) = spawned {
@@ -381,10 +382,15 @@ fn race_within(game: &ProgramGame, description: &Description, until: Instant, ma
     Some(gdlc::engine::race(game, &bounded, each))
 }
 
-/// The text of a grounded game's native module, for the builder.
-fn module_of(ground: &gdlc::ground::Ground) -> Result<String, String> {
-    let tokens = gdlc::codegen::generate_module(ground, gdlc::codegen::Form::Auto, false).map_err(|e| e.to_string())?;
-    gdlc::codegen::render_file(&tokens, "gdlc serve")
+/// The text of a grounded game's native module, for the builder: what `gdlc compile` writes,
+/// the lifted rules beside its tables included, so that the faster of the two plays.
+fn module_of(
+    description: &Description,
+    ground: gdlc::ground::Ground,
+    options: &gdlc::codegen::Options,
+) -> Result<String, String> {
+    let compiled = gdlc::compile::compile_grounded(description, ground, options).map_err(|e| e.to_string())?;
+    gdlc::codegen::render_file(&compiled.tokens, "gdlc serve")
 }
 
 /// The longest the builder's interpreter may take to load a game for its lifted module.

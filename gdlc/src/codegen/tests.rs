@@ -76,6 +76,17 @@ fn auto_writes_tables_when_the_straight_line_functions_are_too_large() {
 }
 
 #[test]
+fn a_game_grounded_apart_compiles_to_the_module_compile_writes_lifted_rules_included() {
+    let options = Options { form: Form::Tables, ..Options::default() };
+    let whole = crate::compile::compile(TIC_TAC_TOE, &options).expect("compiles");
+    let checked = crate::check::parse_and_check_in(TIC_TAC_TOE, options.ground.case);
+    let ground = crate::compile::ground_source(TIC_TAC_TOE, &options).expect("grounds");
+    let apart = crate::compile::compile_grounded(&checked.description, ground, &options).expect("compiles");
+    assert!(whole.tables && whole.lifted_rules && apart.tables && apart.lifted_rules);
+    assert_eq!(whole.tokens.to_string(), apart.tokens.to_string());
+}
+
+#[test]
 fn comment_markers_do_not_count_as_code() {
     let ground = crate::compile::ground_source(TIC_TAC_TOE, &Options::default()).expect("grounds");
     let notes = Notes::new("ticTacToe.kif", TIC_TAC_TOE);
