@@ -10,11 +10,14 @@
 //! takes at most [`TRIAL_TOTAL`] steps, a fraction of a second.
 
 use super::budget::{Limits, Spending, Trip};
+use super::seeded::Answer;
 use super::{Error, Interpreter, Move, Query, State};
-use gdl_runtime::rng::Rng;
 
 /// How many states of the match the engines are compared in.
 const TRIAL_STATES: usize = 6;
+
+/// The seed of the trial's match.
+const TRIAL_SEED: u64 = 1;
 
 /// The steps the whole trial may take (a third of a second, or about).
 const TRIAL_TOTAL: usize = 1_000_000;
@@ -32,12 +35,9 @@ const RIVAL_FACTOR: usize = 4;
 /// rules do more besides the joins that the steps count (more relations, more tables).
 const DEMAND_EDGE: (usize, usize) = (4, 5);
 
-/// An evaluation in the trial.
-type Evaluated<'i> = crate::datalog::eval::Eval<'i, crate::datalog::store::Overlay<'i>, Spending>;
-
 /// What one engine's evaluation of a query gave in the trial.
-enum Outcome<T> {
-    Done(T, usize),
+enum Outcome {
+    Done(Answer, usize),
     /// Stopped after so many steps.
     Stopped(usize),
 }
@@ -82,37 +82,18 @@ impl Trial<'_> {
     /// Plays the random match, comparing the engines on every contested query in each state.
     fn run(&mut self) -> Result<(), super::Exceeded> {
         let game = self.interpreter;
-        let mut rng = Rng::seeded(1);
-        let mut state = game.initial.clone();
-        for _ in 0..TRIAL_STATES {
-            let Some(terminal) = self.compare(Query::Terminal, &state, &[], |e| game.terminal_of(e))? else { break };
-            if self.compare(Query::Goal, &state, &[], |e| game.goals_of(e))?.is_none() {
-                break;
-            }
-            let Some(legal) = self.compare(Query::Legal, &state, &[], |e| game.legal_of(e))? else { break };
-            if terminal || legal.iter().any(Vec::is_empty) {
-                break;
-            }
-            let joint: Vec<Move> = legal.iter().map(|moves| moves[rng.below(moves.len())].clone()).collect();
-            let moves: Vec<Option<&Move>> = joint.iter().map(Some).collect();
-            if game.gdl_ii && self.compare(Query::Sees, &state, &moves, |e| game.percepts_of(e))?.is_none() {
-                break;
-            }
-            let Some(next) = self.compare(Query::Next, &state, &moves, |e| game.next_of(e))? else { break };
-            state = State(next.into());
-        }
+        game.play_seeded(TRIAL_SEED, TRIAL_STATES, |query, state, moves| self.compare(query, state, moves))?;
         Ok(())
     }
 
     /// Answers `query` with both engines when it is contested, adding what each spent; `None`
     /// when neither answered within the trial's limits.
-    fn compare<T>(
+    fn compare(
         &mut self,
         query: Query,
         state: &State,
         moves: &[Option<&Move>],
-        read: impl Fn(&Evaluated<'_>) -> T,
-    ) -> Result<Option<T>, super::Exceeded> {
+    ) -> Result<Option<Answer>, super::Exceeded> {
         let q = query as usize;
         let engines: Vec<usize> = if self.contested.contains(&query) {
             // The engine that was cheaper so far goes first.
@@ -125,10 +106,10 @@ impl Trial<'_> {
         // times what that one spent.
         let mut cap = FIRST_CAP;
         let mut stopped_at = [0usize; 2];
-        let mut answer: Option<(T, usize, usize)> = None;
+        let mut answer: Option<(Answer, usize, usize)> = None;
         while answer.is_none() && cap <= TRIAL_STEPS && self.left > 0 {
             for &engine in &engines {
-                match self.attempt(engine, query, state, moves, cap, &read)? {
+                match self.attempt(engine, query, state, moves, cap)? {
                     Outcome::Done(value, steps) => {
                         answer = Some((value, engine, steps));
                         break;
@@ -147,7 +128,7 @@ impl Trial<'_> {
         self.spent[q][winner] += steps;
         if let Some(&rival) = engines.iter().find(|&&e| e != winner) {
             let cap = steps.saturating_mul(RIVAL_FACTOR).saturating_add(FIRST_CAP).min(TRIAL_STEPS);
-            let spent = match self.attempt(rival, query, state, moves, cap, &read)? {
+            let spent = match self.attempt(rival, query, state, moves, cap)? {
                 Outcome::Done(_, steps) | Outcome::Stopped(steps) => steps,
             };
             self.spent[q][rival] += spent.max(stopped_at[rival]);
@@ -156,21 +137,20 @@ impl Trial<'_> {
     }
 
     /// Evaluates `query` through `engine` with at most `cap` steps.
-    fn attempt<T>(
+    fn attempt(
         &mut self,
         engine: usize,
         query: Query,
         state: &State,
         moves: &[Option<&Move>],
         cap: usize,
-        read: &impl Fn(&Evaluated<'_>) -> T,
-    ) -> Result<Outcome<T>, super::Exceeded> {
+    ) -> Result<Outcome, super::Exceeded> {
         let budget = Spending::new(self.limits).capped(usize::MAX, cap.min(self.left));
         let eval = self.interpreter.evaluate_on(engine, query, state, moves, budget);
         let steps = eval.budget.steps();
         self.left = self.left.saturating_sub(steps);
         match eval.exceeded {
-            None => Ok(Outcome::Done(read(&eval), steps)),
+            None => Ok(Outcome::Done(self.interpreter.match_answer_of(query, &eval), steps)),
             Some(rel) if eval.budget.tripped() == Trip::Deadline => {
                 Err(eval.budget.exceeded(&self.interpreter.user_relation(rel)))
             }

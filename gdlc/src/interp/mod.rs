@@ -24,6 +24,7 @@ mod inputs;
 mod load;
 mod observe;
 pub mod realtime;
+mod seeded;
 mod stats;
 mod step;
 

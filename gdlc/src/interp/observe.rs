@@ -8,15 +8,19 @@
 //! so a game's plan, and the code generated from it, does not vary between runs.
 
 use super::budget::{Limits, Spending};
+use super::seeded::Played;
 use super::{Interpreter, Move, Query, State};
 use crate::datalog::compile::RelId;
 use crate::datalog::eval::{Budget, Eval};
 use crate::datalog::store::Overlay;
-use gdl_runtime::rng::Rng;
 use std::collections::BTreeSet;
+use std::convert::Infallible;
 
 /// How many states of the match are observed.
 const OBSERVED_STATES: usize = 12;
+
+/// The seed of the observed match.
+const OBSERVE_SEED: u64 = 2;
 
 /// The most steps of joins one evaluation of the observation may take.
 const OBSERVE_STEPS: usize = 500_000;
@@ -26,7 +30,7 @@ pub(super) const OBSERVE_TOTAL: usize = 2_000_000;
 
 /// The states of the match, each with the joint move played in it (none in the last).
 pub(super) struct Sample {
-    states: Vec<(State, Option<Vec<Move>>)>,
+    states: Played,
 }
 
 /// The largest number of facts, and of distinct terms at each argument, that each relation had
@@ -74,39 +78,19 @@ impl Interpreter {
     /// the observation's limits (or `limits`).
     pub(super) fn observe(&self, limits: &Limits) -> Option<(Sample, Observed)> {
         let mut observed = Observed::default();
-        let mut states = Vec::new();
         let mut left = OBSERVE_TOTAL;
-        let mut rng = Rng::seeded(2);
-        let mut state = self.initial.clone();
-        for _ in 0..OBSERVED_STATES {
-            let mut ask = |query: Query, moves: &[Option<&Move>], observed: &mut Observed| {
-                let budget = Spending::new(limits).capped(usize::MAX, OBSERVE_STEPS.min(left));
-                let engine = self.chosen[query as usize];
-                let eval = self.evaluate_on(engine, query, &state, moves, budget);
-                left = left.saturating_sub(eval.budget.steps());
-                if eval.exceeded.is_some() {
-                    return None;
-                }
-                observed.record(&eval, self.observed_relations(engine, query));
-                Some(eval)
-            };
-            let terminal = ask(Query::Terminal, &[], &mut observed).map(|eval| self.terminal_of(&eval));
-            let goals = ask(Query::Goal, &[], &mut observed).is_some();
-            let legal = ask(Query::Legal, &[], &mut observed).map(|eval| self.legal_of(&eval));
-            let (Some(terminal), true, Some(legal)) = (terminal, goals, legal) else { break };
-            if terminal || legal.iter().any(Vec::is_empty) {
-                states.push((state, None));
-                break;
+        let ask = |query: Query, state: &State, moves: &[Option<&Move>]| -> Result<_, Infallible> {
+            let budget = Spending::new(limits).capped(usize::MAX, OBSERVE_STEPS.min(left));
+            let engine = self.chosen[query as usize];
+            let eval = self.evaluate_on(engine, query, state, moves, budget);
+            left = left.saturating_sub(eval.budget.steps());
+            if eval.exceeded.is_some() {
+                return Ok(None);
             }
-            let joint: Vec<Move> = legal.iter().map(|moves| moves[rng.below(moves.len())].clone()).collect();
-            let moves: Vec<Option<&Move>> = joint.iter().map(Some).collect();
-            if self.gdl_ii && ask(Query::Sees, &moves, &mut observed).is_none() {
-                break;
-            }
-            let Some(next) = ask(Query::Next, &moves, &mut observed).map(|eval| self.next_of(&eval)) else { break };
-            states.push((state, Some(joint)));
-            state = State(next.into());
-        }
+            observed.record(&eval, self.observed_relations(engine, query));
+            Ok(Some(self.match_answer_of(query, &eval)))
+        };
+        let states = self.play_seeded(OBSERVE_SEED, OBSERVED_STATES, ask).unwrap_or_else(|never| match never {});
         (!observed.is_empty()).then_some((Sample { states }, observed))
     }
 
