@@ -31,6 +31,7 @@ mod relaxed;
 pub mod simplify;
 mod strategy;
 mod thresholds;
+pub mod unreachable;
 
 pub use error::{Error, Limit, Part, Undeferrable};
 
@@ -51,6 +52,10 @@ pub struct Options {
     /// requires (see [`legal_play`]). Off for rtGDL games, whose facts also change at moments no
     /// move is checked at.
     pub assume_legal_play: bool,
+    /// Drop the base facts that no state reachable by legal play holds, found through groups
+    /// of facts of which a state holds at most one (see [`unreachable`]). Only with
+    /// `assume_legal_play`.
+    pub drop_unreachable: bool,
     /// How the front end reads the game's names, for the pipelines that start from its text
     /// ([`crate::compile`]).
     pub case: crate::parse::Case,
@@ -63,6 +68,7 @@ impl Default for Options {
             defer_relations: false,
             fold_constant_fluents: true,
             assume_legal_play: true,
+            drop_unreachable: true,
             case: crate::parse::Case::Insensitive,
         }
     }
@@ -238,6 +244,9 @@ pub fn ground(description: &Description, options: &Options) -> Result<Ground, Er
     let mut ground = strategy::instantiate(description, options)?;
     simplify::simplify(&mut ground);
     if options.assume_legal_play && legal_play::assume_legal_play(&mut ground) {
+        simplify::simplify(&mut ground);
+    }
+    if options.assume_legal_play && options.drop_unreachable && unreachable::drop_unreachable(&mut ground) {
         simplify::simplify(&mut ground);
     }
     if thresholds::count_thresholds(&mut ground) {

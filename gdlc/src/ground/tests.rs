@@ -79,7 +79,7 @@ fn recursive_relations_become_groups_evaluated_to_a_fixpoint() {
 
 #[test]
 fn a_game_past_the_limit_is_refused_with_the_relation_and_the_limit() {
-    let mut text = String::from("(role a) (init (c 0)) (legal a noop) (<= terminal (true (c 0))) (goal a 0)");
+    let mut text = String::from("(role a) (init (c 0)) (legal a noop) (<= terminal (true (c 49))) (goal a 0)");
     for i in 0..50 {
         text.push_str(&format!(" (n {i})"));
     }

@@ -7,135 +7,7 @@ pub const ROLES: [&str; 2] = ["white", "black"];
 /// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
 /// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
-pub const BASE: [&str; 785] = [
-    "(step 1)",
-    "(step 2)",
-    "(step 3)",
-    "(step 4)",
-    "(step 5)",
-    "(step 6)",
-    "(step 7)",
-    "(step 8)",
-    "(step 9)",
-    "(step 10)",
-    "(step 11)",
-    "(step 12)",
-    "(step 13)",
-    "(step 14)",
-    "(step 15)",
-    "(step 16)",
-    "(step 17)",
-    "(step 18)",
-    "(step 19)",
-    "(step 20)",
-    "(step 21)",
-    "(step 22)",
-    "(step 23)",
-    "(step 24)",
-    "(step 25)",
-    "(step 26)",
-    "(step 27)",
-    "(step 28)",
-    "(step 29)",
-    "(step 30)",
-    "(step 31)",
-    "(step 32)",
-    "(step 33)",
-    "(step 34)",
-    "(step 35)",
-    "(step 36)",
-    "(step 37)",
-    "(step 38)",
-    "(step 39)",
-    "(step 40)",
-    "(step 41)",
-    "(step 42)",
-    "(step 43)",
-    "(step 44)",
-    "(step 45)",
-    "(step 46)",
-    "(step 47)",
-    "(step 48)",
-    "(step 49)",
-    "(step 50)",
-    "(step 51)",
-    "(step 52)",
-    "(step 53)",
-    "(step 54)",
-    "(step 55)",
-    "(step 56)",
-    "(step 57)",
-    "(step 58)",
-    "(step 59)",
-    "(step 60)",
-    "(step 61)",
-    "(step 62)",
-    "(step 63)",
-    "(step 64)",
-    "(step 65)",
-    "(step 66)",
-    "(step 67)",
-    "(step 68)",
-    "(step 69)",
-    "(step 70)",
-    "(step 71)",
-    "(step 72)",
-    "(step 73)",
-    "(step 74)",
-    "(step 75)",
-    "(step 76)",
-    "(step 77)",
-    "(step 78)",
-    "(step 79)",
-    "(step 80)",
-    "(step 81)",
-    "(step 82)",
-    "(step 83)",
-    "(step 84)",
-    "(step 85)",
-    "(step 86)",
-    "(step 87)",
-    "(step 88)",
-    "(step 89)",
-    "(step 90)",
-    "(step 91)",
-    "(step 92)",
-    "(step 93)",
-    "(step 94)",
-    "(step 95)",
-    "(step 96)",
-    "(step 97)",
-    "(step 98)",
-    "(step 99)",
-    "(step 100)",
-    "(capturecount black 0)",
-    "(capturecount black 1)",
-    "(capturecount black 2)",
-    "(capturecount black 3)",
-    "(capturecount black 4)",
-    "(capturecount black 5)",
-    "(capturecount black 6)",
-    "(capturecount black 7)",
-    "(capturecount black 8)",
-    "(capturecount black 9)",
-    "(capturecount black 10)",
-    "(capturecount black 11)",
-    "(capturecount black 12)",
-    "(capturecount black 13)",
-    "(capturecount black 14)",
-    "(capturecount black 15)",
-    "(capturecount black 16)",
-    "(cellofflimits 4 4)",
-    "(cellofflimits 5 4)",
-    "(cellofflimits 4 5)",
-    "(cellofflimits 5 5)",
-    "(control black)",
-    "(control white)",
-    "",
-    "",
-    "",
-    "",
-    "",
+pub const BASE: [&str; 740] = [
     "(location 1 1 blackbishop)",
     "(location 1 2 blackbishop)",
     "(location 1 3 blackbishop)",
@@ -776,6 +648,87 @@ pub const BASE: [&str; 785] = [
     "(location 8 6 whiterook)",
     "(location 8 7 whiterook)",
     "(location 8 8 whiterook)",
+    "(step 1)",
+    "(step 2)",
+    "(step 3)",
+    "(step 4)",
+    "(step 5)",
+    "(step 6)",
+    "(step 7)",
+    "(step 8)",
+    "(step 9)",
+    "(step 10)",
+    "(step 11)",
+    "(step 12)",
+    "(step 13)",
+    "(step 14)",
+    "(step 15)",
+    "(step 16)",
+    "(step 17)",
+    "(step 18)",
+    "(step 19)",
+    "(step 20)",
+    "(step 21)",
+    "(step 22)",
+    "(step 23)",
+    "(step 24)",
+    "(step 25)",
+    "(step 26)",
+    "(step 27)",
+    "(step 28)",
+    "(step 29)",
+    "(step 30)",
+    "(step 31)",
+    "(step 32)",
+    "(step 33)",
+    "(step 34)",
+    "(step 35)",
+    "(step 36)",
+    "(step 37)",
+    "(step 38)",
+    "(step 39)",
+    "(step 40)",
+    "(step 41)",
+    "(step 42)",
+    "(step 43)",
+    "(step 44)",
+    "(step 45)",
+    "(step 46)",
+    "(step 47)",
+    "(step 48)",
+    "(step 49)",
+    "(step 50)",
+    "(step 51)",
+    "(step 52)",
+    "(step 53)",
+    "(step 54)",
+    "(step 55)",
+    "(step 56)",
+    "(step 57)",
+    "(step 58)",
+    "(step 59)",
+    "(step 60)",
+    "(cellofflimits 4 4)",
+    "(cellofflimits 5 4)",
+    "(cellofflimits 4 5)",
+    "(cellofflimits 5 5)",
+    "(capturecount black 0)",
+    "(capturecount black 1)",
+    "(capturecount black 2)",
+    "(capturecount black 3)",
+    "(capturecount black 4)",
+    "(capturecount black 5)",
+    "(capturecount black 6)",
+    "(capturecount black 7)",
+    "(capturecount black 8)",
+    "(capturecount black 9)",
+    "(capturecount black 10)",
+    "(capturecount black 11)",
+    "(capturecount black 12)",
+    "(capturecount black 13)",
+    "(capturecount black 14)",
+    "(capturecount black 15)",
+    "(capturecount black 16)",
     "(capturecount white 0)",
     "(capturecount white 1)",
     "(capturecount white 2)",
@@ -793,6 +746,8 @@ pub const BASE: [&str; 785] = [
     "(capturecount white 14)",
     "(capturecount white 15)",
     "(capturecount white 16)",
+    "(control black)",
+    "(control white)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 1345] = [
@@ -2326,7 +2281,7 @@ pub const ROLE_MOVES: [&[u32]; 2] = [
     ],
 ];
 /// The number of 64-bit words of a [`State`].
-pub const WORDS: usize = 13;
+pub const WORDS: usize = 12;
 /// A game state: one bit per base fact. It prints as its facts: `{}` as the facts in
 /// canonical KIF, sorted and separated by spaces; `{:?}` as `State([...])` of them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -2376,8 +2331,8 @@ impl ::core::fmt::Debug for Move {
 }
 /// The initial state.
 pub const INITIAL: State = State([
-    0x1, 0x5e0001000000000, 0x800000800000, 0x80000000008000, 0x404040400000, 0x0,
-    0x8080000000, 0x10000010000, 0x1000000000100, 0x20202020000, 0x0, 0x101000000, 0x1,
+    0x800000800000, 0x80000000008000, 0x404040400000, 0x0, 0x8080000000, 0x10000010000,
+    0x1000000000100, 0x20202020000, 0x0, 0x101000000, 0xf000000000000001, 0x800020001,
 ]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
@@ -5982,11 +5937,11 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         }
     }
     // g[0]: 60 node words, bit 6 (celloccupiedby 1 7 white), bit 15 (celloccupiedby 2 8 white), bit 5 (celloccupiedby 1 6 white), bit 14 (celloccupiedby 2 7 white), and 56 more; rules at skirmishFinal2.kif:374
-    g[0] = 0xffffffe7e7ffffff & (s.0[7] | s.0[8] | s.0[9] | s.0[10] | s.0[11]);
+    g[0] = 0xffffffe7e7ffffff & (s.0[5] | s.0[6] | s.0[7] | s.0[8] | s.0[9]);
     // g[1]: 60 node words, bit 15 (celloccupiedby 2 8 black), bit 6 (celloccupiedby 1 7 black), bit 14 (celloccupiedby 2 7 black), bit 5 (celloccupiedby 1 6 black), and 56 more; rules at skirmishFinal2.kif:374
-    g[1] = 0xffffffe7e7ffffff & (s.0[2] | s.0[3] | s.0[4] | s.0[5] | s.0[6]);
+    g[1] = 0xffffffe7e7ffffff & (s.0[0] | s.0[1] | s.0[2] | s.0[3] | s.0[4]);
     // g[63]: 60 node words, bit 57 ((aux 10) 8 2), bit 61 ((aux 10) 8 6), bit 60 ((aux 10) 8 5), bit 53 ((aux 10) 7 6), and 56 more
-    g[63] = 0xffffffe7e7ffffff & (s.0[4] | s.0[9]);
+    g[63] = 0xffffffe7e7ffffff & (s.0[2] | s.0[7]);
     // g[2]: 56 node words, bit 24 ((aux 7) 4 5 1 1), bit 32 ((aux 7) 5 6 1 1), bit 56 ((aux 7) 8 1 1 1), bit 0 ((aux 7) 1 2 1 1), and 52 more
     g[2] = (0xffffe7e7e7ffff
         & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 7)
@@ -6190,102 +6145,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
         & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 29)
             | kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 81));
     // g[48]: 60 node words, bit 25 ((aux 8) whiteknight 4 2), bit 18 ((aux 8) whiteknight 3 3), bit 2 ((aux 8) whiteknight 1 3), bit 16 ((aux 8) whiteknight 3 1), and 56 more
-    g[48] = if (s.0[8]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[49]: 60 node words, bit 25 ((aux 8) whitebishop 4 2), bit 34 ((aux 8) whitebishop 5 3), bit 43 ((aux 8) whitebishop 6 4), bit 52 ((aux 8) whitebishop 7 5), and 56 more
-    g[49] = if (s.0[7]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[50]: 60 node words, bit 32 ((aux 8) whiterook 5 1), bit 40 ((aux 8) whiterook 6 1), bit 48 ((aux 8) whiterook 7 1), bit 56 ((aux 8) whiterook 8 1), and 56 more
-    g[50] = if (s.0[11]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[11] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[11] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[51]: 60 node words, bit 30 ((aux 8) blackknight 4 7), bit 21 ((aux 8) blackknight 3 6), bit 5 ((aux 8) blackknight 1 6), bit 23 ((aux 8) blackknight 3 8), and 56 more
-    g[51] = if (s.0[3]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[52]: 60 node words, bit 14 ((aux 8) blackbishop 2 7), bit 5 ((aux 8) blackbishop 1 6), bit 30 ((aux 8) blackbishop 4 7), bit 37 ((aux 8) blackbishop 5 6), and 56 more
-    g[52] = if (s.0[2]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[53]: 60 node words, bit 39 ((aux 8) blackrook 5 8), bit 47 ((aux 8) blackrook 6 8), bit 55 ((aux 8) blackrook 7 8), bit 63 ((aux 8) blackrook 8 8), and 56 more
-    g[53] = if (s.0[6]) != 0 {
+    g[48] = if (s.0[6]) != 0 {
         ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
@@ -6303,27 +6163,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     } else {
         0
     };
-    // g[54]: 60 node words, bit 38 ((aux 8) whitequeen 5 7), bit 61 ((aux 8) whitequeen 8 6), bit 45 ((aux 8) whitequeen 6 6), bit 63 ((aux 8) whitequeen 8 8), and 56 more
-    g[54] = if (s.0[10]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[10] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[10] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[55]: 60 node words, bit 25 ((aux 8) blackqueen 4 2), bit 18 ((aux 8) blackqueen 3 3), bit 2 ((aux 8) blackqueen 1 3), bit 16 ((aux 8) blackqueen 3 1), and 56 more
-    g[55] = if (s.0[5]) != 0 {
+    // g[49]: 60 node words, bit 25 ((aux 8) whitebishop 4 2), bit 34 ((aux 8) whitebishop 5 3), bit 43 ((aux 8) whitebishop 6 4), bit 52 ((aux 8) whitebishop 7 5), and 56 more
+    g[49] = if (s.0[5]) != 0 {
         ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
@@ -6341,20 +6182,134 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     } else {
         0
     };
+    // g[50]: 60 node words, bit 32 ((aux 8) whiterook 5 1), bit 40 ((aux 8) whiterook 6 1), bit 48 ((aux 8) whiterook 7 1), bit 56 ((aux 8) whiterook 8 1), and 56 more
+    g[50] = if (s.0[9]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[51]: 60 node words, bit 30 ((aux 8) blackknight 4 7), bit 21 ((aux 8) blackknight 3 6), bit 5 ((aux 8) blackknight 1 6), bit 23 ((aux 8) blackknight 3 8), and 56 more
+    g[51] = if (s.0[1]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[1] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[1] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[52]: 60 node words, bit 14 ((aux 8) blackbishop 2 7), bit 5 ((aux 8) blackbishop 1 6), bit 30 ((aux 8) blackbishop 4 7), bit 37 ((aux 8) blackbishop 5 6), and 56 more
+    g[52] = if (s.0[0]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[0] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[0] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[53]: 60 node words, bit 39 ((aux 8) blackrook 5 8), bit 47 ((aux 8) blackrook 6 8), bit 55 ((aux 8) blackrook 7 8), bit 63 ((aux 8) blackrook 8 8), and 56 more
+    g[53] = if (s.0[4]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[54]: 60 node words, bit 38 ((aux 8) whitequeen 5 7), bit 61 ((aux 8) whitequeen 8 6), bit 45 ((aux 8) whitequeen 6 6), bit 63 ((aux 8) whitequeen 8 8), and 56 more
+    g[54] = if (s.0[8]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[55]: 60 node words, bit 25 ((aux 8) blackqueen 4 2), bit 18 ((aux 8) blackqueen 3 3), bit 2 ((aux 8) blackqueen 1 3), bit 16 ((aux 8) blackqueen 3 1), and 56 more
+    g[55] = if (s.0[3]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
     // g[56]: 60 node words, bit 32 (next (location 5 1 whiterook)), bit 40 (next (location 6 1 whiterook)), bit 48 (next (location 7 1 whiterook)), bit 56 (next (location 8 1 whiterook)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[56] = 0xffffffe7e7ffffff & (g[50] | (s.0[11] & mt[0]));
+    g[56] = 0xffffffe7e7ffffff & (g[50] | (s.0[9] & mt[0]));
     // g[57]: 60 node words, bit 25 (next (location 4 2 whiteknight)), bit 18 (next (location 3 3 whiteknight)), bit 2 (next (location 1 3 whiteknight)), bit 33 (next (location 5 2 whiteknight)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[57] = 0xffffffe7e7ffffff & (g[48] | (s.0[8] & mt[0]));
+    g[57] = 0xffffffe7e7ffffff & (g[48] | (s.0[6] & mt[0]));
     // g[58]: 60 node words, bit 25 (next (location 4 2 whitebishop)), bit 34 (next (location 5 3 whitebishop)), bit 43 (next (location 6 4 whitebishop)), bit 52 (next (location 7 5 whitebishop)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[58] = 0xffffffe7e7ffffff & (g[49] | (s.0[7] & mt[0]));
+    g[58] = 0xffffffe7e7ffffff & (g[49] | (s.0[5] & mt[0]));
     // g[59]: 60 node words, bit 39 (next (location 5 8 blackrook)), bit 47 (next (location 6 8 blackrook)), bit 55 (next (location 7 8 blackrook)), bit 63 (next (location 8 8 blackrook)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[59] = 0xffffffe7e7ffffff & (g[53] | (s.0[6] & mt[0]));
+    g[59] = 0xffffffe7e7ffffff & (g[53] | (s.0[4] & mt[0]));
     // g[60]: 60 node words, bit 30 (next (location 4 7 blackknight)), bit 21 (next (location 3 6 blackknight)), bit 5 (next (location 1 6 blackknight)), bit 38 (next (location 5 7 blackknight)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[60] = 0xffffffe7e7ffffff & (g[51] | (s.0[3] & mt[0]));
+    g[60] = 0xffffffe7e7ffffff & (g[51] | (s.0[1] & mt[0]));
     // g[61]: 60 node words, bit 14 (next (location 2 7 blackbishop)), bit 5 (next (location 1 6 blackbishop)), bit 30 (next (location 4 7 blackbishop)), bit 37 (next (location 5 6 blackbishop)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[61] = 0xffffffe7e7ffffff & (g[52] | (s.0[2] & mt[0]));
+    g[61] = 0xffffffe7e7ffffff & (g[52] | (s.0[0] & mt[0]));
     // g[62]: 60 node words, bit 38 (next (location 5 7 whitequeen)), bit 61 (next (location 8 6 whitequeen)), bit 45 (next (location 6 6 whitequeen)), bit 63 (next (location 8 8 whitequeen)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[62] = (0xffffffe7e7ffffff & (g[54] | (s.0[10] & mt[0])))
+    g[62] = (0xffffffe7e7ffffff & (g[54] | (s.0[8] & mt[0])))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_1[((entry >> 6) as usize)
@@ -6363,7 +6318,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             (g[63] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[64]: 60 node words, bit 25 (next (location 4 2 blackqueen)), bit 18 (next (location 3 3 blackqueen)), bit 2 (next (location 1 3 blackqueen)), bit 16 (next (location 3 1 blackqueen)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[64] = (0xffffffe7e7ffffff & (g[55] | (s.0[5] & mt[0])))
+    g[64] = (0xffffffe7e7ffffff & (g[55] | (s.0[3] & mt[0])))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let (mask, turn) = KIND_TURNS_2[((entry >> 6) as usize)
@@ -6372,59 +6327,59 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             (g[63] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[65]: 52 node words, bit 26 ((aux 9) whitepawn 4 3), bit 25 ((aux 9) whitepawn 4 2), bit 33 ((aux 9) whitepawn 5 2), bit 41 ((aux 9) whitepawn 6 2), and 48 more
-    g[65] = if (s.0[9]) != 0 {
+    g[65] = if (s.0[7]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_3[((entry >> 6) as usize)
                 .wrapping_sub(0)
                 .min(52)];
-            (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[66]: 52 node words, bit 29 ((aux 9) blackpawn 4 6), bit 13 ((aux 9) blackpawn 2 6), bit 30 ((aux 9) blackpawn 4 7), bit 38 ((aux 9) blackpawn 5 7), and 48 more
-    g[66] = if (s.0[4]) != 0 {
+    g[66] = if (s.0[2]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_3[((entry >> 6) as usize)
                 .wrapping_sub(0)
                 .min(52)];
-            (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[67]: 52 node words, bit 33 ((aux 11) whitepawn 5 2), bit 41 ((aux 11) whitepawn 6 2), bit 49 ((aux 11) whitepawn 7 2), bit 57 ((aux 11) whitepawn 8 2), and 48 more
-    g[67] = if (s.0[9]) != 0 {
+    g[67] = if (s.0[7]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let (mask, turn) = KIND_TURNS_4[((entry >> 6) as usize)
                 .wrapping_sub(52)
                 .min(52)];
-            (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[68]: 60 node words, bit 33 (next (location 5 2 whitepawn)), bit 41 (next (location 6 2 whitepawn)), bit 49 (next (location 7 2 whitepawn)), bit 57 (next (location 8 2 whitepawn)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
     g[68] = (0x7f7f7f67677f7f7f & g[65]) | (0xfefefee6e6fefefe & g[67])
-        | (0xffffffe7e7ffffff & s.0[9] & mt[0]);
+        | (0xffffffe7e7ffffff & s.0[7] & mt[0]);
     // g[69]: 52 node words, bit 21 ((aux 11) blackpawn 3 6), bit 30 ((aux 11) blackpawn 4 7), bit 3 ((aux 11) blackpawn 1 4), bit 19 ((aux 11) blackpawn 3 4), and 48 more
-    g[69] = if (s.0[4]) != 0 {
+    g[69] = if (s.0[2]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let (mask, turn) = KIND_TURNS_4[((entry >> 6) as usize)
                 .wrapping_sub(52)
                 .min(52)];
-            (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[70]: 60 node words, bit 21 (next (location 3 6 blackpawn)), bit 30 (next (location 4 7 blackpawn)), bit 3 (next (location 1 4 blackpawn)), bit 19 (next (location 3 4 blackpawn)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
     g[70] = (0x7f7f7f67677f7f7f & g[66]) | (0xfefefee6e6fefefe & g[69])
-        | (0xffffffe7e7ffffff & s.0[4] & mt[0]);
+        | (0xffffffe7e7ffffff & s.0[2] & mt[0]);
     // n[0]: ((aux 14) black white)
     n[0]
         |= {
@@ -6491,8 +6446,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[0] |= (g[1] & 0x800000 == 0) & (joint[0].0 == 1219);
     n[0] |= (g[1] & 0x10000 == 0) & (joint[0].0 == 1283);
     // n[1]: ((aux 15) white)
-    n[1] = ((s.0[1] & 0x200000000000000 == 0) & (n[0]))
-        | ((s.0[1] & 0x400000000000000 == 0) & (mt[0] & 0x8000000 != 0));
+    n[1] = ((s.0[11] & 0x400000000 == 0) & (n[0]))
+        | ((s.0[11] & 0x800000000 == 0) & (mt[0] & 0x8000000 != 0));
     // n[2]: ((aux 14) white black)
     n[2]
         |= {
@@ -6559,8 +6514,8 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[2] |= (g[0] & 0x800000 == 0) & (joint[1].0 == 1219);
     n[2] |= (g[0] & 0x10000 == 0) & (joint[1].0 == 1283);
     // n[3]: ((aux 15) black)
-    n[3] = ((s.0[1] & 0x200000000000000 == 0) & (mt[0] & 0x10000000 != 0))
-        | ((s.0[1] & 0x400000000000000 == 0) & (n[2]));
+    n[3] = ((s.0[11] & 0x400000000 == 0) & (mt[0] & 0x10000000 != 0))
+        | ((s.0[11] & 0x800000000 == 0) & (n[2]));
     // n[4]: ((aux 17) black white)
     n[4]
         |= {
@@ -6627,7 +6582,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[4] |= (g[1] & 0x800000 != 0) & (joint[0].0 == 1219);
     n[4] |= (g[1] & 0x10000 != 0) & (joint[0].0 == 1283);
     // n[5]: ((aux 18) white)
-    n[5] = (s.0[1] & 0x200000000000000 == 0) & (n[4]);
+    n[5] = (s.0[11] & 0x400000000 == 0) & (n[4]);
     // n[6]: ((aux 17) white black)
     n[6]
         |= {
@@ -6694,46 +6649,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     n[6] |= (g[0] & 0x800000 != 0) & (joint[1].0 == 1219);
     n[6] |= (g[0] & 0x10000 != 0) & (joint[1].0 == 1283);
     // n[7]: ((aux 18) black)
-    n[7] = (s.0[1] & 0x400000000000000 == 0) & (n[6]);
-    // g[71]: 34 node words, bit 0 (next (capturecount white 0)), bit 36 (next (capturecount black 0)), bit 1 (next (capturecount white 1)), bit 37 (next (capturecount black 1)), and 30 more; rules at skirmishFinal2.kif:125, 128, 134
+    n[7] = (s.0[11] & 0x800000000 == 0) & (n[6]);
+    // g[71]: 34 node words, bit 17 (next (capturecount white 0)), bit 0 (next (capturecount black 0)), bit 18 (next (capturecount white 1)), bit 1 (next (capturecount black 1)), and 30 more; rules at skirmishFinal2.kif:125, 128, 134
     g[71] = if (n[1]) | (n[3]) | (n[5]) | (n[7]) {
-        (((0xffff000000000 & s.0[1] & 0u64.wrapping_sub((n[7]) as u64))
-            | (0xffff & s.0[12] & 0u64.wrapping_sub((n[5]) as u64))) << 1u32)
-            | (0x1ffff000000000 & s.0[1]
-                & (0u64.wrapping_sub((s.0[1] & 0x200000000000000 == 0) as u64)
-                    | 0u64.wrapping_sub((n[3]) as u64)))
-            | (0x1ffff & s.0[12]
-                & (0u64.wrapping_sub((s.0[1] & 0x400000000000000 == 0) as u64)
-                    | 0u64.wrapping_sub((n[1]) as u64)))
+        ((s.0[11]
+            & ((0x1fffe0000 & 0u64.wrapping_sub((n[5]) as u64))
+                | (0xffff & 0u64.wrapping_sub((n[7]) as u64)))) << 1u32)
+            | (s.0[11]
+                & ((0x1ffff
+                    & (0u64.wrapping_sub((s.0[11] & 0x400000000 == 0) as u64)
+                        | 0u64.wrapping_sub((n[3]) as u64)))
+                    | (0x3fffe0000
+                        & (0u64.wrapping_sub((s.0[11] & 0x800000000 == 0) as u64)
+                            | 0u64.wrapping_sub((n[1]) as u64)))))
     } else {
-        (0x1ffff000000000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 == 0) as u64))
-            | (0x1ffff & s.0[12]
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 == 0) as u64))
+        s.0[11]
+            & ((0x1ffff & 0u64.wrapping_sub((s.0[11] & 0x400000000 == 0) as u64))
+                | (0x3fffe0000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 == 0) as u64)))
     };
     let mut w: [u64; WORDS] = [
-        0x0, 0x1e0000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xf000000000000000, 0x0,
     ];
-    // BASE[1] and 62 more of w[0]: (next (step 2)), rules at skirmishFinal2.kif:150
-    w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
-    // BASE[64]: (next (step 65)), rules at skirmishFinal2.kif:150
-    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
-    // BASE[121]: (next (control black)), rules at skirmishFinal2.kif:142, 144
-    w[1] |= u64::from(s.0[1] & 0x400000000000000 != 0) << 57;
-    // BASE[65] and 35 more of w[1]: (next (step 66)), rules at skirmishFinal2.kif:150
-    w[1] |= (s.0[1] << 1u32) & 0x400000ffffffffe;
-    w[1] |= g[71] & 0x1ffff000000000;
-    w[2] |= g[61] & 0xffffffe7e7ffffff;
-    w[3] |= g[60] & 0xffffffe7e7ffffff;
-    w[4] |= g[70] & 0xffffffe7e7ffffff;
-    w[5] |= g[64] & 0xffffffe7e7ffffff;
-    w[6] |= g[59] & 0xffffffe7e7ffffff;
-    w[7] |= g[58] & 0xffffffe7e7ffffff;
-    w[8] |= g[57] & 0xffffffe7e7ffffff;
-    w[9] |= g[68] & 0xffffffe7e7ffffff;
-    w[10] |= g[62] & 0xffffffe7e7ffffff;
-    w[11] |= g[56] & 0xffffffe7e7ffffff;
-    w[12] |= g[71] & 0x1ffff;
+    // BASE[641] and 58 more of w[10]: (next (step 2)), rules at skirmishFinal2.kif:150
+    w[10] |= (s.0[10] << 1u32) & 0xffffffffffffffe;
+    // BASE[738]: (next (control black)), rules at skirmishFinal2.kif:142, 144
+    w[11] |= u64::from(s.0[11] & 0x800000000 != 0) << 34;
+    // BASE[739]: (next (control white)), rules at skirmishFinal2.kif:142, 144
+    w[11] |= u64::from(s.0[11] & 0x400000000 != 0) << 35;
+    w[0] |= g[61] & 0xffffffe7e7ffffff;
+    w[1] |= g[60] & 0xffffffe7e7ffffff;
+    w[2] |= g[70] & 0xffffffe7e7ffffff;
+    w[3] |= g[64] & 0xffffffe7e7ffffff;
+    w[4] |= g[59] & 0xffffffe7e7ffffff;
+    w[5] |= g[58] & 0xffffffe7e7ffffff;
+    w[6] |= g[57] & 0xffffffe7e7ffffff;
+    w[7] |= g[68] & 0xffffffe7e7ffffff;
+    w[8] |= g[62] & 0xffffffe7e7ffffff;
+    w[9] |= g[56] & 0xffffffe7e7ffffff;
+    w[11] |= g[71] & 0x3ffffffff;
     State(w)
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
@@ -6741,92 +6694,92 @@ pub fn next(s: &State, joint: &[Move]) -> State {
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     out[0] = None;
     // (goal white 0), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x1 != 0 {
+    if s.0[11] & 0x20000 != 0 {
         out[0] = Some(0);
     }
     // (goal white 10), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x2 != 0 {
+    if s.0[11] & 0x40000 != 0 {
         out[0] = Some(10);
     }
     // (goal white 20), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x4 != 0 {
+    if s.0[11] & 0x80000 != 0 {
         out[0] = Some(20);
     }
     // (goal white 30), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x8 != 0 {
+    if s.0[11] & 0x100000 != 0 {
         out[0] = Some(30);
     }
     // (goal white 40), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x10 != 0 {
+    if s.0[11] & 0x200000 != 0 {
         out[0] = Some(40);
     }
     // (goal white 50), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x20 != 0 {
+    if s.0[11] & 0x400000 != 0 {
         out[0] = Some(50);
     }
     // (goal white 60), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x40 != 0 {
+    if s.0[11] & 0x800000 != 0 {
         out[0] = Some(60);
     }
     // (goal white 70), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x80 != 0 {
+    if s.0[11] & 0x1000000 != 0 {
         out[0] = Some(70);
     }
     // (goal white 80), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x100 != 0 {
+    if s.0[11] & 0x2000000 != 0 {
         out[0] = Some(80);
     }
     // (goal white 90), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x200 != 0 {
+    if s.0[11] & 0x4000000 != 0 {
         out[0] = Some(90);
     }
     // (goal white 100), rules at skirmishFinal2.kif:173
-    if s.0[12] & 0x400 != 0 {
+    if s.0[11] & 0x8000000 != 0 {
         out[0] = Some(100);
     }
     out[1] = None;
     // (goal black 0), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x1000000000 != 0 {
+    if s.0[11] & 0x1 != 0 {
         out[1] = Some(0);
     }
     // (goal black 10), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x2000000000 != 0 {
+    if s.0[11] & 0x2 != 0 {
         out[1] = Some(10);
     }
     // (goal black 20), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x4000000000 != 0 {
+    if s.0[11] & 0x4 != 0 {
         out[1] = Some(20);
     }
     // (goal black 30), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x8000000000 != 0 {
+    if s.0[11] & 0x8 != 0 {
         out[1] = Some(30);
     }
     // (goal black 40), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x10000000000 != 0 {
+    if s.0[11] & 0x10 != 0 {
         out[1] = Some(40);
     }
     // (goal black 50), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x20000000000 != 0 {
+    if s.0[11] & 0x20 != 0 {
         out[1] = Some(50);
     }
     // (goal black 60), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x40000000000 != 0 {
+    if s.0[11] & 0x40 != 0 {
         out[1] = Some(60);
     }
     // (goal black 70), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x80000000000 != 0 {
+    if s.0[11] & 0x80 != 0 {
         out[1] = Some(70);
     }
     // (goal black 80), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x100000000000 != 0 {
+    if s.0[11] & 0x100 != 0 {
         out[1] = Some(80);
     }
     // (goal black 90), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x200000000000 != 0 {
+    if s.0[11] & 0x200 != 0 {
         out[1] = Some(90);
     }
     // (goal black 100), rules at skirmishFinal2.kif:173
-    if s.0[1] & 0x400000000000 != 0 {
+    if s.0[11] & 0x400 != 0 {
         out[1] = Some(100);
     }
 }
@@ -6872,15 +6825,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     let mut n = [false; 191];
     let mut g = [0u64; 187];
     // g[0]: 60 node words, bit 6 (celloccupiedby 1 7 white), bit 15 (celloccupiedby 2 8 white), bit 5 (celloccupiedby 1 6 white), bit 14 (celloccupiedby 2 7 white), and 56 more; rules at skirmishFinal2.kif:374
-    g[0] = 0xffffffe7e7ffffff & (s.0[7] | s.0[8] | s.0[9] | s.0[10] | s.0[11]);
+    g[0] = 0xffffffe7e7ffffff & (s.0[5] | s.0[6] | s.0[7] | s.0[8] | s.0[9]);
     // g[1]: 60 node words, bit 15 (celloccupiedby 2 8 black), bit 6 (celloccupiedby 1 7 black), bit 14 (celloccupiedby 2 7 black), bit 5 (celloccupiedby 1 6 black), and 56 more; rules at skirmishFinal2.kif:374
-    g[1] = 0xffffffe7e7ffffff & (s.0[2] | s.0[3] | s.0[4] | s.0[5] | s.0[6]);
+    g[1] = 0xffffffe7e7ffffff & (s.0[0] | s.0[1] | s.0[2] | s.0[3] | s.0[4]);
     // g[2]: 60 node words, bit 6 ((aux 4) 1 7), bit 5 ((aux 4) 1 6), bit 2 ((aux 4) 1 3), bit 3 ((aux 4) 1 4), and 56 more
-    g[2] = 0xffffffe7e7ffffff & (s.0[2] | s.0[7]);
+    g[2] = 0xffffffe7e7ffffff & (s.0[0] | s.0[5]);
     // g[3]: 60 node words, bit 6 ((aux 5) 1 7), bit 5 ((aux 5) 1 6), bit 2 ((aux 5) 1 3), bit 3 ((aux 5) 1 4), and 56 more
-    g[3] = 0xffffffe7e7ffffff & (s.0[5] | s.0[10]);
+    g[3] = 0xffffffe7e7ffffff & (s.0[3] | s.0[8]);
     // g[12]: 60 node words, bit 24 ((aux 2) 4 1), bit 32 ((aux 2) 5 1), bit 40 ((aux 2) 6 1), bit 48 ((aux 2) 7 1), and 56 more
-    g[12] = 0xffffffe7e7ffffff & (s.0[6] | s.0[11]);
+    g[12] = 0xffffffe7e7ffffff & (s.0[4] | s.0[9]);
     // g[14]: 56 node words, bit 16 (cellempty 3 1), bit 24 (cellempty 4 1), bit 32 (cellempty 5 1), bit 40 (cellempty 6 1), and 52 more; rules at skirmishFinal2.kif:378
     g[14] = 0x7effffe7e7ffff7e & !g[0] & !g[1];
     // n[0]: ((aux 20) 2 5 1)
@@ -6976,7 +6929,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     // n[59]: ((aux 20) 1 6 8)
     n[59] = (g[14] & 0x8000 != 0) & (n[58]);
     // g[66]: 60 node words, bit 8 ((aux 3) 2 1), bit 48 ((aux 3) 7 1), bit 25 ((aux 3) 4 2), bit 18 ((aux 3) 3 3), and 56 more
-    g[66] = 0xffffffe7e7ffffff & (s.0[3] | s.0[8]);
+    g[66] = 0xffffffe7e7ffffff & (s.0[1] | s.0[6]);
     // g[80]: 16 node words, bit 25 ((aux 22) 3 6 2 4), bit 43 ((aux 22) 5 8 4 6), bit 33 ((aux 22) 4 7 2 4), bit 42 ((aux 22) 5 8 3 5), and 12 more
     g[80] = 0x3e0222323e00 & g[14] & (g[14] >> 9u32);
     // n[126]: ((aux 22) 4 7 3 5)
@@ -7001,37 +6954,37 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     // n[132]: ((aux 23) 3 8 7 3)
     n[132] = (g[14] & 0x40000000 != 0) & (g[88] & 0x20000000 != 0);
     // g[168]: 60 node words, bit 57 ((aux 10) 8 2), bit 61 ((aux 10) 8 6), bit 60 ((aux 10) 8 5), bit 53 ((aux 10) 7 6), and 56 more
-    g[168] = 0xffffffe7e7ffffff & (s.0[4] | s.0[9]);
+    g[168] = 0xffffffe7e7ffffff & (s.0[2] | s.0[7]);
     // n[141]: (haspiece white), rules at skirmishFinal2.kif:361
-    n[141] = ((s.0[7]) & (0xffffffe7e7ffffff)) | ((s.0[8]) & (0xffffffe7e7ffffff))
-        | ((s.0[9]) & (0xffffffe7e7ffffff)) | ((s.0[10]) & (0xffffffe7e7ffffff))
-        | ((s.0[11]) & (0xffffffe7e7ffffff)) != 0;
+    n[141] = ((s.0[5]) & (0xffffffe7e7ffffff)) | ((s.0[6]) & (0xffffffe7e7ffffff))
+        | ((s.0[7]) & (0xffffffe7e7ffffff)) | ((s.0[8]) & (0xffffffe7e7ffffff))
+        | ((s.0[9]) & (0xffffffe7e7ffffff)) != 0;
     // n[142]: (haspiece black), rules at skirmishFinal2.kif:361
-    n[142] = ((s.0[2]) & (0xffffffe7e7ffffff)) | ((s.0[3]) & (0xffffffe7e7ffffff))
-        | ((s.0[4]) & (0xffffffe7e7ffffff)) | ((s.0[5]) & (0xffffffe7e7ffffff))
-        | ((s.0[6]) & (0xffffffe7e7ffffff)) != 0;
+    n[142] = ((s.0[0]) & (0xffffffe7e7ffffff)) | ((s.0[1]) & (0xffffffe7e7ffffff))
+        | ((s.0[2]) & (0xffffffe7e7ffffff)) | ((s.0[3]) & (0xffffffe7e7ffffff))
+        | ((s.0[4]) & (0xffffffe7e7ffffff)) != 0;
     // g[177]: 45 node words, bit 1 ((aux 24) white 2 2), bit 4 ((aux 24) white 2 5), bit 5 ((aux 24) white 2 6), bit 3 ((aux 24) white 2 4), and 41 more
-    g[177] = 0x7f7f67677f7f7f & s.0[9] & g[0];
+    g[177] = 0x7f7f67677f7f7f & s.0[7] & g[0];
     // n[143]: ((aux 26) white 7 2)
-    n[143] = (s.0[9] & 0x200000000000000 == 0x200000000000000)
+    n[143] = (s.0[7] & 0x200000000000000 == 0x200000000000000)
         & (g[0] & 0x200000000000000 != 0);
     // n[144]: ((aux 26) white 7 6)
-    n[144] = (s.0[9] & 0x2000000000000000 == 0x2000000000000000)
+    n[144] = (s.0[7] & 0x2000000000000000 == 0x2000000000000000)
         & (g[0] & 0x2000000000000000 != 0);
     // n[145]: ((aux 26) white 7 5)
-    n[145] = (s.0[9] & 0x1000000000000000 == 0x1000000000000000)
+    n[145] = (s.0[7] & 0x1000000000000000 == 0x1000000000000000)
         & (g[0] & 0x1000000000000000 != 0);
     // n[146]: ((aux 26) white 7 3)
-    n[146] = (s.0[9] & 0x400000000000000 == 0x400000000000000)
+    n[146] = (s.0[7] & 0x400000000000000 == 0x400000000000000)
         & (g[0] & 0x400000000000000 != 0);
     // n[147]: ((aux 26) white 7 4)
-    n[147] = (s.0[9] & 0x800000000000000 == 0x800000000000000)
+    n[147] = (s.0[7] & 0x800000000000000 == 0x800000000000000)
         & (g[0] & 0x800000000000000 != 0);
     // n[148]: ((aux 26) white 7 7)
-    n[148] = (s.0[9] & 0x4000000000000000 == 0x4000000000000000)
+    n[148] = (s.0[7] & 0x4000000000000000 == 0x4000000000000000)
         & (g[0] & 0x4000000000000000 != 0);
     // n[149]: ((aux 26) white 7 1)
-    n[149] = (s.0[9] & 0x100000000000000 == 0x100000000000000)
+    n[149] = (s.0[7] & 0x100000000000000 == 0x100000000000000)
         & (g[0] & 0x100000000000000 != 0);
     // g[178]: 60 node words, bit 32 ((aux 32) white 5 1), bit 40 ((aux 32) white 6 1), bit 48 ((aux 32) white 7 1), bit 56 ((aux 32) white 8 1), and 56 more
     g[178] = ((0xe7 & g[0] & g[12] & g[19]) << 56u32)
@@ -7072,14 +7025,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (0x400000 & 0u64.wrapping_sub((n[51]) as u64))
                 | (0x8000 & 0u64.wrapping_sub((n[54]) as u64))
                 | (0x800000 & 0u64.wrapping_sub((n[57]) as u64)))) << 24u32)
-        | ((0xffffe7e7e7ffff
-            & ((s.0[6] & (s.0[7] | s.0[8] | s.0[9] | s.0[10])) | s.0[11])) << 8u32)
+        | ((0xffffe7e7e7ffff & ((s.0[4] & (s.0[5] | s.0[6] | s.0[7] | s.0[8])) | s.0[9]))
+            << 8u32)
         | ((0x7f7f7f63637f7f7f
-            & ((s.0[6] & (s.0[7] | s.0[8] | s.0[9] | s.0[10])) | s.0[11])) << 1u32)
+            & ((s.0[4] & (s.0[5] | s.0[6] | s.0[7] | s.0[8])) | s.0[9])) << 1u32)
         | ((0xfefefec6c6fefefe
-            & ((s.0[6] & (s.0[7] | s.0[8] | s.0[9] | s.0[10])) | s.0[11])) >> 1u32)
+            & ((s.0[4] & (s.0[5] | s.0[6] | s.0[7] | s.0[8])) | s.0[9])) >> 1u32)
         | ((0xffffe7e7e7ffff00
-            & ((s.0[6] & (s.0[7] | s.0[8] | s.0[9] | s.0[10])) | s.0[11])) >> 8u32)
+            & ((s.0[4] & (s.0[5] | s.0[6] | s.0[7] | s.0[8])) | s.0[9])) >> 8u32)
         | ((g[0] & g[12]
             & ((0x100000000 & 0u64.wrapping_sub((n[0]) as u64))
                 | (0x10000000000 & 0u64.wrapping_sub((n[1]) as u64))
@@ -7141,16 +7094,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         | (0xe7 & (g[0] >> 24u32) & (g[12] >> 24u32) & g[34]);
     // n[150]: ((aux 32) white 4 4)
     n[150]
-        |= ((s.0[6]) & (s.0[7]) & (0x4080000)) | ((s.0[10]) & (s.0[11]) & (0x4080000))
+        |= ((s.0[4]) & (s.0[5]) & (0x4080000)) | ((s.0[8]) & (s.0[9]) & (0x4080000))
             != 0;
     n[150]
-        |= ((s.0[6]) & (s.0[8]) & (0x4080000)) | ((s.0[9]) & (s.0[11]) & (0x4080000))
+        |= ((s.0[4]) & (s.0[6]) & (0x4080000)) | ((s.0[7]) & (s.0[9]) & (0x4080000))
             != 0;
     n[150]
-        |= ((s.0[6]) & (s.0[9]) & (0x4080000)) | ((s.0[8]) & (s.0[11]) & (0x4080000))
+        |= ((s.0[4]) & (s.0[7]) & (0x4080000)) | ((s.0[6]) & (s.0[9]) & (0x4080000))
             != 0;
     n[150]
-        |= ((s.0[6]) & (s.0[10]) & (0x4080000)) | ((s.0[7]) & (s.0[11]) & (0x4080000))
+        |= ((s.0[4]) & (s.0[8]) & (0x4080000)) | ((s.0[5]) & (s.0[9]) & (0x4080000))
             != 0;
     n[150] |= (g[0] & 0x800 != 0) & (g[12] & 0x800 != 0) & (g[14] & 0x80000 != 0);
     n[150] |= (g[0] & 0x8 != 0) & (g[12] & 0x8 != 0) & (g[34] & 0x8 != 0);
@@ -7158,25 +7111,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         |= (g[0] & 0x2000000 != 0) & (g[12] & 0x2000000 != 0) & (g[14] & 0x4000000 != 0);
     n[150]
         |= (g[0] & 0x1000000 != 0) & (g[12] & 0x1000000 != 0) & (g[24] & 0x2000000 != 0);
-    n[150] |= s.0[11] & 0x80000 == 0x80000;
-    n[150] |= (s.0[6] & 0x80000 == 0x80000) & (s.0[11] & 0x80000 == 0x80000);
-    n[150] |= s.0[11] & 0x4000000 == 0x4000000;
-    n[150] |= (s.0[6] & 0x4000000 == 0x4000000) & (s.0[11] & 0x4000000 == 0x4000000);
+    n[150] |= s.0[9] & 0x80000 == 0x80000;
+    n[150] |= (s.0[4] & 0x80000 == 0x80000) & (s.0[9] & 0x80000 == 0x80000);
+    n[150] |= s.0[9] & 0x4000000 == 0x4000000;
+    n[150] |= (s.0[4] & 0x4000000 == 0x4000000) & (s.0[9] & 0x4000000 == 0x4000000);
     // n[151]: ((aux 20) 5 8 4)
     n[151] = (g[14] & 0x80000000000 != 0) & (g[14] & 0x8000000000000 != 0);
     // n[152]: ((aux 32) white 5 4)
     n[152]
-        |= ((s.0[6]) & (s.0[7]) & (0x80400000000))
-            | ((s.0[10]) & (s.0[11]) & (0x80400000000)) != 0;
+        |= ((s.0[4]) & (s.0[5]) & (0x80400000000))
+            | ((s.0[8]) & (s.0[9]) & (0x80400000000)) != 0;
     n[152]
-        |= ((s.0[6]) & (s.0[8]) & (0x80400000000))
-            | ((s.0[9]) & (s.0[11]) & (0x80400000000)) != 0;
+        |= ((s.0[4]) & (s.0[6]) & (0x80400000000))
+            | ((s.0[7]) & (s.0[9]) & (0x80400000000)) != 0;
     n[152]
-        |= ((s.0[6]) & (s.0[9]) & (0x80400000000))
-            | ((s.0[8]) & (s.0[11]) & (0x80400000000)) != 0;
+        |= ((s.0[4]) & (s.0[7]) & (0x80400000000))
+            | ((s.0[6]) & (s.0[9]) & (0x80400000000)) != 0;
     n[152]
-        |= ((s.0[6]) & (s.0[10]) & (0x80400000000))
-            | ((s.0[7]) & (s.0[11]) & (0x80400000000)) != 0;
+        |= ((s.0[4]) & (s.0[8]) & (0x80400000000))
+            | ((s.0[5]) & (s.0[9]) & (0x80400000000)) != 0;
     n[152]
         |= (g[0] & 0x200000000 != 0) & (g[12] & 0x200000000 != 0)
             & (g[14] & 0x400000000 != 0);
@@ -7188,26 +7141,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             & (g[14] & 0x80000000000 != 0);
     n[152]
         |= (g[0] & 0x800000000000000 != 0) & (g[12] & 0x800000000000000 != 0) & (n[151]);
-    n[152] |= s.0[11] & 0x400000000 == 0x400000000;
+    n[152] |= s.0[9] & 0x400000000 == 0x400000000;
     n[152]
-        |= (s.0[6] & 0x400000000 == 0x400000000)
-            & (s.0[11] & 0x400000000 == 0x400000000);
-    n[152] |= s.0[11] & 0x80000000000 == 0x80000000000;
+        |= (s.0[4] & 0x400000000 == 0x400000000) & (s.0[9] & 0x400000000 == 0x400000000);
+    n[152] |= s.0[9] & 0x80000000000 == 0x80000000000;
     n[152]
-        |= (s.0[6] & 0x80000000000 == 0x80000000000)
-            & (s.0[11] & 0x80000000000 == 0x80000000000);
+        |= (s.0[4] & 0x80000000000 == 0x80000000000)
+            & (s.0[9] & 0x80000000000 == 0x80000000000);
     // n[153]: ((aux 32) white 4 5)
     n[153]
-        |= ((s.0[6]) & (s.0[7]) & (0x20100000)) | ((s.0[10]) & (s.0[11]) & (0x20100000))
+        |= ((s.0[4]) & (s.0[5]) & (0x20100000)) | ((s.0[8]) & (s.0[9]) & (0x20100000))
             != 0;
     n[153]
-        |= ((s.0[6]) & (s.0[8]) & (0x20100000)) | ((s.0[9]) & (s.0[11]) & (0x20100000))
+        |= ((s.0[4]) & (s.0[6]) & (0x20100000)) | ((s.0[7]) & (s.0[9]) & (0x20100000))
             != 0;
     n[153]
-        |= ((s.0[6]) & (s.0[9]) & (0x20100000)) | ((s.0[8]) & (s.0[11]) & (0x20100000))
+        |= ((s.0[4]) & (s.0[7]) & (0x20100000)) | ((s.0[6]) & (s.0[9]) & (0x20100000))
             != 0;
     n[153]
-        |= ((s.0[6]) & (s.0[10]) & (0x20100000)) | ((s.0[7]) & (s.0[11]) & (0x20100000))
+        |= ((s.0[4]) & (s.0[8]) & (0x20100000)) | ((s.0[5]) & (s.0[9]) & (0x20100000))
             != 0;
     n[153] |= (g[0] & 0x1000 != 0) & (g[12] & 0x1000 != 0) & (g[14] & 0x100000 != 0);
     n[153] |= (g[0] & 0x10 != 0) & (g[12] & 0x10 != 0) & (g[34] & 0x10 != 0);
@@ -7217,25 +7169,25 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[153]
         |= (g[0] & 0x80000000 != 0) & (g[12] & 0x80000000 != 0)
             & (g[24] & 0x20000000 != 0);
-    n[153] |= s.0[11] & 0x100000 == 0x100000;
-    n[153] |= (s.0[6] & 0x100000 == 0x100000) & (s.0[11] & 0x100000 == 0x100000);
-    n[153] |= s.0[11] & 0x20000000 == 0x20000000;
-    n[153] |= (s.0[6] & 0x20000000 == 0x20000000) & (s.0[11] & 0x20000000 == 0x20000000);
+    n[153] |= s.0[9] & 0x100000 == 0x100000;
+    n[153] |= (s.0[4] & 0x100000 == 0x100000) & (s.0[9] & 0x100000 == 0x100000);
+    n[153] |= s.0[9] & 0x20000000 == 0x20000000;
+    n[153] |= (s.0[4] & 0x20000000 == 0x20000000) & (s.0[9] & 0x20000000 == 0x20000000);
     // n[154]: ((aux 20) 5 8 5)
     n[154] = (g[14] & 0x100000000000 != 0) & (g[14] & 0x10000000000000 != 0);
     // n[155]: ((aux 32) white 5 5)
     n[155]
-        |= ((s.0[6]) & (s.0[7]) & (0x102000000000))
-            | ((s.0[10]) & (s.0[11]) & (0x102000000000)) != 0;
+        |= ((s.0[4]) & (s.0[5]) & (0x102000000000))
+            | ((s.0[8]) & (s.0[9]) & (0x102000000000)) != 0;
     n[155]
-        |= ((s.0[6]) & (s.0[8]) & (0x102000000000))
-            | ((s.0[9]) & (s.0[11]) & (0x102000000000)) != 0;
+        |= ((s.0[4]) & (s.0[6]) & (0x102000000000))
+            | ((s.0[7]) & (s.0[9]) & (0x102000000000)) != 0;
     n[155]
-        |= ((s.0[6]) & (s.0[9]) & (0x102000000000))
-            | ((s.0[8]) & (s.0[11]) & (0x102000000000)) != 0;
+        |= ((s.0[4]) & (s.0[7]) & (0x102000000000))
+            | ((s.0[6]) & (s.0[9]) & (0x102000000000)) != 0;
     n[155]
-        |= ((s.0[6]) & (s.0[10]) & (0x102000000000))
-            | ((s.0[7]) & (s.0[11]) & (0x102000000000)) != 0;
+        |= ((s.0[4]) & (s.0[8]) & (0x102000000000))
+            | ((s.0[5]) & (s.0[9]) & (0x102000000000)) != 0;
     n[155]
         |= (g[0] & 0x4000000000 != 0) & (g[12] & 0x4000000000 != 0)
             & (g[14] & 0x2000000000 != 0);
@@ -7248,34 +7200,33 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[155]
         |= (g[0] & 0x1000000000000000 != 0) & (g[12] & 0x1000000000000000 != 0)
             & (n[154]);
-    n[155] |= s.0[11] & 0x2000000000 == 0x2000000000;
+    n[155] |= s.0[9] & 0x2000000000 == 0x2000000000;
     n[155]
-        |= (s.0[6] & 0x2000000000 == 0x2000000000)
-            & (s.0[11] & 0x2000000000 == 0x2000000000);
-    n[155] |= s.0[11] & 0x100000000000 == 0x100000000000;
+        |= (s.0[4] & 0x2000000000 == 0x2000000000)
+            & (s.0[9] & 0x2000000000 == 0x2000000000);
+    n[155] |= s.0[9] & 0x100000000000 == 0x100000000000;
     n[155]
-        |= (s.0[6] & 0x100000000000 == 0x100000000000)
-            & (s.0[11] & 0x100000000000 == 0x100000000000);
+        |= (s.0[4] & 0x100000000000 == 0x100000000000)
+            & (s.0[9] & 0x100000000000 == 0x100000000000);
     // g[179]: 60 node words, bit 25 ((aux 33) white 4 2), bit 18 ((aux 33) white 3 3), bit 2 ((aux 33) white 1 3), bit 33 ((aux 33) white 5 2), and 56 more
-    g[179] = (((0x412120c & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+    g[179] = (((0x412120c & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
         | (0x7f6763616173 & g[0] & g[66])) << 17u32)
-        | (((0x20484830 & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+        | (((0x20484830 & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0xfee6c68686ce & g[0] & g[66])) << 15u32)
-        | (((0x601090600 & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+        | (((0x601090600 & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0x3f3f212030393f & g[0] & g[66])) << 10u32)
-        | (((0x6080906000 & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+        | (((0x6080906000 & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0xfcfc84040c9cfc & g[0] & g[66])) << 6u32)
-        | (((0x6090106000000
-            & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+        | (((0x6090106000000 & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0x3f393020213f3f00 & g[0] & g[66])) >> 6u32)
         | (((0x60908060000000
-            & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+            & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0xfc9c0c0484fcfc00 & g[0] & g[66])) >> 10u32)
         | (((0xc12120400000000
-            & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+            & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0x73616163677f0000 & g[0] & g[66])) >> 15u32)
         | (((0x3048482000000000
-            & ((s.0[3] & (s.0[7] | s.0[9] | s.0[10] | s.0[11])) | s.0[8]))
+            & ((s.0[1] & (s.0[5] | s.0[7] | s.0[8] | s.0[9])) | s.0[6]))
             | (0xce8686c6e6fe0000 & g[0] & g[66])) >> 17u32);
     // g[180]: 60 node words, bit 25 ((aux 34) white 4 2), bit 34 ((aux 34) white 5 3), bit 43 ((aux 34) white 6 4), bit 52 ((aux 34) white 7 5), and 56 more
     g[180] = ((g[0] & g[2]
@@ -7287,16 +7238,15 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (0x800000 & 0u64.wrapping_sub((n[132]) as u64)))) << 35u32)
         | ((0x2000000 & g[0] & g[2] & 0u64.wrapping_sub((n[126]) as u64)) << 27u32)
         | ((0x2000000000 & g[0] & g[2] & 0u64.wrapping_sub((n[131]) as u64)) << 21u32)
-        | (((0xc002121000c & ((s.0[2] & (s.0[8] | s.0[9] | s.0[10] | s.0[11])) | s.0[7]))
+        | (((0xc002121000c & ((s.0[0] & (s.0[6] | s.0[7] | s.0[8] | s.0[9])) | s.0[5]))
             | (0x7f736742527f73 & g[0] & g[2])) << 9u32)
-        | (((0x300084840030
-            & ((s.0[2] & (s.0[8] | s.0[9] | s.0[10] | s.0[11])) | s.0[7]))
+        | (((0x300084840030 & ((s.0[0] & (s.0[6] | s.0[7] | s.0[8] | s.0[9])) | s.0[5]))
             | (0xfecee6424afece & g[0] & g[2])) << 7u32)
         | (((0xc002121000c0000
-            & ((s.0[2] & (s.0[8] | s.0[9] | s.0[10] | s.0[11])) | s.0[7]))
+            & ((s.0[0] & (s.0[6] | s.0[7] | s.0[8] | s.0[9])) | s.0[5]))
             | (0x737f524267737f00 & g[0] & g[2])) >> 7u32)
         | (((0x3000848400300000
-            & ((s.0[2] & (s.0[8] | s.0[9] | s.0[10] | s.0[11])) | s.0[7]))
+            & ((s.0[0] & (s.0[6] | s.0[7] | s.0[8] | s.0[9])) | s.0[5]))
             | (0xcefe4a42e6cefe00 & g[0] & g[2])) >> 9u32)
         | ((0x400000000000000 & g[0] & g[2] & 0u64.wrapping_sub((n[131]) as u64))
             >> 21u32)
@@ -7422,22 +7372,22 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (0x8000 & 0u64.wrapping_sub((n[54]) as u64))
                 | (0x800000 & 0u64.wrapping_sub((n[57]) as u64)))) << 24u32)
         | ((0x2000000000 & g[0] & g[3] & 0u64.wrapping_sub((n[131]) as u64)) << 21u32)
-        | ((0x7f7f6763737f7f
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) << 9u32)
-        | ((0xffffe7e7e7ffff
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) << 8u32)
-        | ((0xfefee6c6cefefe
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) << 7u32)
+        | ((0x7f7f6763737f7f & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8]))
+            << 9u32)
+        | ((0xffffe7e7e7ffff & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8]))
+            << 8u32)
+        | ((0xfefee6c6cefefe & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8]))
+            << 7u32)
         | ((0x7f7f7f63637f7f7f
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) << 1u32)
+            & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8])) << 1u32)
         | ((0xfefefec6c6fefefe
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) >> 1u32)
+            & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8])) >> 1u32)
         | ((0x7f7f7363677f7f00
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) >> 7u32)
+            & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8])) >> 7u32)
         | ((0xffffe7e7e7ffff00
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) >> 8u32)
+            & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8])) >> 8u32)
         | ((0xfefecec6e6fefe00
-            & ((s.0[5] & (s.0[7] | s.0[8] | s.0[9] | s.0[11])) | s.0[10])) >> 9u32)
+            & ((s.0[3] & (s.0[5] | s.0[6] | s.0[7] | s.0[9])) | s.0[8])) >> 9u32)
         | ((0x400000000000000 & g[0] & g[3] & 0u64.wrapping_sub((n[131]) as u64))
             >> 21u32)
         | ((g[0] & g[3]
@@ -7522,19 +7472,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         | (0xc0801030 & (g[0] >> 28u32) & (g[3] >> 28u32) & (g[88] << 1u32))
         | (0x300080c & (g[0] >> 36u32) & (g[3] >> 36u32) & (g[83] >> 9u32));
     // n[165]: ((aux 35) white 4 5)
-    n[165] |= (s.0[10]) & (0x2020380000) != 0;
+    n[165] |= (s.0[8]) & (0x2020380000) != 0;
     n[165]
-        |= ((s.0[9]) & (s.0[10]) & (0x2020380000))
-            | ((s.0[10]) & (s.0[11]) & (0x2020380000)) != 0;
+        |= ((s.0[7]) & (s.0[8]) & (0x2020380000))
+            | ((s.0[8]) & (s.0[9]) & (0x2020380000)) != 0;
     n[165]
-        |= ((s.0[5]) & (s.0[7]) & (0x2020380000))
-            | ((s.0[8]) & (s.0[10]) & (0x2020380000)) != 0;
+        |= ((s.0[3]) & (s.0[5]) & (0x2020380000))
+            | ((s.0[6]) & (s.0[8]) & (0x2020380000)) != 0;
     n[165]
-        |= ((s.0[5]) & (s.0[8]) & (0x2020380000))
-            | ((s.0[7]) & (s.0[10]) & (0x2020380000)) != 0;
-    n[165] |= (s.0[5]) & (s.0[9]) & (0x2020380000) != 0;
-    n[165] |= (s.0[5]) & (s.0[10]) & (0x2020380000) != 0;
-    n[165] |= (s.0[5]) & (s.0[11]) & (0x2020380000) != 0;
+        |= ((s.0[3]) & (s.0[6]) & (0x2020380000))
+            | ((s.0[5]) & (s.0[8]) & (0x2020380000)) != 0;
+    n[165] |= (s.0[3]) & (s.0[7]) & (0x2020380000) != 0;
+    n[165] |= (s.0[3]) & (s.0[8]) & (0x2020380000) != 0;
+    n[165] |= (s.0[3]) & (s.0[9]) & (0x2020380000) != 0;
     n[165] |= (g[0] & 0x4000 != 0) & (g[3] & 0x4000 != 0) & (g[14] & 0x200000 != 0);
     n[165] |= (g[0] & 0x1000 != 0) & (g[3] & 0x1000 != 0) & (g[14] & 0x100000 != 0);
     n[165] |= (g[0] & 0x10 != 0) & (g[3] & 0x10 != 0) & (g[34] & 0x10 != 0);
@@ -7552,19 +7502,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[165] |= (g[0] & 0x80000000000000 != 0) & (g[3] & 0x80000000000000 != 0) & (n[162]);
     n[165] |= (g[0] & 0x80 != 0) & (g[3] & 0x80 != 0) & (n[163]);
     // n[166]: ((aux 35) white 5 5)
-    n[166] |= (s.0[10]) & (0x382020000000) != 0;
+    n[166] |= (s.0[8]) & (0x382020000000) != 0;
     n[166]
-        |= ((s.0[9]) & (s.0[10]) & (0x382020000000))
-            | ((s.0[10]) & (s.0[11]) & (0x382020000000)) != 0;
+        |= ((s.0[7]) & (s.0[8]) & (0x382020000000))
+            | ((s.0[8]) & (s.0[9]) & (0x382020000000)) != 0;
     n[166]
-        |= ((s.0[5]) & (s.0[7]) & (0x382020000000))
-            | ((s.0[8]) & (s.0[10]) & (0x382020000000)) != 0;
+        |= ((s.0[3]) & (s.0[5]) & (0x382020000000))
+            | ((s.0[6]) & (s.0[8]) & (0x382020000000)) != 0;
     n[166]
-        |= ((s.0[5]) & (s.0[8]) & (0x382020000000))
-            | ((s.0[7]) & (s.0[10]) & (0x382020000000)) != 0;
-    n[166] |= (s.0[5]) & (s.0[9]) & (0x382020000000) != 0;
-    n[166] |= (s.0[5]) & (s.0[10]) & (0x382020000000) != 0;
-    n[166] |= (s.0[5]) & (s.0[11]) & (0x382020000000) != 0;
+        |= ((s.0[3]) & (s.0[6]) & (0x382020000000))
+            | ((s.0[5]) & (s.0[8]) & (0x382020000000)) != 0;
+    n[166] |= (s.0[3]) & (s.0[7]) & (0x382020000000) != 0;
+    n[166] |= (s.0[3]) & (s.0[8]) & (0x382020000000) != 0;
+    n[166] |= (s.0[3]) & (s.0[9]) & (0x382020000000) != 0;
     n[166] |= (g[0] & 0x8000 != 0) & (g[3] & 0x8000 != 0) & (n[158]);
     n[166]
         |= (g[0] & 0x400000 != 0) & (g[3] & 0x400000 != 0) & (g[14] & 0x20000000 != 0);
@@ -7592,19 +7542,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[166]
         |= (g[0] & 0x200000000000000 != 0) & (g[3] & 0x200000000000000 != 0) & (n[159]);
     // n[167]: ((aux 35) white 5 4)
-    n[167] |= (s.0[10]) & (0x1c0404000000) != 0;
+    n[167] |= (s.0[8]) & (0x1c0404000000) != 0;
     n[167]
-        |= ((s.0[9]) & (s.0[10]) & (0x1c0404000000))
-            | ((s.0[10]) & (s.0[11]) & (0x1c0404000000)) != 0;
+        |= ((s.0[7]) & (s.0[8]) & (0x1c0404000000))
+            | ((s.0[8]) & (s.0[9]) & (0x1c0404000000)) != 0;
     n[167]
-        |= ((s.0[5]) & (s.0[7]) & (0x1c0404000000))
-            | ((s.0[8]) & (s.0[10]) & (0x1c0404000000)) != 0;
+        |= ((s.0[3]) & (s.0[5]) & (0x1c0404000000))
+            | ((s.0[6]) & (s.0[8]) & (0x1c0404000000)) != 0;
     n[167]
-        |= ((s.0[5]) & (s.0[8]) & (0x1c0404000000))
-            | ((s.0[7]) & (s.0[10]) & (0x1c0404000000)) != 0;
-    n[167] |= (s.0[5]) & (s.0[9]) & (0x1c0404000000) != 0;
-    n[167] |= (s.0[5]) & (s.0[10]) & (0x1c0404000000) != 0;
-    n[167] |= (s.0[5]) & (s.0[11]) & (0x1c0404000000) != 0;
+        |= ((s.0[3]) & (s.0[6]) & (0x1c0404000000))
+            | ((s.0[5]) & (s.0[8]) & (0x1c0404000000)) != 0;
+    n[167] |= (s.0[3]) & (s.0[7]) & (0x1c0404000000) != 0;
+    n[167] |= (s.0[3]) & (s.0[8]) & (0x1c0404000000) != 0;
+    n[167] |= (s.0[3]) & (s.0[9]) & (0x1c0404000000) != 0;
     n[167] |= (g[0] & 0x100 != 0) & (g[3] & 0x100 != 0) & (g[80] & 0x20000 != 0);
     n[167] |= (g[0] & 0x20000 != 0) & (g[3] & 0x20000 != 0) & (g[14] & 0x4000000 != 0);
     n[167]
@@ -7631,19 +7581,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         |= (g[0] & 0x100000000000000 != 0) & (g[3] & 0x100000000000000 != 0)
             & (g[86] & 0x400000000 != 0);
     // n[168]: ((aux 35) white 4 4)
-    n[168] |= (s.0[10]) & (0x4041c0000) != 0;
+    n[168] |= (s.0[8]) & (0x4041c0000) != 0;
     n[168]
-        |= ((s.0[9]) & (s.0[10]) & (0x4041c0000))
-            | ((s.0[10]) & (s.0[11]) & (0x4041c0000)) != 0;
-    n[168]
-        |= ((s.0[5]) & (s.0[7]) & (0x4041c0000)) | ((s.0[8]) & (s.0[10]) & (0x4041c0000))
+        |= ((s.0[7]) & (s.0[8]) & (0x4041c0000)) | ((s.0[8]) & (s.0[9]) & (0x4041c0000))
             != 0;
     n[168]
-        |= ((s.0[5]) & (s.0[8]) & (0x4041c0000)) | ((s.0[7]) & (s.0[10]) & (0x4041c0000))
+        |= ((s.0[3]) & (s.0[5]) & (0x4041c0000)) | ((s.0[6]) & (s.0[8]) & (0x4041c0000))
             != 0;
-    n[168] |= (s.0[5]) & (s.0[9]) & (0x4041c0000) != 0;
-    n[168] |= (s.0[5]) & (s.0[10]) & (0x4041c0000) != 0;
-    n[168] |= (s.0[5]) & (s.0[11]) & (0x4041c0000) != 0;
+    n[168]
+        |= ((s.0[3]) & (s.0[6]) & (0x4041c0000)) | ((s.0[5]) & (s.0[8]) & (0x4041c0000))
+            != 0;
+    n[168] |= (s.0[3]) & (s.0[7]) & (0x4041c0000) != 0;
+    n[168] |= (s.0[3]) & (s.0[8]) & (0x4041c0000) != 0;
+    n[168] |= (s.0[3]) & (s.0[9]) & (0x4041c0000) != 0;
     n[168] |= (g[0] & 0x40 != 0) & (g[3] & 0x40 != 0) & (n[156]);
     n[168] |= (g[0] & 0x800 != 0) & (g[3] & 0x800 != 0) & (g[14] & 0x80000 != 0);
     n[168] |= (g[0] & 0x8 != 0) & (g[3] & 0x8 != 0) & (g[34] & 0x8 != 0);
@@ -7661,17 +7611,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         |= (g[0] & 0x1000000000000 != 0) & (g[3] & 0x1000000000000 != 0)
             & (g[86] & 0x4000000 != 0);
     // n[169]: (haslegalmove white), rules at skirmishFinal2.kif:356
-    n[169] |= (s.0[8]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[6]) & (0x3c7e66667e3c00) != 0;
     n[169]
-        |= ((s.0[7]) & (s.0[8]) & (0x3c7e66667e3c00))
-            | ((s.0[8]) & (s.0[9]) & (0x3c7e66667e3c00)) != 0;
-    n[169] |= (s.0[8]) & (s.0[10]) & (0x3c7e66667e3c00) != 0;
-    n[169] |= (s.0[8]) & (s.0[11]) & (0x3c7e66667e3c00) != 0;
-    n[169] |= (s.0[3]) & (s.0[7]) & (0x3c7e66667e3c00) != 0;
-    n[169] |= (s.0[3]) & (s.0[8]) & (0x3c7e66667e3c00) != 0;
-    n[169] |= (s.0[3]) & (s.0[9]) & (0x3c7e66667e3c00) != 0;
-    n[169] |= (s.0[3]) & (s.0[10]) & (0x3c7e66667e3c00) != 0;
-    n[169] |= (s.0[3]) & (s.0[11]) & (0x3c7e66667e3c00) != 0;
+        |= ((s.0[5]) & (s.0[6]) & (0x3c7e66667e3c00))
+            | ((s.0[6]) & (s.0[7]) & (0x3c7e66667e3c00)) != 0;
+    n[169] |= (s.0[6]) & (s.0[8]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[6]) & (s.0[9]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[1]) & (s.0[5]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[1]) & (s.0[6]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[1]) & (s.0[7]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[1]) & (s.0[8]) & (0x3c7e66667e3c00) != 0;
+    n[169] |= (s.0[1]) & (s.0[9]) & (0x3c7e66667e3c00) != 0;
     n[169]
         |= (0xffffffe7e7ffffff & !g[0] & (g[178] | g[179] | g[180] | g[181]))
             | (!g[0] & g[1]
@@ -7697,27 +7647,27 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[169] |= n[167];
     n[169] |= n[168];
     // g[182]: 45 node words, bit 6 ((aux 28) black 2 7), bit 3 ((aux 28) black 2 4), bit 2 ((aux 28) black 2 3), bit 5 ((aux 28) black 2 6), and 41 more
-    g[182] = 0xfefee6e6fefefe & s.0[4] & g[1];
+    g[182] = 0xfefee6e6fefefe & s.0[2] & g[1];
     // n[170]: ((aux 30) black 7 7)
-    n[170] = (s.0[4] & 0x4000000000000000 == 0x4000000000000000)
+    n[170] = (s.0[2] & 0x4000000000000000 == 0x4000000000000000)
         & (g[1] & 0x4000000000000000 != 0);
     // n[171]: ((aux 30) black 7 3)
-    n[171] = (s.0[4] & 0x400000000000000 == 0x400000000000000)
+    n[171] = (s.0[2] & 0x400000000000000 == 0x400000000000000)
         & (g[1] & 0x400000000000000 != 0);
     // n[172]: ((aux 30) black 7 4)
-    n[172] = (s.0[4] & 0x800000000000000 == 0x800000000000000)
+    n[172] = (s.0[2] & 0x800000000000000 == 0x800000000000000)
         & (g[1] & 0x800000000000000 != 0);
     // n[173]: ((aux 30) black 7 5)
-    n[173] = (s.0[4] & 0x1000000000000000 == 0x1000000000000000)
+    n[173] = (s.0[2] & 0x1000000000000000 == 0x1000000000000000)
         & (g[1] & 0x1000000000000000 != 0);
     // n[174]: ((aux 30) black 7 6)
-    n[174] = (s.0[4] & 0x2000000000000000 == 0x2000000000000000)
+    n[174] = (s.0[2] & 0x2000000000000000 == 0x2000000000000000)
         & (g[1] & 0x2000000000000000 != 0);
     // n[175]: ((aux 30) black 7 2)
-    n[175] = (s.0[4] & 0x200000000000000 == 0x200000000000000)
+    n[175] = (s.0[2] & 0x200000000000000 == 0x200000000000000)
         & (g[1] & 0x200000000000000 != 0);
     // n[176]: ((aux 30) black 7 8)
-    n[176] = (s.0[4] & 0x8000000000000000 == 0x8000000000000000)
+    n[176] = (s.0[2] & 0x8000000000000000 == 0x8000000000000000)
         & (g[1] & 0x8000000000000000 != 0);
     // g[183]: 60 node words, bit 32 ((aux 32) black 5 1), bit 40 ((aux 32) black 6 1), bit 48 ((aux 32) black 7 1), bit 56 ((aux 32) black 8 1), and 56 more
     g[183] = ((0xe7 & g[1] & g[12] & g[19]) << 56u32)
@@ -7758,16 +7708,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (0x400000 & 0u64.wrapping_sub((n[51]) as u64))
                 | (0x8000 & 0u64.wrapping_sub((n[54]) as u64))
                 | (0x800000 & 0u64.wrapping_sub((n[57]) as u64)))) << 24u32)
-        | (((0x7e664242667e & ((s.0[11] & (s.0[2] | s.0[3] | s.0[4] | s.0[5])) | s.0[6]))
+        | (((0x7e664242667e & ((s.0[9] & (s.0[0] | s.0[1] | s.0[2] | s.0[3])) | s.0[4]))
             | (0xff8181a5a59981 & g[1] & g[12])) << 8u32)
         | (((0x3f332121333f00
-            & ((s.0[11] & (s.0[2] | s.0[3] | s.0[4] | s.0[5])) | s.0[6]))
+            & ((s.0[9] & (s.0[0] | s.0[1] | s.0[2] | s.0[3])) | s.0[4]))
             | (0x7f404c42424c407f & g[1] & g[12])) << 1u32)
         | (((0xfccc8484ccfc00
-            & ((s.0[11] & (s.0[2] | s.0[3] | s.0[4] | s.0[5])) | s.0[6]))
+            & ((s.0[9] & (s.0[0] | s.0[1] | s.0[2] | s.0[3])) | s.0[4]))
             | (0xfe023242423202fe & g[1] & g[12])) >> 1u32)
         | (((0x7e664242667e0000
-            & ((s.0[11] & (s.0[2] | s.0[3] | s.0[4] | s.0[5])) | s.0[6]))
+            & ((s.0[9] & (s.0[0] | s.0[1] | s.0[2] | s.0[3])) | s.0[4]))
             | (0x8199a5a58181ff00 & g[1] & g[12])) >> 8u32)
         | ((g[1] & g[12]
             & ((0x100000000 & 0u64.wrapping_sub((n[0]) as u64))
@@ -7864,24 +7814,24 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         | ((g[1] & 0x1000000000000000 != 0) & (g[12] & 0x1000000000000000 != 0)
             & (n[154]));
     // g[184]: 60 node words, bit 25 ((aux 33) black 4 2), bit 18 ((aux 33) black 3 3), bit 2 ((aux 33) black 1 3), bit 33 ((aux 33) black 5 2), and 56 more
-    g[184] = (((0x612121e & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+    g[184] = (((0x612121e & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
         | (0x7f6761616161 & g[1] & g[66])) << 17u32)
-        | (((0x60484878 & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+        | (((0x60484878 & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0xfee686868686 & g[1] & g[66])) << 15u32)
-        | (((0x701090f00 & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+        | (((0x701090f00 & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0x3f3f202030303f & g[1] & g[66])) << 10u32)
-        | (((0xe08090f000 & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+        | (((0xe08090f000 & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0xfcfc04040c0cfc & g[1] & g[66])) << 6u32)
-        | (((0xf090107000000 & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+        | (((0xf090107000000 & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0x3f303020203f3f00 & g[1] & g[66])) >> 6u32)
         | (((0xf09080e0000000
-            & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+            & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0xfc0c0c0404fcfc00 & g[1] & g[66])) >> 10u32)
         | (((0x1e12120600000000
-            & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+            & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0x61616161677f0000 & g[1] & g[66])) >> 15u32)
         | (((0x7848486000000000
-            & ((s.0[8] & (s.0[2] | s.0[4] | s.0[5] | s.0[6])) | s.0[3]))
+            & ((s.0[6] & (s.0[0] | s.0[2] | s.0[3] | s.0[4])) | s.0[1]))
             | (0x86868686e6fe0000 & g[1] & g[66])) >> 17u32);
     // g[185]: 60 node words, bit 25 ((aux 34) black 4 2), bit 34 ((aux 34) black 5 3), bit 43 ((aux 34) black 6 4), bit 52 ((aux 34) black 7 5), and 56 more
     g[185] = ((g[1] & g[2]
@@ -7894,16 +7844,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         | ((0x2000000 & g[1] & g[2] & 0u64.wrapping_sub((n[126]) as u64)) << 27u32)
         | ((0x2000000000 & g[1] & g[2] & 0u64.wrapping_sub((n[131]) as u64)) << 21u32)
         | (((0x1e0c4663735e0c
-            & ((s.0[7] & (s.0[3] | s.0[4] | s.0[5] | s.0[6])) | s.0[2]))
+            & ((s.0[5] & (s.0[1] | s.0[2] | s.0[3] | s.0[4])) | s.0[0]))
             | (0x61732100002173 & g[1] & g[2])) << 9u32)
         | (((0x783062c6ce7a30
-            & ((s.0[7] & (s.0[3] | s.0[4] | s.0[5] | s.0[6])) | s.0[2]))
+            & ((s.0[5] & (s.0[1] | s.0[2] | s.0[3] | s.0[4])) | s.0[0]))
             | (0x86ce84000084ce & g[1] & g[2])) << 7u32)
         | (((0xc5e7363460c1e00
-            & ((s.0[7] & (s.0[3] | s.0[4] | s.0[5] | s.0[6])) | s.0[2]))
+            & ((s.0[5] & (s.0[1] | s.0[2] | s.0[3] | s.0[4])) | s.0[0]))
             | (0x7321000021736100 & g[1] & g[2])) >> 7u32)
         | (((0x307acec662307800
-            & ((s.0[7] & (s.0[3] | s.0[4] | s.0[5] | s.0[6])) | s.0[2]))
+            & ((s.0[5] & (s.0[1] | s.0[2] | s.0[3] | s.0[4])) | s.0[0]))
             | (0xce84000084ce8600 & g[1] & g[2])) >> 9u32)
         | ((0x400000000000000 & g[1] & g[2] & 0u64.wrapping_sub((n[131]) as u64))
             >> 21u32)
@@ -7931,16 +7881,16 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         | (0x300080c & (g[1] >> 36u32) & (g[2] >> 36u32) & (g[83] >> 9u32));
     // n[181]: ((aux 34) black 4 4)
     n[181]
-        |= ((s.0[2]) & (s.0[3]) & (0x400140000)) | ((s.0[6]) & (s.0[7]) & (0x400140000))
+        |= ((s.0[0]) & (s.0[1]) & (0x400140000)) | ((s.0[4]) & (s.0[5]) & (0x400140000))
             != 0;
     n[181]
-        |= ((s.0[2]) & (s.0[4]) & (0x400140000)) | ((s.0[5]) & (s.0[7]) & (0x400140000))
+        |= ((s.0[0]) & (s.0[2]) & (0x400140000)) | ((s.0[3]) & (s.0[5]) & (0x400140000))
             != 0;
     n[181]
-        |= ((s.0[2]) & (s.0[5]) & (0x400140000)) | ((s.0[4]) & (s.0[7]) & (0x400140000))
+        |= ((s.0[0]) & (s.0[3]) & (0x400140000)) | ((s.0[2]) & (s.0[5]) & (0x400140000))
             != 0;
     n[181]
-        |= ((s.0[2]) & (s.0[6]) & (0x400140000)) | ((s.0[3]) & (s.0[7]) & (0x400140000))
+        |= ((s.0[0]) & (s.0[4]) & (0x400140000)) | ((s.0[1]) & (s.0[5]) & (0x400140000))
             != 0;
     n[181] |= (g[2] & 0x40 != 0) & (g[1] & 0x40 != 0) & (n[156]);
     n[181] |= (g[1] & 0x200 != 0) & (g[2] & 0x200 != 0) & (g[14] & 0x40000 != 0);
@@ -7952,26 +7902,26 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[181]
         |= (g[2] & 0x1000000000000 != 0) & (g[1] & 0x1000000000000 != 0)
             & (g[86] & 0x4000000 != 0);
-    n[181] |= s.0[2] & 0x100000 == 0x100000;
-    n[181] |= (s.0[2] & 0x100000 == 0x100000) & (s.0[7] & 0x100000 == 0x100000);
-    n[181] |= s.0[2] & 0x40000 == 0x40000;
-    n[181] |= (s.0[2] & 0x40000 == 0x40000) & (s.0[7] & 0x40000 == 0x40000);
-    n[181] |= s.0[2] & 0x400000000 == 0x400000000;
+    n[181] |= s.0[0] & 0x100000 == 0x100000;
+    n[181] |= (s.0[0] & 0x100000 == 0x100000) & (s.0[5] & 0x100000 == 0x100000);
+    n[181] |= s.0[0] & 0x40000 == 0x40000;
+    n[181] |= (s.0[0] & 0x40000 == 0x40000) & (s.0[5] & 0x40000 == 0x40000);
+    n[181] |= s.0[0] & 0x400000000 == 0x400000000;
     n[181]
-        |= (s.0[2] & 0x400000000 == 0x400000000) & (s.0[7] & 0x400000000 == 0x400000000);
+        |= (s.0[0] & 0x400000000 == 0x400000000) & (s.0[5] & 0x400000000 == 0x400000000);
     // n[182]: ((aux 34) black 5 5)
     n[182]
-        |= ((s.0[2]) & (s.0[3]) & (0x280020000000))
-            | ((s.0[6]) & (s.0[7]) & (0x280020000000)) != 0;
+        |= ((s.0[0]) & (s.0[1]) & (0x280020000000))
+            | ((s.0[4]) & (s.0[5]) & (0x280020000000)) != 0;
     n[182]
-        |= ((s.0[2]) & (s.0[4]) & (0x280020000000))
-            | ((s.0[5]) & (s.0[7]) & (0x280020000000)) != 0;
+        |= ((s.0[0]) & (s.0[2]) & (0x280020000000))
+            | ((s.0[3]) & (s.0[5]) & (0x280020000000)) != 0;
     n[182]
-        |= ((s.0[2]) & (s.0[5]) & (0x280020000000))
-            | ((s.0[4]) & (s.0[7]) & (0x280020000000)) != 0;
+        |= ((s.0[0]) & (s.0[3]) & (0x280020000000))
+            | ((s.0[2]) & (s.0[5]) & (0x280020000000)) != 0;
     n[182]
-        |= ((s.0[2]) & (s.0[6]) & (0x280020000000))
-            | ((s.0[3]) & (s.0[7]) & (0x280020000000)) != 0;
+        |= ((s.0[0]) & (s.0[4]) & (0x280020000000))
+            | ((s.0[1]) & (s.0[5]) & (0x280020000000)) != 0;
     n[182] |= (g[1] & 0x8000 != 0) & (g[2] & 0x8000 != 0) & (n[158]);
     n[182]
         |= (g[1] & 0x400000 != 0) & (g[2] & 0x400000 != 0) & (g[14] & 0x20000000 != 0);
@@ -7986,29 +7936,29 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             & (g[80] & 0x200000000000 != 0);
     n[182]
         |= (g[1] & 0x200000000000000 != 0) & (g[2] & 0x200000000000000 != 0) & (n[159]);
-    n[182] |= s.0[2] & 0x20000000 == 0x20000000;
-    n[182] |= (s.0[2] & 0x20000000 == 0x20000000) & (s.0[7] & 0x20000000 == 0x20000000);
-    n[182] |= s.0[2] & 0x80000000000 == 0x80000000000;
+    n[182] |= s.0[0] & 0x20000000 == 0x20000000;
+    n[182] |= (s.0[0] & 0x20000000 == 0x20000000) & (s.0[5] & 0x20000000 == 0x20000000);
+    n[182] |= s.0[0] & 0x80000000000 == 0x80000000000;
     n[182]
-        |= (s.0[2] & 0x80000000000 == 0x80000000000)
-            & (s.0[7] & 0x80000000000 == 0x80000000000);
-    n[182] |= s.0[2] & 0x200000000000 == 0x200000000000;
+        |= (s.0[0] & 0x80000000000 == 0x80000000000)
+            & (s.0[5] & 0x80000000000 == 0x80000000000);
+    n[182] |= s.0[0] & 0x200000000000 == 0x200000000000;
     n[182]
-        |= (s.0[2] & 0x200000000000 == 0x200000000000)
-            & (s.0[7] & 0x200000000000 == 0x200000000000);
+        |= (s.0[0] & 0x200000000000 == 0x200000000000)
+            & (s.0[5] & 0x200000000000 == 0x200000000000);
     // n[183]: ((aux 34) black 5 4)
     n[183]
-        |= ((s.0[2]) & (s.0[3]) & (0x140004000000))
-            | ((s.0[6]) & (s.0[7]) & (0x140004000000)) != 0;
+        |= ((s.0[0]) & (s.0[1]) & (0x140004000000))
+            | ((s.0[4]) & (s.0[5]) & (0x140004000000)) != 0;
     n[183]
-        |= ((s.0[2]) & (s.0[4]) & (0x140004000000))
-            | ((s.0[5]) & (s.0[7]) & (0x140004000000)) != 0;
+        |= ((s.0[0]) & (s.0[2]) & (0x140004000000))
+            | ((s.0[3]) & (s.0[5]) & (0x140004000000)) != 0;
     n[183]
-        |= ((s.0[2]) & (s.0[5]) & (0x140004000000))
-            | ((s.0[4]) & (s.0[7]) & (0x140004000000)) != 0;
+        |= ((s.0[0]) & (s.0[3]) & (0x140004000000))
+            | ((s.0[2]) & (s.0[5]) & (0x140004000000)) != 0;
     n[183]
-        |= ((s.0[2]) & (s.0[6]) & (0x140004000000))
-            | ((s.0[3]) & (s.0[7]) & (0x140004000000)) != 0;
+        |= ((s.0[0]) & (s.0[4]) & (0x140004000000))
+            | ((s.0[1]) & (s.0[5]) & (0x140004000000)) != 0;
     n[183] |= (g[1] & 0x20000 != 0) & (g[2] & 0x20000 != 0) & (g[14] & 0x4000000 != 0);
     n[183] |= (g[2] & 0x100 != 0) & (g[1] & 0x100 != 0) & (g[80] & 0x20000 != 0);
     n[183]
@@ -8023,29 +7973,29 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[183]
         |= (g[2] & 0x100000000000000 != 0) & (g[1] & 0x100000000000000 != 0)
             & (g[86] & 0x400000000 != 0);
-    n[183] |= s.0[2] & 0x4000000 == 0x4000000;
-    n[183] |= (s.0[2] & 0x4000000 == 0x4000000) & (s.0[7] & 0x4000000 == 0x4000000);
-    n[183] |= s.0[2] & 0x40000000000 == 0x40000000000;
+    n[183] |= s.0[0] & 0x4000000 == 0x4000000;
+    n[183] |= (s.0[0] & 0x4000000 == 0x4000000) & (s.0[5] & 0x4000000 == 0x4000000);
+    n[183] |= s.0[0] & 0x40000000000 == 0x40000000000;
     n[183]
-        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-            & (s.0[7] & 0x40000000000 == 0x40000000000);
-    n[183] |= s.0[2] & 0x100000000000 == 0x100000000000;
+        |= (s.0[0] & 0x40000000000 == 0x40000000000)
+            & (s.0[5] & 0x40000000000 == 0x40000000000);
+    n[183] |= s.0[0] & 0x100000000000 == 0x100000000000;
     n[183]
-        |= (s.0[2] & 0x100000000000 == 0x100000000000)
-            & (s.0[7] & 0x100000000000 == 0x100000000000);
+        |= (s.0[0] & 0x100000000000 == 0x100000000000)
+            & (s.0[5] & 0x100000000000 == 0x100000000000);
     // n[184]: ((aux 34) black 4 5)
     n[184]
-        |= ((s.0[2]) & (s.0[3]) & (0x2000280000))
-            | ((s.0[6]) & (s.0[7]) & (0x2000280000)) != 0;
+        |= ((s.0[0]) & (s.0[1]) & (0x2000280000))
+            | ((s.0[4]) & (s.0[5]) & (0x2000280000)) != 0;
     n[184]
-        |= ((s.0[2]) & (s.0[4]) & (0x2000280000))
-            | ((s.0[5]) & (s.0[7]) & (0x2000280000)) != 0;
+        |= ((s.0[0]) & (s.0[2]) & (0x2000280000))
+            | ((s.0[3]) & (s.0[5]) & (0x2000280000)) != 0;
     n[184]
-        |= ((s.0[2]) & (s.0[5]) & (0x2000280000))
-            | ((s.0[4]) & (s.0[7]) & (0x2000280000)) != 0;
+        |= ((s.0[0]) & (s.0[3]) & (0x2000280000))
+            | ((s.0[2]) & (s.0[5]) & (0x2000280000)) != 0;
     n[184]
-        |= ((s.0[2]) & (s.0[6]) & (0x2000280000))
-            | ((s.0[3]) & (s.0[7]) & (0x2000280000)) != 0;
+        |= ((s.0[0]) & (s.0[4]) & (0x2000280000))
+            | ((s.0[1]) & (s.0[5]) & (0x2000280000)) != 0;
     n[184] |= (g[1] & 0x4000 != 0) & (g[2] & 0x4000 != 0) & (g[14] & 0x200000 != 0);
     n[184] |= (g[1] & 0x400 != 0) & (g[2] & 0x400 != 0) & (g[14] & 0x80000 != 0);
     n[184] |= (g[2] & 0x2 != 0) & (g[1] & 0x2 != 0) & (g[80] & 0x400 != 0);
@@ -8054,14 +8004,14 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             & (g[14] & 0x2000000000 != 0);
     n[184] |= (g[1] & 0x80000000000000 != 0) & (g[2] & 0x80000000000000 != 0) & (n[162]);
     n[184] |= (g[1] & 0x80 != 0) & (g[2] & 0x80 != 0) & (n[163]);
-    n[184] |= s.0[2] & 0x200000 == 0x200000;
-    n[184] |= (s.0[2] & 0x200000 == 0x200000) & (s.0[7] & 0x200000 == 0x200000);
-    n[184] |= s.0[2] & 0x80000 == 0x80000;
-    n[184] |= (s.0[2] & 0x80000 == 0x80000) & (s.0[7] & 0x80000 == 0x80000);
-    n[184] |= s.0[2] & 0x2000000000 == 0x2000000000;
+    n[184] |= s.0[0] & 0x200000 == 0x200000;
+    n[184] |= (s.0[0] & 0x200000 == 0x200000) & (s.0[5] & 0x200000 == 0x200000);
+    n[184] |= s.0[0] & 0x80000 == 0x80000;
+    n[184] |= (s.0[0] & 0x80000 == 0x80000) & (s.0[5] & 0x80000 == 0x80000);
+    n[184] |= s.0[0] & 0x2000000000 == 0x2000000000;
     n[184]
-        |= (s.0[2] & 0x2000000000 == 0x2000000000)
-            & (s.0[7] & 0x2000000000 == 0x2000000000);
+        |= (s.0[0] & 0x2000000000 == 0x2000000000)
+            & (s.0[5] & 0x2000000000 == 0x2000000000);
     // g[186]: 60 node words, bit 63 ((aux 35) black 8 8), bit 47 ((aux 35) black 6 8), bit 39 ((aux 35) black 5 8), bit 31 ((aux 35) black 4 8), and 56 more
     g[186] = ((0xe7 & g[1] & g[3] & g[19]) << 56u32)
         | ((g[1] & g[3] & ((0xe7 & g[17]) | (0xe700 & g[19]))) << 48u32)
@@ -8110,22 +8060,22 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (0x8000 & 0u64.wrapping_sub((n[54]) as u64))
                 | (0x800000 & 0u64.wrapping_sub((n[57]) as u64)))) << 24u32)
         | ((0x2000000000 & g[1] & g[3] & 0u64.wrapping_sub((n[131]) as u64)) << 21u32)
-        | ((0x7f7f6763737f7f
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) << 9u32)
-        | ((0xffffe7e7e7ffff
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) << 8u32)
-        | ((0xfefee6c6cefefe
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) << 7u32)
+        | ((0x7f7f6763737f7f & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3]))
+            << 9u32)
+        | ((0xffffe7e7e7ffff & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3]))
+            << 8u32)
+        | ((0xfefee6c6cefefe & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3]))
+            << 7u32)
         | ((0x7f7f7f63637f7f7f
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) << 1u32)
+            & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3])) << 1u32)
         | ((0xfefefec6c6fefefe
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) >> 1u32)
+            & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3])) >> 1u32)
         | ((0x7f7f7363677f7f00
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) >> 7u32)
+            & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3])) >> 7u32)
         | ((0xffffe7e7e7ffff00
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) >> 8u32)
+            & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3])) >> 8u32)
         | ((0xfefecec6e6fefe00
-            & ((s.0[10] & (s.0[2] | s.0[3] | s.0[4] | s.0[6])) | s.0[5])) >> 9u32)
+            & ((s.0[8] & (s.0[0] | s.0[1] | s.0[2] | s.0[4])) | s.0[3])) >> 9u32)
         | ((0x400000000000000 & g[1] & g[3] & 0u64.wrapping_sub((n[131]) as u64))
             >> 21u32)
         | ((g[1] & g[3]
@@ -8210,17 +8160,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         | (0xc0801030 & (g[1] >> 28u32) & (g[3] >> 28u32) & (g[88] << 1u32))
         | (0x300080c & (g[1] >> 36u32) & (g[3] >> 36u32) & (g[83] >> 9u32));
     // n[185]: ((aux 35) black 4 5)
-    n[185] |= (s.0[5]) & (0x2020380000) != 0;
+    n[185] |= (s.0[3]) & (0x2020380000) != 0;
     n[185]
-        |= ((s.0[4]) & (s.0[5]) & (0x2020380000))
-            | ((s.0[5]) & (s.0[6]) & (0x2020380000)) != 0;
-    n[185] |= (s.0[3]) & (s.0[5]) & (0x2020380000) != 0;
-    n[185] |= (s.0[2]) & (s.0[5]) & (0x2020380000) != 0;
-    n[185] |= (s.0[6]) & (s.0[10]) & (0x2020380000) != 0;
-    n[185] |= (s.0[5]) & (s.0[10]) & (0x2020380000) != 0;
-    n[185] |= (s.0[4]) & (s.0[10]) & (0x2020380000) != 0;
-    n[185] |= (s.0[3]) & (s.0[10]) & (0x2020380000) != 0;
-    n[185] |= (s.0[2]) & (s.0[10]) & (0x2020380000) != 0;
+        |= ((s.0[2]) & (s.0[3]) & (0x2020380000))
+            | ((s.0[3]) & (s.0[4]) & (0x2020380000)) != 0;
+    n[185] |= (s.0[1]) & (s.0[3]) & (0x2020380000) != 0;
+    n[185] |= (s.0[0]) & (s.0[3]) & (0x2020380000) != 0;
+    n[185] |= (s.0[4]) & (s.0[8]) & (0x2020380000) != 0;
+    n[185] |= (s.0[3]) & (s.0[8]) & (0x2020380000) != 0;
+    n[185] |= (s.0[2]) & (s.0[8]) & (0x2020380000) != 0;
+    n[185] |= (s.0[1]) & (s.0[8]) & (0x2020380000) != 0;
+    n[185] |= (s.0[0]) & (s.0[8]) & (0x2020380000) != 0;
     n[185] |= (g[1] & 0x4000 != 0) & (g[3] & 0x4000 != 0) & (g[14] & 0x200000 != 0);
     n[185] |= (g[1] & 0x1000 != 0) & (g[3] & 0x1000 != 0) & (g[14] & 0x100000 != 0);
     n[185] |= (g[3] & 0x10 != 0) & (g[1] & 0x10 != 0) & (g[34] & 0x10 != 0);
@@ -8238,17 +8188,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[185] |= (g[1] & 0x80000000000000 != 0) & (g[3] & 0x80000000000000 != 0) & (n[162]);
     n[185] |= (g[1] & 0x80 != 0) & (g[3] & 0x80 != 0) & (n[163]);
     // n[186]: ((aux 35) black 5 5)
-    n[186] |= (s.0[5]) & (0x382020000000) != 0;
+    n[186] |= (s.0[3]) & (0x382020000000) != 0;
     n[186]
-        |= ((s.0[4]) & (s.0[5]) & (0x382020000000))
-            | ((s.0[5]) & (s.0[6]) & (0x382020000000)) != 0;
-    n[186] |= (s.0[3]) & (s.0[5]) & (0x382020000000) != 0;
-    n[186] |= (s.0[2]) & (s.0[5]) & (0x382020000000) != 0;
-    n[186] |= (s.0[6]) & (s.0[10]) & (0x382020000000) != 0;
-    n[186] |= (s.0[5]) & (s.0[10]) & (0x382020000000) != 0;
-    n[186] |= (s.0[4]) & (s.0[10]) & (0x382020000000) != 0;
-    n[186] |= (s.0[3]) & (s.0[10]) & (0x382020000000) != 0;
-    n[186] |= (s.0[2]) & (s.0[10]) & (0x382020000000) != 0;
+        |= ((s.0[2]) & (s.0[3]) & (0x382020000000))
+            | ((s.0[3]) & (s.0[4]) & (0x382020000000)) != 0;
+    n[186] |= (s.0[1]) & (s.0[3]) & (0x382020000000) != 0;
+    n[186] |= (s.0[0]) & (s.0[3]) & (0x382020000000) != 0;
+    n[186] |= (s.0[4]) & (s.0[8]) & (0x382020000000) != 0;
+    n[186] |= (s.0[3]) & (s.0[8]) & (0x382020000000) != 0;
+    n[186] |= (s.0[2]) & (s.0[8]) & (0x382020000000) != 0;
+    n[186] |= (s.0[1]) & (s.0[8]) & (0x382020000000) != 0;
+    n[186] |= (s.0[0]) & (s.0[8]) & (0x382020000000) != 0;
     n[186] |= (g[1] & 0x8000 != 0) & (g[3] & 0x8000 != 0) & (n[158]);
     n[186]
         |= (g[1] & 0x400000 != 0) & (g[3] & 0x400000 != 0) & (g[14] & 0x20000000 != 0);
@@ -8276,17 +8226,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[186]
         |= (g[1] & 0x200000000000000 != 0) & (g[3] & 0x200000000000000 != 0) & (n[159]);
     // n[187]: ((aux 35) black 5 4)
-    n[187] |= (s.0[5]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[3]) & (0x1c0404000000) != 0;
     n[187]
-        |= ((s.0[4]) & (s.0[5]) & (0x1c0404000000))
-            | ((s.0[5]) & (s.0[6]) & (0x1c0404000000)) != 0;
-    n[187] |= (s.0[3]) & (s.0[5]) & (0x1c0404000000) != 0;
-    n[187] |= (s.0[2]) & (s.0[5]) & (0x1c0404000000) != 0;
-    n[187] |= (s.0[6]) & (s.0[10]) & (0x1c0404000000) != 0;
-    n[187] |= (s.0[5]) & (s.0[10]) & (0x1c0404000000) != 0;
-    n[187] |= (s.0[4]) & (s.0[10]) & (0x1c0404000000) != 0;
-    n[187] |= (s.0[3]) & (s.0[10]) & (0x1c0404000000) != 0;
-    n[187] |= (s.0[2]) & (s.0[10]) & (0x1c0404000000) != 0;
+        |= ((s.0[2]) & (s.0[3]) & (0x1c0404000000))
+            | ((s.0[3]) & (s.0[4]) & (0x1c0404000000)) != 0;
+    n[187] |= (s.0[1]) & (s.0[3]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[0]) & (s.0[3]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[4]) & (s.0[8]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[3]) & (s.0[8]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[2]) & (s.0[8]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[1]) & (s.0[8]) & (0x1c0404000000) != 0;
+    n[187] |= (s.0[0]) & (s.0[8]) & (0x1c0404000000) != 0;
     n[187] |= (g[1] & 0x20000 != 0) & (g[3] & 0x20000 != 0) & (g[14] & 0x4000000 != 0);
     n[187] |= (g[3] & 0x100 != 0) & (g[1] & 0x100 != 0) & (g[80] & 0x20000 != 0);
     n[187]
@@ -8313,17 +8263,17 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         |= (g[3] & 0x100000000000000 != 0) & (g[1] & 0x100000000000000 != 0)
             & (g[86] & 0x400000000 != 0);
     // n[188]: ((aux 35) black 4 4)
-    n[188] |= (s.0[5]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[3]) & (0x4041c0000) != 0;
     n[188]
-        |= ((s.0[4]) & (s.0[5]) & (0x4041c0000)) | ((s.0[5]) & (s.0[6]) & (0x4041c0000))
+        |= ((s.0[2]) & (s.0[3]) & (0x4041c0000)) | ((s.0[3]) & (s.0[4]) & (0x4041c0000))
             != 0;
-    n[188] |= (s.0[3]) & (s.0[5]) & (0x4041c0000) != 0;
-    n[188] |= (s.0[2]) & (s.0[5]) & (0x4041c0000) != 0;
-    n[188] |= (s.0[6]) & (s.0[10]) & (0x4041c0000) != 0;
-    n[188] |= (s.0[5]) & (s.0[10]) & (0x4041c0000) != 0;
-    n[188] |= (s.0[4]) & (s.0[10]) & (0x4041c0000) != 0;
-    n[188] |= (s.0[3]) & (s.0[10]) & (0x4041c0000) != 0;
-    n[188] |= (s.0[2]) & (s.0[10]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[1]) & (s.0[3]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[0]) & (s.0[3]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[4]) & (s.0[8]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[3]) & (s.0[8]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[2]) & (s.0[8]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[1]) & (s.0[8]) & (0x4041c0000) != 0;
+    n[188] |= (s.0[0]) & (s.0[8]) & (0x4041c0000) != 0;
     n[188] |= (g[3] & 0x40 != 0) & (g[1] & 0x40 != 0) & (n[156]);
     n[188] |= (g[1] & 0x800 != 0) & (g[3] & 0x800 != 0) & (g[14] & 0x80000 != 0);
     n[188] |= (g[3] & 0x8 != 0) & (g[1] & 0x8 != 0) & (g[34] & 0x8 != 0);
@@ -8341,19 +8291,19 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         |= (g[3] & 0x1000000000000 != 0) & (g[1] & 0x1000000000000 != 0)
             & (g[86] & 0x4000000 != 0);
     // n[189]: (haslegalmove black), rules at skirmishFinal2.kif:356
-    n[189] |= (s.0[3]) & (0x3c7e66667e3c00) != 0;
+    n[189] |= (s.0[1]) & (0x3c7e66667e3c00) != 0;
     n[189]
-        |= ((s.0[2]) & (s.0[3]) & (0x3c7e66667e3c00))
-            | ((s.0[3]) & (s.0[4]) & (0x3c7e66667e3c00)) != 0;
+        |= ((s.0[0]) & (s.0[1]) & (0x3c7e66667e3c00))
+            | ((s.0[1]) & (s.0[2]) & (0x3c7e66667e3c00)) != 0;
     n[189]
-        |= ((s.0[3]) & (s.0[5]) & (0x3c7e66667e3c00))
-            | ((s.0[6]) & (s.0[8]) & (0x3c7e66667e3c00)) != 0;
+        |= ((s.0[1]) & (s.0[3]) & (0x3c7e66667e3c00))
+            | ((s.0[4]) & (s.0[6]) & (0x3c7e66667e3c00)) != 0;
     n[189]
-        |= ((s.0[3]) & (s.0[6]) & (0x3c7e66667e3c00))
-            | ((s.0[5]) & (s.0[8]) & (0x3c7e66667e3c00)) != 0;
-    n[189] |= (s.0[4]) & (s.0[8]) & (0x3c7e66667e3c00) != 0;
-    n[189] |= (s.0[3]) & (s.0[8]) & (0x3c7e66667e3c00) != 0;
-    n[189] |= (s.0[2]) & (s.0[8]) & (0x3c7e66667e3c00) != 0;
+        |= ((s.0[1]) & (s.0[4]) & (0x3c7e66667e3c00))
+            | ((s.0[3]) & (s.0[6]) & (0x3c7e66667e3c00)) != 0;
+    n[189] |= (s.0[2]) & (s.0[6]) & (0x3c7e66667e3c00) != 0;
+    n[189] |= (s.0[1]) & (s.0[6]) & (0x3c7e66667e3c00) != 0;
+    n[189] |= (s.0[0]) & (s.0[6]) & (0x3c7e66667e3c00) != 0;
     n[189]
         |= (0xffffffe7e7ffffff & !g[1] & (g[183] | g[184] | g[185] | g[186]))
             | (g[0] & !g[1]
@@ -8379,7 +8329,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[189] |= n[187];
     n[189] |= n[188];
     // n[190]: terminal, rules at skirmishFinal2.kif:158, 162, 166
-    n[190] = (s.0[0] & 0x800000000000000 == 0x800000000000000) | (!n[141]) | (!n[142])
+    n[190] = (s.0[10] & 0x800000000000000 == 0x800000000000000) | (!n[141]) | (!n[142])
         | (!n[169]) | (!n[189]);
     match &mut ask {
         Ask::Step(..) => {
@@ -8394,980 +8344,877 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         Ask::Legal(..) => {}
     }
     let mut joint = [Move(0); 2];
-    let drawn_0 = if s.0[1] & 0x400000000000000 != 0 {
+    let drawn_0 = if s.0[11] & 0x800000000 != 0 {
         // g[4]: 42 node words, bit 6 (legal white (move 1 7 2 8)), bit 5 (legal white (move 1 6 2 7)), bit 2 (legal white (move 1 3 2 4)), bit 3 (legal white (move 1 4 2 5)), and 38 more; rules at skirmishFinal2.kif:77
         g[4] = g[0] & !(g[0] >> 9u32)
             & ((0x7f7f6763737f7f
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
-                | (0x7f7f6763737f7f & s.0[9] & (g[1] >> 9u32)
-                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
+                | (0x7f7f6763737f7f & s.0[7] & (g[1] >> 9u32)
+                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[10]: 42 node words, bit 9 (legal white (move 2 2 1 1)), bit 11 (legal white (move 2 4 1 3)), bit 14 (legal white (move 2 7 1 6)), bit 10 (legal white (move 2 3 1 2)), and 38 more; rules at skirmishFinal2.kif:77
         g[10] = 0xfefecec6e6fefe00 & !(g[0] << 9u32) & g[0]
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[15]: 40 node words, bit 8 (legal white (move 2 1 4 1)), bit 16 (legal white (move 3 1 5 1)), bit 24 (legal white (move 4 1 6 1)), bit 32 (legal white (move 5 1 7 1)), and 36 more; rules at skirmishFinal2.kif:77
         g[15] = 0xffe7e7e7e7ff & g[0] & !(g[0] >> 16u32) & (g[14] >> 8u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // n[3]: (legal white (move 2 1 6 1)), rules at skirmishFinal2.kif:77
-        n[3] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x100 != 0)
+        n[3] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x100 != 0)
             & (g[3] & 0x100 != 0) & (g[0] & 0x10000000000 == 0) & (n[2]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x100 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x100 != 0)
                 & (g[0] & 0x10000000000 == 0) & (g[12] & 0x100 != 0) & (n[2]));
         // g[13]: 56 node words, bit 8 (legal white (move 2 1 3 1)), bit 16 (legal white (move 3 1 4 1)), bit 24 (legal white (move 4 1 5 1)), bit 32 (legal white (move 5 1 6 1)), and 52 more; rules at skirmishFinal2.kif:77
         g[13] = g[0]
             & ((0xe700000000000000 & !(g[0] << 56u32) & (g[19] << 56u32)
-                & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (g[12]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
                 | (0xffffe7e7e7ffff & !(g[0] >> 8u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[20]: 12 node words, bit 8 (legal white (move 2 1 8 1)), bit 0 (legal white (move 1 1 7 1)), bit 2 (legal white (move 1 3 7 3)), bit 9 (legal white (move 2 2 8 2)), and 8 more; rules at skirmishFinal2.kif:77
         g[20] = g[0] & !(g[0] >> 48u32)
             & ((g[3]
                 & ((0xe7 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                     | (0xe700 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
                 | (g[12]
                     & ((0xe7 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (0xe700 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[21]: 56 node words, bit 8 (legal white (move 2 1 1 1)), bit 16 (legal white (move 3 1 2 1)), bit 24 (legal white (move 4 1 3 1)), bit 32 (legal white (move 5 1 4 1)), and 52 more; rules at skirmishFinal2.kif:77
         g[21] = g[0]
             & ((0xffffe7e7e7ffff00 & !(g[0] << 8u32)
-                & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (g[12]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
                 | (0xe7 & !(g[0] >> 56u32) & g[19]
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[22]: 50 node words, bit 8 (legal white (move 2 1 2 2)), bit 16 (legal white (move 3 1 3 2)), bit 24 (legal white (move 4 1 4 2)), bit 32 (legal white (move 5 1 5 2)), and 46 more; rules at skirmishFinal2.kif:77
         g[22] = 0x7f7f7f63637f7f7f & g[0] & !(g[0] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[23]: 40 node words, bit 8 (legal white (move 2 1 2 3)), bit 16 (legal white (move 3 1 3 3)), bit 24 (legal white (move 4 1 4 3)), bit 32 (legal white (move 5 1 5 3)), and 36 more; rules at skirmishFinal2.kif:77
         g[23] = 0x3f3f3f21213f3f3f & g[0] & !(g[0] >> 2u32) & (g[14] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[25]: 30 node words, bit 8 (legal white (move 2 1 2 4)), bit 16 (legal white (move 3 1 3 4)), bit 40 (legal white (move 6 1 6 4)), bit 48 (legal white (move 7 1 7 4)), and 26 more; rules at skirmishFinal2.kif:77
         g[25] = 0x1f1f1f00001f1f1f & g[0] & !(g[0] >> 3u32) & (g[24] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[27]: 24 node words, bit 8 (legal white (move 2 1 2 5)), bit 16 (legal white (move 3 1 3 5)), bit 40 (legal white (move 6 1 6 5)), bit 48 (legal white (move 7 1 7 5)), and 20 more; rules at skirmishFinal2.kif:77
         g[27] = 0xf0f0f00000f0f0f & g[0] & !(g[0] >> 4u32) & (g[26] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[29]: 18 node words, bit 8 (legal white (move 2 1 2 6)), bit 16 (legal white (move 3 1 3 6)), bit 40 (legal white (move 6 1 6 6)), bit 48 (legal white (move 7 1 7 6)), and 14 more; rules at skirmishFinal2.kif:77
         g[29] = 0x707070000070707 & g[0] & !(g[0] >> 5u32) & (g[28] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[7]: 48 node words, bit 14 (legal white (move 2 7 1 8)), bit 12 (legal white (move 2 5 1 6)), bit 9 (legal white (move 2 2 1 3)), bit 13 (legal white (move 2 6 1 7)), and 44 more; rules at skirmishFinal2.kif:77
         g[7] = !(g[0] << 7u32)
             & ((0x7f7f7363677f7f00 & g[0]
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
                 | (g[0]
                     & ((0x8080800000808080 & (g[32] << 6u32)
                         & ((g[3]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                             | (g[12]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
-                        | (0x7f7f7363677f7f00 & s.0[9] & (g[1] << 7u32)
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
+                        | (0x7f7f7363677f7f00 & s.0[7] & (g[1] << 7u32)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[8]: 48 node words, bit 1 (legal white (move 1 2 2 1)), bit 2 (legal white (move 1 3 2 2)), bit 5 (legal white (move 1 6 2 5)), bit 3 (legal white (move 1 4 2 3)), and 44 more; rules at skirmishFinal2.kif:77
         g[8] = g[0] & !(g[0] >> 7u32)
             & ((0xfefee6c6cefefe
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))
                 | (0x101010000010101 & (g[32] >> 1u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // n[4]: (legal white (move 3 1 7 1)), rules at skirmishFinal2.kif:77
-        n[4] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x10000 != 0)
+        n[4] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x10000 != 0)
             & (g[3] & 0x10000 != 0) & (g[0] & 0x1000000000000 == 0)
             & (g[17] & 0x10000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x10000 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x10000 != 0)
                 & (g[0] & 0x1000000000000 == 0) & (g[12] & 0x10000 != 0)
                 & (g[17] & 0x10000 != 0));
         // g[33]: 40 node words, bit 16 (legal white (move 3 1 1 1)), bit 24 (legal white (move 4 1 2 1)), bit 32 (legal white (move 5 1 3 1)), bit 40 (legal white (move 6 1 4 1)), and 36 more; rules at skirmishFinal2.kif:77
         g[33] = 0xffe7e7e7e7ff0000 & !(g[0] << 16u32) & g[0] & (g[14] << 8u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // n[5]: (legal white (move 4 1 8 1)), rules at skirmishFinal2.kif:77
-        n[5] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x1000000 != 0) & (g[3] & 0x1000000 != 0)
-            & (g[0] & 0x100000000000000 == 0) & (g[19] & 0x1000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x1000000 != 0) & (g[0] & 0x100000000000000 == 0)
-                & (g[12] & 0x1000000 != 0) & (g[19] & 0x1000000 != 0));
+        n[5] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1000000 != 0)
+            & (g[3] & 0x1000000 != 0) & (g[0] & 0x100000000000000 == 0)
+            & (g[19] & 0x1000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1000000 != 0)
+                & (g[0] & 0x100000000000000 == 0) & (g[12] & 0x1000000 != 0)
+                & (g[19] & 0x1000000 != 0));
         // n[7]: (legal white (move 5 1 1 1)), rules at skirmishFinal2.kif:77
-        n[7] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x1 == 0)
+        n[7] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1 == 0)
             & (g[0] & 0x100000000 != 0) & (g[3] & 0x100000000 != 0) & (n[6]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x1 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1 == 0)
                 & (g[0] & 0x100000000 != 0) & (g[12] & 0x100000000 != 0) & (n[6]));
         // n[8]: (legal white (move 6 1 2 1)), rules at skirmishFinal2.kif:77
-        n[8] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x100 == 0)
+        n[8] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x100 == 0)
             & (g[0] & 0x10000000000 != 0) & (g[3] & 0x10000000000 != 0) & (n[2]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x100 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x100 == 0)
                 & (g[0] & 0x10000000000 != 0) & (g[12] & 0x10000000000 != 0) & (n[2]));
         // n[10]: (legal white (move 7 1 3 1)), rules at skirmishFinal2.kif:77
-        n[10] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x10000 == 0) & (g[0] & 0x1000000000000 != 0)
-            & (g[3] & 0x1000000000000 != 0) & (g[17] & 0x10000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x10000 == 0)
+        n[10] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x10000 == 0)
+            & (g[0] & 0x1000000000000 != 0) & (g[3] & 0x1000000000000 != 0)
+            & (g[17] & 0x10000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x10000 == 0)
                 & (g[0] & 0x1000000000000 != 0) & (g[12] & 0x1000000000000 != 0)
                 & (g[17] & 0x10000 != 0));
         // g[37]: 12 node words, bit 48 (legal white (move 7 1 1 1)), bit 56 (legal white (move 8 1 2 1)), bit 58 (legal white (move 8 3 2 3)), bit 61 (legal white (move 8 6 2 6)), and 8 more; rules at skirmishFinal2.kif:77
         g[37] = !(g[0] << 48u32) & g[0]
             & ((g[3]
                 & (((0xe7 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                     | (0xe700 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))
                     << 48u32))
                 | (g[12]
                     & (((0xe7 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (0xe700 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))
                         << 48u32)));
         // n[12]: (legal white (move 3 2 7 2)), rules at skirmishFinal2.kif:77
-        n[12] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x20000 != 0) & (g[3] & 0x20000 != 0)
-            & (g[0] & 0x2000000000000 == 0) & (g[17] & 0x20000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x20000 != 0)
+        n[12] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000 != 0)
+            & (g[3] & 0x20000 != 0) & (g[0] & 0x2000000000000 == 0)
+            & (g[17] & 0x20000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000 != 0)
                 & (g[0] & 0x2000000000000 == 0) & (g[12] & 0x20000 != 0)
                 & (g[17] & 0x20000 != 0));
         // g[38]: 50 node words, bit 17 (legal white (move 3 2 3 1)), bit 25 (legal white (move 4 2 4 1)), bit 33 (legal white (move 5 2 5 1)), bit 41 (legal white (move 6 2 6 1)), and 46 more; rules at skirmishFinal2.kif:77
         g[38] = 0xfefefec6c6fefefe & !(g[0] << 1u32) & g[0]
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // n[13]: (legal white (move 4 2 8 2)), rules at skirmishFinal2.kif:77
-        n[13] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x2000000 != 0) & (g[3] & 0x2000000 != 0)
-            & (g[0] & 0x200000000000000 == 0) & (g[19] & 0x2000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x2000000 != 0) & (g[0] & 0x200000000000000 == 0)
-                & (g[12] & 0x2000000 != 0) & (g[19] & 0x2000000 != 0));
+        n[13] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000000 != 0)
+            & (g[3] & 0x2000000 != 0) & (g[0] & 0x200000000000000 == 0)
+            & (g[19] & 0x2000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000000 != 0)
+                & (g[0] & 0x200000000000000 == 0) & (g[12] & 0x2000000 != 0)
+                & (g[19] & 0x2000000 != 0));
         // n[16]: (legal white (move 5 2 1 2)), rules at skirmishFinal2.kif:77
-        n[16] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2 == 0)
+        n[16] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2 == 0)
             & (g[0] & 0x200000000 != 0) & (g[3] & 0x200000000 != 0) & (n[15]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2 == 0)
                 & (g[0] & 0x200000000 != 0) & (g[12] & 0x200000000 != 0) & (n[15]));
         // n[18]: (legal white (move 6 2 2 2)), rules at skirmishFinal2.kif:77
-        n[18] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x200 == 0)
+        n[18] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200 == 0)
             & (g[0] & 0x20000000000 != 0) & (g[3] & 0x20000000000 != 0) & (n[17]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x200 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200 == 0)
                 & (g[0] & 0x20000000000 != 0) & (g[12] & 0x20000000000 != 0) & (n[17]));
         // n[20]: (legal white (move 8 1 4 1)), rules at skirmishFinal2.kif:77
-        n[20] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x1000000 == 0) & (g[0] & 0x100000000000000 != 0)
-            & (g[3] & 0x100000000000000 != 0) & (g[19] & 0x1000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x1000000 == 0) & (g[0] & 0x100000000000000 != 0)
-                & (g[12] & 0x100000000000000 != 0) & (g[19] & 0x1000000 != 0));
+        n[20] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1000000 == 0)
+            & (g[0] & 0x100000000000000 != 0) & (g[3] & 0x100000000000000 != 0)
+            & (g[19] & 0x1000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1000000 == 0)
+                & (g[0] & 0x100000000000000 != 0) & (g[12] & 0x100000000000000 != 0)
+                & (g[19] & 0x1000000 != 0));
         // n[21]: (legal white (move 1 1 5 1)), rules at skirmishFinal2.kif:77
-        n[21] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x1 != 0)
+        n[21] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1 != 0)
             & (g[3] & 0x1 != 0) & (g[0] & 0x100000000 == 0) & (n[6]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x1 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x1 != 0)
                 & (g[0] & 0x100000000 == 0) & (g[12] & 0x1 != 0) & (n[6]));
         // n[22]: (legal white (move 4 3 8 3)), rules at skirmishFinal2.kif:77
-        n[22] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x4000000 != 0) & (g[0] & 0x400000000000000 == 0)
-            & (g[3] & 0x4000000 != 0) & (g[19] & 0x4000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x4000000 != 0) & (g[0] & 0x400000000000000 == 0)
-                & (g[12] & 0x4000000 != 0) & (g[19] & 0x4000000 != 0));
+        n[22] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000000 != 0)
+            & (g[0] & 0x400000000000000 == 0) & (g[3] & 0x4000000 != 0)
+            & (g[19] & 0x4000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000000 != 0)
+                & (g[0] & 0x400000000000000 == 0) & (g[12] & 0x4000000 != 0)
+                & (g[19] & 0x4000000 != 0));
         // g[39]: 40 node words, bit 26 (legal white (move 4 3 4 1)), bit 34 (legal white (move 5 3 5 1)), bit 18 (legal white (move 3 3 3 1)), bit 2 (legal white (move 1 3 1 1)), and 36 more; rules at skirmishFinal2.kif:77
         g[39] = 0xfcfcfc8484fcfcfc & !(g[0] << 2u32) & g[0] & (g[14] << 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // n[25]: (legal white (move 5 3 1 3)), rules at skirmishFinal2.kif:77
-        n[25] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4 == 0)
+        n[25] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4 == 0)
             & (g[0] & 0x400000000 != 0) & (g[3] & 0x400000000 != 0) & (n[24]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4 == 0)
                 & (g[0] & 0x400000000 != 0) & (g[12] & 0x400000000 != 0) & (n[24]));
         // n[27]: (legal white (move 3 3 7 3)), rules at skirmishFinal2.kif:77
-        n[27] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x40000 != 0) & (g[0] & 0x4000000000000 == 0)
-            & (g[3] & 0x40000 != 0) & (g[17] & 0x40000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x40000 != 0)
+        n[27] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000 != 0)
+            & (g[0] & 0x4000000000000 == 0) & (g[3] & 0x40000 != 0)
+            & (g[17] & 0x40000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000 != 0)
                 & (g[0] & 0x4000000000000 == 0) & (g[12] & 0x40000 != 0)
                 & (g[17] & 0x40000 != 0));
         // n[28]: (legal white (move 1 3 5 3)), rules at skirmishFinal2.kif:77
-        n[28] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4 != 0)
+        n[28] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4 != 0)
             & (g[3] & 0x4 != 0) & (g[0] & 0x400000000 == 0) & (n[24]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4 != 0)
                 & (g[0] & 0x400000000 == 0) & (g[12] & 0x4 != 0) & (n[24]));
         // n[31]: (legal white (move 8 3 4 3)), rules at skirmishFinal2.kif:77
-        n[31] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x4000000 == 0) & (g[0] & 0x400000000000000 != 0)
-            & (g[3] & 0x400000000000000 != 0) & (g[19] & 0x4000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x4000000 == 0) & (g[0] & 0x400000000000000 != 0)
-                & (g[12] & 0x400000000000000 != 0) & (g[19] & 0x4000000 != 0));
+        n[31] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000000 == 0)
+            & (g[0] & 0x400000000000000 != 0) & (g[3] & 0x400000000000000 != 0)
+            & (g[19] & 0x4000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000000 == 0)
+                & (g[0] & 0x400000000000000 != 0) & (g[12] & 0x400000000000000 != 0)
+                & (g[19] & 0x4000000 != 0));
         // n[32]: (legal white (move 6 3 2 3)), rules at skirmishFinal2.kif:77
-        n[32] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x400 == 0)
+        n[32] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400 == 0)
             & (g[0] & 0x40000000000 != 0) & (g[3] & 0x40000000000 != 0) & (n[29]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x400 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400 == 0)
                 & (g[0] & 0x40000000000 != 0) & (g[12] & 0x40000000000 != 0) & (n[29]));
         // g[40]: 30 node words, bit 43 (legal white (move 6 4 6 1)), bit 52 (legal white (move 7 5 7 2)), bit 61 (legal white (move 8 6 8 3)), bit 19 (legal white (move 3 4 3 1)), and 26 more; rules at skirmishFinal2.kif:77
         g[40] = 0xf8f8f80000f8f8f8 & !(g[0] << 3u32) & g[0] & (g[24] << 2u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[41]: 24 node words, bit 52 (legal white (move 7 5 7 1)), bit 61 (legal white (move 8 6 8 2)), bit 12 (legal white (move 2 5 2 1)), bit 5 (legal white (move 1 6 1 2)), and 20 more; rules at skirmishFinal2.kif:77
         g[41] = 0xf0f0f00000f0f0f0 & !(g[0] << 4u32) & g[0] & (g[26] << 3u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // n[33]: (legal white (move 8 6 4 6)), rules at skirmishFinal2.kif:77
-        n[33] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x20000000 == 0) & (g[0] & 0x2000000000000000 != 0)
-            & (g[3] & 0x2000000000000000 != 0) & (g[19] & 0x20000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x20000000 == 0) & (g[0] & 0x2000000000000000 != 0)
-                & (g[12] & 0x2000000000000000 != 0) & (g[19] & 0x20000000 != 0));
+        n[33] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000000 == 0)
+            & (g[0] & 0x2000000000000000 != 0) & (g[3] & 0x2000000000000000 != 0)
+            & (g[19] & 0x20000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000000 == 0)
+                & (g[0] & 0x2000000000000000 != 0) & (g[12] & 0x2000000000000000 != 0)
+                & (g[19] & 0x20000000 != 0));
         // g[42]: 18 node words, bit 61 (legal white (move 8 6 8 1)), bit 5 (legal white (move 1 6 1 1)), bit 62 (legal white (move 8 7 8 2)), bit 63 (legal white (move 8 8 8 3)), and 14 more; rules at skirmishFinal2.kif:77
         g[42] = 0xe0e0e00000e0e0e0 & !(g[0] << 5u32) & g[0] & (g[28] << 4u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // n[34]: (legal white (move 2 2 6 2)), rules at skirmishFinal2.kif:77
-        n[34] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x200 != 0)
+        n[34] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200 != 0)
             & (g[3] & 0x200 != 0) & (g[0] & 0x20000000000 == 0) & (n[17]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x200 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200 != 0)
                 & (g[0] & 0x20000000000 == 0) & (g[12] & 0x200 != 0) & (n[17]));
         // n[35]: (legal white (move 7 2 3 2)), rules at skirmishFinal2.kif:77
-        n[35] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x20000 == 0) & (g[0] & 0x2000000000000 != 0)
-            & (g[3] & 0x2000000000000 != 0) & (g[17] & 0x20000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x20000 == 0)
+        n[35] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000 == 0)
+            & (g[0] & 0x2000000000000 != 0) & (g[3] & 0x2000000000000 != 0)
+            & (g[17] & 0x20000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000 == 0)
                 & (g[0] & 0x2000000000000 != 0) & (g[12] & 0x2000000000000 != 0)
                 & (g[17] & 0x20000 != 0));
         // n[38]: (legal white (move 1 6 5 6)), rules at skirmishFinal2.kif:77
-        n[38] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x20 != 0)
+        n[38] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20 != 0)
             & (g[3] & 0x20 != 0) & (g[0] & 0x2000000000 == 0) & (n[37]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x20 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20 != 0)
                 & (g[0] & 0x2000000000 == 0) & (g[12] & 0x20 != 0) & (n[37]));
         // n[42]: (legal white (move 8 2 4 2)), rules at skirmishFinal2.kif:77
-        n[42] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x2000000 == 0) & (g[0] & 0x200000000000000 != 0)
-            & (g[3] & 0x200000000000000 != 0) & (g[19] & 0x2000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x2000000 == 0) & (g[0] & 0x200000000000000 != 0)
-                & (g[12] & 0x200000000000000 != 0) & (g[19] & 0x2000000 != 0));
+        n[42] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000000 == 0)
+            & (g[0] & 0x200000000000000 != 0) & (g[3] & 0x200000000000000 != 0)
+            & (g[19] & 0x2000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000000 == 0)
+                & (g[0] & 0x200000000000000 != 0) & (g[12] & 0x200000000000000 != 0)
+                & (g[19] & 0x2000000 != 0));
         // n[43]: (legal white (move 1 2 5 2)), rules at skirmishFinal2.kif:77
-        n[43] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2 != 0)
+        n[43] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2 != 0)
             & (g[3] & 0x2 != 0) & (g[0] & 0x200000000 == 0) & (n[15]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2 != 0)
                 & (g[0] & 0x200000000 == 0) & (g[12] & 0x2 != 0) & (n[15]));
         // n[44]: (legal white (move 2 3 6 3)), rules at skirmishFinal2.kif:77
-        n[44] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x400 != 0)
+        n[44] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400 != 0)
             & (g[3] & 0x400 != 0) & (g[0] & 0x40000000000 == 0) & (n[29]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x400 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400 != 0)
                 & (g[0] & 0x40000000000 == 0) & (g[12] & 0x400 != 0) & (n[29]));
         // n[45]: (legal white (move 7 3 3 3)), rules at skirmishFinal2.kif:77
-        n[45] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x40000 == 0) & (g[0] & 0x4000000000000 != 0)
-            & (g[3] & 0x4000000000000 != 0) & (g[17] & 0x40000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x40000 == 0)
+        n[45] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000 == 0)
+            & (g[0] & 0x4000000000000 != 0) & (g[3] & 0x4000000000000 != 0)
+            & (g[17] & 0x40000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000 == 0)
                 & (g[0] & 0x4000000000000 != 0) & (g[12] & 0x4000000000000 != 0)
                 & (g[17] & 0x40000 != 0));
         // n[46]: (legal white (move 8 7 4 7)), rules at skirmishFinal2.kif:77
-        n[46] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x40000000 == 0) & (g[0] & 0x4000000000000000 != 0)
-            & (g[3] & 0x4000000000000000 != 0) & (g[19] & 0x40000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x40000000 == 0) & (g[0] & 0x4000000000000000 != 0)
-                & (g[12] & 0x4000000000000000 != 0) & (g[19] & 0x40000000 != 0));
+        n[46] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000000 == 0)
+            & (g[0] & 0x4000000000000000 != 0) & (g[3] & 0x4000000000000000 != 0)
+            & (g[19] & 0x40000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000000 == 0)
+                & (g[0] & 0x4000000000000000 != 0) & (g[12] & 0x4000000000000000 != 0)
+                & (g[19] & 0x40000000 != 0));
         // n[47]: (legal white (move 8 8 4 8)), rules at skirmishFinal2.kif:77
-        n[47] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x80000000 == 0) & (g[0] & 0x8000000000000000 != 0)
-            & (g[3] & 0x8000000000000000 != 0) & (g[19] & 0x80000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x80000000 == 0) & (g[0] & 0x8000000000000000 != 0)
-                & (g[12] & 0x8000000000000000 != 0) & (g[19] & 0x80000000 != 0));
+        n[47] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x80000000 == 0)
+            & (g[0] & 0x8000000000000000 != 0) & (g[3] & 0x8000000000000000 != 0)
+            & (g[19] & 0x80000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x80000000 == 0)
+                & (g[0] & 0x8000000000000000 != 0) & (g[12] & 0x8000000000000000 != 0)
+                & (g[19] & 0x80000000 != 0));
         // n[50]: (legal white (move 1 7 5 7)), rules at skirmishFinal2.kif:77
-        n[50] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x40 != 0)
+        n[50] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40 != 0)
             & (g[3] & 0x40 != 0) & (g[0] & 0x4000000000 == 0) & (n[49]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x40 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40 != 0)
                 & (g[0] & 0x4000000000 == 0) & (g[12] & 0x40 != 0) & (n[49]));
         // n[56]: (legal white (move 1 8 5 8)), rules at skirmishFinal2.kif:77
-        n[56] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x8000000000 == 0) & (g[0] & 0x80 != 0) & (g[3] & 0x80 != 0)
-            & (n[55]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x8000000000 == 0) & (g[0] & 0x80 != 0) & (g[12] & 0x80 != 0)
-                & (n[55]));
+        n[56] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000000000 == 0)
+            & (g[0] & 0x80 != 0) & (g[3] & 0x80 != 0) & (n[55]))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000000000 == 0)
+                & (g[0] & 0x80 != 0) & (g[12] & 0x80 != 0) & (n[55]));
         // g[16]: 30 node words, bit 8 (legal white (move 2 1 5 1)), bit 16 (legal white (move 3 1 6 1)), bit 24 (legal white (move 4 1 7 1)), bit 32 (legal white (move 5 1 8 1)), and 26 more; rules at skirmishFinal2.kif:77
         g[16] = g[0] & !(g[0] >> 24u32)
             & ((g[3]
                 & ((0xe7000000 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                     | (0xe700000000 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                     | (0xe7 & g[34]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (0x100
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (0x100 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[0]) as u64))
-                    | (0x10000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x10000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[1]) as u64))
-                    | (0x20000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x20000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[11]) as u64))
-                    | (0x200
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x200 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[14]) as u64))
-                    | (0x400
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x400 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[23]) as u64))
-                    | (0x40000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x40000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[26]) as u64))
-                    | (0x2000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x2000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[36]) as u64))
-                    | (0x200000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x200000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[39]) as u64))
-                    | (0x4000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x4000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[48]) as u64))
-                    | (0x400000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x400000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[51]) as u64))
-                    | (0x8000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x8000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[54]) as u64))
-                    | (0x800000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x800000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[57]) as u64))))
                 | (g[12]
                     & ((0xe7000000 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (0xe700000000 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (0xe7 & g[34]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                        | (0x100
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                        | (0x100 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[0]) as u64))
                         | (0x10000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[1]) as u64))
                         | (0x20000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[11]) as u64))
-                        | (0x200
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x200 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[14]) as u64))
-                        | (0x400
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x400 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[23]) as u64))
                         | (0x40000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[26]) as u64))
                         | (0x2000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[36]) as u64))
                         | (0x200000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[39]) as u64))
                         | (0x4000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[48]) as u64))
                         | (0x400000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[51]) as u64))
                         | (0x8000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[54]) as u64))
                         | (0x800000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[57]) as u64)))));
         // g[35]: 30 node words, bit 24 (legal white (move 4 1 1 1)), bit 32 (legal white (move 5 1 2 1)), bit 40 (legal white (move 6 1 3 1)), bit 48 (legal white (move 7 1 4 1)), and 26 more; rules at skirmishFinal2.kif:77
         g[35] = !(g[0] << 24u32)
             & ((g[0]
                 & ((g[3]
                     & ((0x100000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[0]) as u64))
                         | (0x10000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[1]) as u64))
                         | (0x20000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[11]) as u64))
                         | (0x200000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[14]) as u64))
                         | (0x400000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[23]) as u64))
                         | (0x40000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[26]) as u64))
                         | (0x2000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[36]) as u64))
                         | (0x200000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[39]) as u64))
                         | (0x4000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[48]) as u64))
                         | (0x400000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[51]) as u64))
                         | (0x8000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[54]) as u64))
                         | (0x800000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[57]) as u64))))
                     | (g[12]
                         & ((0x100000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[0]) as u64))
                             | (0x10000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[1]) as u64))
                             | (0x20000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[11]) as u64))
                             | (0x200000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[14]) as u64))
                             | (0x400000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[23]) as u64))
                             | (0x40000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[26]) as u64))
                             | (0x2000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[36]) as u64))
                             | (0x200000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[39]) as u64))
                             | (0x4000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[48]) as u64))
                             | (0x400000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[51]) as u64))
                             | (0x8000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[54]) as u64))
                             | (0x800000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[57]) as u64))))))
                 | (g[0]
                     & ((g[3]
                         & (((0xe7000000 & g[17]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                             | (0xe700000000 & g[19]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                             | (0xe7 & g[34]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))
                             << 24u32))
                         | (g[12]
                             & (((0xe7000000 & g[17]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                                 | (0xe700000000 & g[19]
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                                 | (0xe7 & g[34]
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))
                                 << 24u32)))));
         // g[18]: 18 node words, bit 8 (legal white (move 2 1 7 1)), bit 16 (legal white (move 3 1 8 1)), bit 17 (legal white (move 3 2 8 2)), bit 0 (legal white (move 1 1 6 1)), and 14 more; rules at skirmishFinal2.kif:77
         g[18] = g[0] & !(g[0] >> 40u32)
             & ((g[3]
                 & ((0xe700 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                     | (0xe70000 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                    | (0x1 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                    | (0x1 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[9]) as u64))
-                    | (0x2 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x2 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[19]) as u64))
-                    | (0x4 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x4 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[30]) as u64))
-                    | (0x20 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x20 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[41]) as u64))
-                    | (0x40 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x40 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[53]) as u64))
-                    | (0x80 & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (0x80 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[59]) as u64))))
                 | (g[12]
                     & ((0xe700 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (0xe70000 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                        | (0x1
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                        | (0x1 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[9]) as u64))
-                        | (0x2
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x2 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[19]) as u64))
-                        | (0x4
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x4 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[30]) as u64))
-                        | (0x20
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x20 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[41]) as u64))
-                        | (0x40
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x40 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[53]) as u64))
-                        | (0x80
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (0x80 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[59]) as u64)))));
         // g[36]: 18 node words, bit 40 (legal white (move 6 1 1 1)), bit 48 (legal white (move 7 1 2 1)), bit 41 (legal white (move 6 2 1 2)), bit 56 (legal white (move 8 1 3 1)), and 14 more; rules at skirmishFinal2.kif:77
         g[36] = !(g[0] << 40u32)
             & ((g[0]
                 & ((g[3]
                     & ((0x10000000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[9]) as u64))
                         | (0x20000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[19]) as u64))
                         | (0x40000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[30]) as u64))
                         | (0x200000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[41]) as u64))
                         | (0x400000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[53]) as u64))
                         | (0x800000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[59]) as u64))))
                     | (g[12]
                         & ((0x10000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[9]) as u64))
                             | (0x20000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[19]) as u64))
                             | (0x40000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[30]) as u64))
                             | (0x200000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[41]) as u64))
                             | (0x400000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[53]) as u64))
                             | (0x800000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[59]) as u64))))))
                 | (g[0]
                     & ((g[3]
                         & (((0xe700 & g[17]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                             | (0xe70000 & g[19]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))
                             << 40u32))
                         | (g[12]
                             & (((0xe700 & g[17]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                                 | (0xe70000 & g[19]
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))
+                                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))
                                 << 40u32)))));
         // n[60]: (legal white (move 6 6 2 6)), rules at skirmishFinal2.kif:77
-        n[60] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2000 == 0)
+        n[60] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000 == 0)
             & (g[3] & 0x200000000000 != 0) & (g[0] & 0x200000000000 != 0) & (n[40]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2000 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000 == 0)
                 & (g[0] & 0x200000000000 != 0) & (g[12] & 0x200000000000 != 0)
                 & (n[40]));
         // n[61]: (legal white (move 6 7 2 7)), rules at skirmishFinal2.kif:77
-        n[61] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4000 == 0)
+        n[61] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000 == 0)
             & (g[0] & 0x400000000000 != 0) & (g[3] & 0x400000000000 != 0) & (n[52]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4000 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000 == 0)
                 & (g[0] & 0x400000000000 != 0) & (g[12] & 0x400000000000 != 0)
                 & (n[52]));
         // n[62]: (legal white (move 6 8 2 8)), rules at skirmishFinal2.kif:77
-        n[62] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x8000 == 0)
+        n[62] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000 == 0)
             & (g[0] & 0x800000000000 != 0) & (g[3] & 0x800000000000 != 0) & (n[58]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x8000 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000 == 0)
                 & (g[0] & 0x800000000000 != 0) & (g[12] & 0x800000000000 != 0)
                 & (n[58]));
         // n[63]: (legal white (move 7 6 3 6)), rules at skirmishFinal2.kif:77
-        n[63] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x200000 == 0) & (g[0] & 0x20000000000000 != 0)
-            & (g[3] & 0x20000000000000 != 0) & (g[17] & 0x200000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x200000 == 0)
+        n[63] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200000 == 0)
+            & (g[0] & 0x20000000000000 != 0) & (g[3] & 0x20000000000000 != 0)
+            & (g[17] & 0x200000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200000 == 0)
                 & (g[0] & 0x20000000000000 != 0) & (g[12] & 0x20000000000000 != 0)
                 & (g[17] & 0x200000 != 0));
         // n[64]: (legal white (move 7 7 3 7)), rules at skirmishFinal2.kif:77
-        n[64] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x400000 == 0) & (g[0] & 0x40000000000000 != 0)
-            & (g[3] & 0x40000000000000 != 0) & (g[17] & 0x400000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x400000 == 0)
+        n[64] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400000 == 0)
+            & (g[0] & 0x40000000000000 != 0) & (g[3] & 0x40000000000000 != 0)
+            & (g[17] & 0x400000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400000 == 0)
                 & (g[0] & 0x40000000000000 != 0) & (g[12] & 0x40000000000000 != 0)
                 & (g[17] & 0x400000 != 0));
         // n[65]: (legal white (move 7 8 3 8)), rules at skirmishFinal2.kif:77
-        n[65] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x800000 == 0) & (g[0] & 0x80000000000000 != 0)
-            & (g[3] & 0x80000000000000 != 0) & (g[17] & 0x800000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x800000 == 0)
+        n[65] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x800000 == 0)
+            & (g[0] & 0x80000000000000 != 0) & (g[3] & 0x80000000000000 != 0)
+            & (g[17] & 0x800000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x800000 == 0)
                 & (g[0] & 0x80000000000000 != 0) & (g[12] & 0x80000000000000 != 0)
                 & (g[17] & 0x800000 != 0));
         // n[66]: (legal white (move 3 6 7 6)), rules at skirmishFinal2.kif:77
-        n[66] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x200000 != 0) & (g[3] & 0x200000 != 0)
-            & (g[0] & 0x20000000000000 == 0) & (g[17] & 0x200000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x200000 != 0)
+        n[66] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200000 != 0)
+            & (g[3] & 0x200000 != 0) & (g[0] & 0x20000000000000 == 0)
+            & (g[17] & 0x200000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x200000 != 0)
                 & (g[0] & 0x20000000000000 == 0) & (g[12] & 0x200000 != 0)
                 & (g[17] & 0x200000 != 0));
         // n[67]: (legal white (move 3 7 7 7)), rules at skirmishFinal2.kif:77
-        n[67] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x400000 != 0) & (g[3] & 0x400000 != 0)
-            & (g[0] & 0x40000000000000 == 0) & (g[17] & 0x400000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x400000 != 0)
+        n[67] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400000 != 0)
+            & (g[3] & 0x400000 != 0) & (g[0] & 0x40000000000000 == 0)
+            & (g[17] & 0x400000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x400000 != 0)
                 & (g[0] & 0x40000000000000 == 0) & (g[12] & 0x400000 != 0)
                 & (g[17] & 0x400000 != 0));
         // n[68]: (legal white (move 3 8 7 8)), rules at skirmishFinal2.kif:77
-        n[68] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x800000 != 0) & (g[0] & 0x80000000000000 == 0)
-            & (g[3] & 0x800000 != 0) & (g[17] & 0x800000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x800000 != 0)
+        n[68] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x800000 != 0)
+            & (g[0] & 0x80000000000000 == 0) & (g[3] & 0x800000 != 0)
+            & (g[17] & 0x800000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x800000 != 0)
                 & (g[0] & 0x80000000000000 == 0) & (g[12] & 0x800000 != 0)
                 & (g[17] & 0x800000 != 0));
         // n[69]: (legal white (move 2 6 6 6)), rules at skirmishFinal2.kif:77
-        n[69] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2000 != 0)
+        n[69] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000 != 0)
             & (g[3] & 0x2000 != 0) & (g[0] & 0x200000000000 == 0) & (n[40]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x2000 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x2000 != 0)
                 & (g[0] & 0x200000000000 == 0) & (g[12] & 0x2000 != 0) & (n[40]));
         // n[70]: (legal white (move 2 7 6 7)), rules at skirmishFinal2.kif:77
-        n[70] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4000 != 0)
+        n[70] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000 != 0)
             & (g[3] & 0x4000 != 0) & (g[0] & 0x400000000000 == 0) & (n[52]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x4000 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x4000 != 0)
                 & (g[0] & 0x400000000000 == 0) & (g[12] & 0x4000 != 0) & (n[52]));
         // n[71]: (legal white (move 2 8 6 8)), rules at skirmishFinal2.kif:77
-        n[71] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x8000 != 0)
+        n[71] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000 != 0)
             & (g[0] & 0x800000000000 == 0) & (g[3] & 0x8000 != 0) & (n[58]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x8000 != 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000 != 0)
                 & (g[0] & 0x800000000000 == 0) & (g[12] & 0x8000 != 0) & (n[58]));
         // n[72]: (legal white (move 4 6 8 6)), rules at skirmishFinal2.kif:77
-        n[72] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x20000000 != 0) & (g[3] & 0x20000000 != 0)
-            & (g[0] & 0x2000000000000000 == 0) & (g[19] & 0x20000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x20000000 != 0) & (g[0] & 0x2000000000000000 == 0)
-                & (g[12] & 0x20000000 != 0) & (g[19] & 0x20000000 != 0));
+        n[72] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000000 != 0)
+            & (g[3] & 0x20000000 != 0) & (g[0] & 0x2000000000000000 == 0)
+            & (g[19] & 0x20000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20000000 != 0)
+                & (g[0] & 0x2000000000000000 == 0) & (g[12] & 0x20000000 != 0)
+                & (g[19] & 0x20000000 != 0));
         // n[73]: (legal white (move 5 7 1 7)), rules at skirmishFinal2.kif:77
-        n[73] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x40 == 0)
+        n[73] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40 == 0)
             & (g[0] & 0x4000000000 != 0) & (g[3] & 0x4000000000 != 0) & (n[49]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x40 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40 == 0)
                 & (g[0] & 0x4000000000 != 0) & (g[12] & 0x4000000000 != 0) & (n[49]));
         // n[74]: (legal white (move 5 6 1 6)), rules at skirmishFinal2.kif:77
-        n[74] = ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x20 == 0)
+        n[74] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20 == 0)
             & (g[3] & 0x2000000000 != 0) & (g[0] & 0x2000000000 != 0) & (n[37]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000) & (g[0] & 0x20 == 0)
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x20 == 0)
                 & (g[0] & 0x2000000000 != 0) & (g[12] & 0x2000000000 != 0) & (n[37]));
         // n[75]: (legal white (move 4 7 8 7)), rules at skirmishFinal2.kif:77
-        n[75] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x40000000 != 0) & (g[3] & 0x40000000 != 0)
-            & (g[0] & 0x4000000000000000 == 0) & (g[19] & 0x40000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x40000000 != 0) & (g[0] & 0x4000000000000000 == 0)
-                & (g[12] & 0x40000000 != 0) & (g[19] & 0x40000000 != 0));
+        n[75] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000000 != 0)
+            & (g[3] & 0x40000000 != 0) & (g[0] & 0x4000000000000000 == 0)
+            & (g[19] & 0x40000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x40000000 != 0)
+                & (g[0] & 0x4000000000000000 == 0) & (g[12] & 0x40000000 != 0)
+                & (g[19] & 0x40000000 != 0));
         // n[76]: (legal white (move 4 8 8 8)), rules at skirmishFinal2.kif:77
-        n[76] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x80000000 != 0) & (g[0] & 0x8000000000000000 == 0)
-            & (g[3] & 0x80000000 != 0) & (g[19] & 0x80000000 != 0))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x80000000 != 0) & (g[0] & 0x8000000000000000 == 0)
-                & (g[12] & 0x80000000 != 0) & (g[19] & 0x80000000 != 0));
+        n[76] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x80000000 != 0)
+            & (g[0] & 0x8000000000000000 == 0) & (g[3] & 0x80000000 != 0)
+            & (g[19] & 0x80000000 != 0))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x80000000 != 0)
+                & (g[0] & 0x8000000000000000 == 0) & (g[12] & 0x80000000 != 0)
+                & (g[19] & 0x80000000 != 0));
         // n[77]: (legal white (move 5 8 1 8)), rules at skirmishFinal2.kif:77
-        n[77] = ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-            & (g[0] & 0x8000000000 != 0) & (g[0] & 0x80 == 0)
-            & (g[3] & 0x8000000000 != 0) & (n[55]))
-            | ((s.0[1] & 0x400000000000000 == 0x400000000000000)
-                & (g[0] & 0x8000000000 != 0) & (g[0] & 0x80 == 0)
-                & (g[12] & 0x8000000000 != 0) & (n[55]));
+        n[77] = ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000000000 != 0)
+            & (g[0] & 0x80 == 0) & (g[3] & 0x8000000000 != 0) & (n[55]))
+            | ((s.0[11] & 0x800000000 == 0x800000000) & (g[0] & 0x8000000000 != 0)
+                & (g[0] & 0x80 == 0) & (g[12] & 0x8000000000 != 0) & (n[55]));
         // g[31]: 46 node words, bit 8 (legal white (move 2 1 2 7)), bit 16 (legal white (move 3 1 3 7)), bit 40 (legal white (move 6 1 6 7)), bit 48 (legal white (move 7 1 7 7)), and 42 more; rules at skirmishFinal2.kif:77
         g[31] = g[0] & !(g[0] >> 6u32)
             & ((0xfcfce4849cfcfc & g[66]
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                 | (0x303030000030303 & (g[30] >> 1u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[43]: 46 node words, bit 62 (legal white (move 8 7 8 1)), bit 63 (legal white (move 8 8 8 2)), bit 6 (legal white (move 1 7 1 1)), bit 7 (legal white (move 1 8 1 2)), and 42 more; rules at skirmishFinal2.kif:77
         g[43] = !(g[0] << 6u32)
             & ((0x3f3f3921273f3f00 & g[0] & g[66]
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                 | (0xc0c0c00000c0c0c0 & g[0] & (g[30] << 5u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[67]: 34 node words, bit 8 (legal white (move 2 1 4 2)), bit 16 (legal white (move 3 1 5 2)), bit 24 (legal white (move 4 1 6 2)), bit 32 (legal white (move 5 1 7 2)), and 30 more; rules at skirmishFinal2.kif:77
         g[67] = 0x7f676773737f & g[0] & !(g[0] >> 17u32) & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64);
         // g[68]: 34 node words, bit 8 (legal white (move 2 1 3 3)), bit 16 (legal white (move 3 1 4 3)), bit 24 (legal white (move 4 1 5 3)), bit 32 (legal white (move 5 1 6 3)), and 30 more; rules at skirmishFinal2.kif:77
         g[68] = 0x3f3f2721393f3f & g[0] & !(g[0] >> 10u32) & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64);
         // g[69]: 34 node words, bit 16 (legal white (move 3 1 1 2)), bit 24 (legal white (move 4 1 2 2)), bit 32 (legal white (move 5 1 3 2)), bit 40 (legal white (move 6 1 4 2)), and 30 more; rules at skirmishFinal2.kif:77
         g[69] = 0x7f737367677f0000 & !(g[0] << 15u32) & g[0] & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64);
         // g[70]: 34 node words, bit 17 (legal white (move 3 2 5 1)), bit 25 (legal white (move 4 2 6 1)), bit 33 (legal white (move 5 2 7 1)), bit 41 (legal white (move 6 2 8 1)), and 30 more; rules at skirmishFinal2.kif:77
         g[70] = 0xfee6e6cecefe & g[0] & !(g[0] >> 15u32) & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64);
         // g[71]: 34 node words, bit 17 (legal white (move 3 2 1 1)), bit 25 (legal white (move 4 2 2 1)), bit 33 (legal white (move 5 2 3 1)), bit 41 (legal white (move 6 2 4 1)), and 30 more; rules at skirmishFinal2.kif:77
         g[71] = 0xfececee6e6fe0000 & !(g[0] << 17u32) & g[0] & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64);
         // g[72]: 34 node words, bit 26 (legal white (move 4 3 3 1)), bit 34 (legal white (move 5 3 4 1)), bit 18 (legal white (move 3 3 2 1)), bit 58 (legal white (move 8 3 7 1)), and 30 more; rules at skirmishFinal2.kif:77
         g[72] = 0xfcfc9c84e4fcfc00 & !(g[0] << 10u32) & g[0] & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64);
         // g[79]: 26 node words, bit 8 (legal white (move 2 1 4 3)), bit 16 (legal white (move 3 1 5 3)), bit 24 (legal white (move 4 1 6 3)), bit 32 (legal white (move 5 1 7 3)), and 22 more; rules at skirmishFinal2.kif:77
         g[79] = 0x3f272331393f & g[0] & !(g[0] >> 18u32) & (g[14] >> 9u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[82]: 6 node words, bit 16 (legal white (move 3 1 7 5)), bit 24 (legal white (move 4 1 8 5)), bit 25 (legal white (move 4 2 8 6)), bit 2 (legal white (move 1 3 5 7)), and 2 more; rules at skirmishFinal2.kif:77
         g[82] = g[0] & !(g[0] >> 36u32)
             & ((0x10000
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                     & 0u64.wrapping_sub((n[127]) as u64))
-                    | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[127]) as u64))))
                 | (0x300080c & (g[83] >> 9u32)
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[3]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[85]: 26 node words, bit 16 (legal white (move 3 1 1 3)), bit 24 (legal white (move 4 1 2 3)), bit 32 (legal white (move 5 1 3 3)), bit 40 (legal white (move 6 1 4 3)), and 22 more; rules at skirmishFinal2.kif:77
         g[85] = 0x3f393123273f0000 & !(g[0] << 14u32) & g[0] & (g[14] << 7u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[91]: 26 node words, bit 26 (legal white (move 4 3 2 1)), bit 34 (legal white (move 5 3 3 1)), bit 18 (legal white (move 3 3 1 1)), bit 58 (legal white (move 8 3 6 1)), and 22 more; rules at skirmishFinal2.kif:77
         g[91] = 0xfc9c8cc4e4fc0000 & !(g[0] << 18u32) & g[0] & (g[14] << 9u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[92]: 26 node words, bit 26 (legal white (move 4 3 6 1)), bit 34 (legal white (move 5 3 7 1)), bit 18 (legal white (move 3 3 5 1)), bit 2 (legal white (move 1 3 3 1)), and 22 more; rules at skirmishFinal2.kif:77
         g[92] = 0xfce4c48c9cfc & g[0] & !(g[0] >> 14u32) & (g[14] >> 7u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[81]: 14 node words, bit 16 (legal white (move 3 1 6 4)), bit 24 (legal white (move 4 1 7 4)), bit 32 (legal white (move 5 1 8 4)), bit 25 (legal white (move 4 2 7 5)), and 10 more; rules at skirmishFinal2.kif:77
         g[81] = g[0]
             & ((!(g[0] << 45u32)
                 & ((g[2]
                     & ((0x2000000000000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[128]) as u64))
                         | (0x800000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[130]) as u64))))
                     | (g[3]
                         & ((0x2000000000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[128]) as u64))
                             | (0x800000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[130]) as u64))))))
                 | (!(g[0] >> 27u32)
                     & ((0x2000000
-                        & ((g[2]
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[126]) as u64))
                             | (g[3]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[126]) as u64))))
                         | (0x70111181c & (g[80] >> 9u32)
                             & ((g[2]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                                 | (g[3]
                                     & 0u64
-                                        .wrapping_sub(
-                                            (s.0[1] & 0x400000000000000 != 0) as u64,
-                                        )))))));
+                                        .wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))))));
         // g[84]: 14 node words, bit 16 (legal white (move 3 1 8 6)), bit 2 (legal white (move 1 3 6 8)), bit 43 (legal white (move 6 4 3 1)), bit 52 (legal white (move 7 5 4 2)), and 10 more; rules at skirmishFinal2.kif:77
         g[84] = g[0]
             & ((!(g[0] << 27u32)
                 & ((0x10000000000000
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[126]) as u64))
-                        | (g[3]
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[126]) as u64))))
                     | (0x380888c0e0000000 & (g[80] << 18u32)
                         & ((g[2]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                             | (g[3]
                                 & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))))
+                                    .wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))))
                 | (!(g[0] >> 45u32)
                     & ((g[2]
                         & ((0x10000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[128]) as u64))
                             | (0x4
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[130]) as u64))))
                         | (g[3]
                             & ((0x10000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[128]) as u64))
                                 | (0x4
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                     & 0u64.wrapping_sub((n[130]) as u64)))))));
         // g[89]: 6 node words, bit 32 (legal white (move 5 1 1 5)), bit 40 (legal white (move 6 1 2 5)), bit 33 (legal white (move 5 2 1 6)), bit 58 (legal white (move 8 3 4 7)), and 2 more; rules at skirmishFinal2.kif:77
         g[89] = 0xc08010300000000 & !(g[0] << 28u32) & g[0] & (g[88] << 29u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         // g[87]: 14 node words, bit 24 (legal white (move 4 1 1 4)), bit 32 (legal white (move 5 1 2 4)), bit 40 (legal white (move 6 1 3 4)), bit 25 (legal white (move 4 2 1 5)), and 10 more; rules at skirmishFinal2.kif:77
         g[87] = g[0]
             & ((!(g[0] << 21u32)
                 & ((0x400000000000000
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[131]) as u64))
-                        | (g[3]
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[131]) as u64))))
                     | (0x1818110307000000 & (g[86] << 22u32)
                         & ((g[2]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                             | (g[3]
                                 & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))))))
+                                    .wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))))))
                 | (!(g[0] >> 35u32)
                     & ((g[2]
-                        & ((0x20
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & ((0x20 & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[129]) as u64))
                             | (0x800000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[132]) as u64))))
                         | (g[3]
                             & ((0x20
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[129]) as u64))
                                 | (0x800000
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                    & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                     & 0u64.wrapping_sub((n[132]) as u64)))))));
         // g[90]: 14 node words, bit 40 (legal white (move 6 1 1 6)), bit 58 (legal white (move 8 3 3 8)), bit 19 (legal white (move 3 4 6 1)), bit 12 (legal white (move 2 5 5 2)), and 10 more; rules at skirmishFinal2.kif:77
         g[90] = g[0]
             & ((!(g[0] << 35u32)
                 & ((g[2]
                     & ((0x10000000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[129]) as u64))
                         | (0x400000000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[132]) as u64))))
                     | (g[3]
                         & ((0x10000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[129]) as u64))
                             | (0x400000000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[132]) as u64))))))
                 | (!(g[0] >> 21u32)
                     & ((0x2000000000
-                        & ((g[2]
-                            & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                        & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[131]) as u64))
                             | (g[3]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[131]) as u64))))
                         | (0xc0c0881838 & (g[86] << 1u32)
                             & ((g[2]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                                 | (g[3]
                                     & 0u64
-                                        .wrapping_sub(
-                                            (s.0[1] & 0x400000000000000 != 0) as u64,
-                                        )))))));
+                                        .wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))))));
         // g[93]: 6 node words, bit 52 (legal white (move 7 5 3 1)), bit 61 (legal white (move 8 6 4 2)), bit 60 (legal white (move 8 5 4 1)), bit 47 (legal white (move 6 8 2 4)), and 2 more; rules at skirmishFinal2.kif:77
         g[93] = !(g[0] << 36u32)
             & ((0x10000000000000 & g[0]
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                     & 0u64.wrapping_sub((n[127]) as u64))
-                    | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[127]) as u64))))
                 | (0x300080c000000000 & g[0] & (g[83] << 27u32)
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
                         | (g[3]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)))));
         // g[94]: 6 node words, bit 12 (legal white (move 2 5 6 1)), bit 5 (legal white (move 1 6 5 2)), bit 4 (legal white (move 1 5 5 1)), bit 23 (legal white (move 3 8 7 4)), and 2 more; rules at skirmishFinal2.kif:77
         g[94] = 0xc0801030 & g[0] & !(g[0] >> 28u32) & (g[88] << 1u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x800000000 != 0) as u64)));
         let parts: [u64; 34] = [
             (g[4] & 0x7f7f6763737f7f) | (u64::from(n[21]) << 7)
                 | (u64::from(n[43]) << 15) | (u64::from(n[28]) << 18)
@@ -9389,13 +9236,12 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (u64::from(n[32]) << 34) | (u64::from(n[60]) << 35)
                 | (u64::from(n[61]) << 36) | (u64::from(n[62]) << 39)
                 | (u64::from(n[10]) << 42) | (u64::from(n[35]) << 43),
-            (u64::from(s.0[1] & 0x400000000000000 == 0) << 58)
-                | (g[8] & 0x1ffffe6c6cfffff) | (u64::from(n[45]) << 20)
-                | (u64::from(n[63]) << 21) | (u64::from(n[64]) << 24)
-                | (u64::from(n[65]) << 27) | (u64::from(n[20]) << 28)
-                | (u64::from(n[42]) << 29) | (u64::from(n[31]) << 32)
-                | (u64::from(n[33]) << 35) | (u64::from(n[46]) << 36)
-                | (u64::from(n[47]) << 57),
+            (u64::from(s.0[11] & 0x800000000 == 0) << 58) | (g[8] & 0x1ffffe6c6cfffff)
+                | (u64::from(n[45]) << 20) | (u64::from(n[63]) << 21)
+                | (u64::from(n[64]) << 24) | (u64::from(n[65]) << 27)
+                | (u64::from(n[20]) << 28) | (u64::from(n[42]) << 29)
+                | (u64::from(n[31]) << 32) | (u64::from(n[33]) << 35)
+                | (u64::from(n[46]) << 36) | (u64::from(n[47]) << 57),
             (g[10] & 0xfefecec6e6fefe00),
             (g[13] & 0xe7ffffe7e7e7ffff),
             (g[15] & 0xffe7e7e7e7ff) | (g[37] & 0xe7e7000000000000),
@@ -9453,7 +9299,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         }
     } else {
         const AT: [usize; 1] = [2];
-        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x400000000000000 == 0) << 58)];
+        let parts: [u64; 1] = [(u64::from(s.0[11] & 0x800000000 == 0) << 58)];
         match &mut ask {
             Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -9479,368 +9325,314 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         }
     };
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let drawn_1 = if s.0[1] & 0x200000000000000 != 0 {
+    let drawn_1 = if s.0[11] & 0x400000000 != 0 {
         // g[5]: 42 node words, bit 6 (legal black (move 1 7 2 8)), bit 5 (legal black (move 1 6 2 7)), bit 2 (legal black (move 1 3 2 4)), bit 3 (legal black (move 1 4 2 5)), and 38 more; rules at skirmishFinal2.kif:77
         g[5] = 0x7f7f6763737f7f & g[1] & !(g[1] >> 9u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[11]: 42 node words, bit 9 (legal black (move 2 2 1 1)), bit 11 (legal black (move 2 4 1 3)), bit 14 (legal black (move 2 7 1 6)), bit 10 (legal black (move 2 3 1 2)), and 38 more; rules at skirmishFinal2.kif:77
         g[11] = !(g[1] << 9u32)
             & ((0xfefecec6e6fefe00 & g[1]
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
-                | (0xfefecec6e6fefe00 & s.0[4] & (g[0] << 9u32) & g[1]
-                    & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
+                | (0xfefecec6e6fefe00 & s.0[2] & (g[0] << 9u32) & g[1]
+                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[6]: 48 node words, bit 14 (legal black (move 2 7 1 8)), bit 12 (legal black (move 2 5 1 6)), bit 9 (legal black (move 2 2 1 3)), bit 13 (legal black (move 2 6 1 7)), and 44 more; rules at skirmishFinal2.kif:77
         g[6] = !(g[1] << 7u32)
             & ((0x7f7f7363677f7f00 & g[1]
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
                 | (0x8080800000808080 & g[1] & (g[32] << 6u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // g[9]: 48 node words, bit 1 (legal black (move 1 2 2 1)), bit 2 (legal black (move 1 3 2 2)), bit 5 (legal black (move 1 6 2 5)), bit 3 (legal black (move 1 4 2 3)), and 44 more; rules at skirmishFinal2.kif:77
         g[9] = g[1] & !(g[1] >> 7u32)
             & ((0xfefee6c6cefefe
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
                 | (0x101010000010101 & (g[32] >> 1u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
-                | (0xfefee6c6cefefe & s.0[4] & (g[0] >> 7u32)
-                    & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
+                | (0xfefee6c6cefefe & s.0[2] & (g[0] >> 7u32)
+                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[44]: 56 node words, bit 22 (legal black (move 3 7 4 7)), bit 30 (legal black (move 4 7 5 7)), bit 38 (legal black (move 5 7 6 7)), bit 46 (legal black (move 6 7 7 7)), and 52 more; rules at skirmishFinal2.kif:77
         g[44] = g[1]
             & ((0xe700000000000000 & !(g[1] << 56u32) & (g[19] << 56u32)
-                & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (g[12]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
+                & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
                 | (0xffffe7e7e7ffff & !(g[1] >> 8u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // g[45]: 40 node words, bit 22 (legal black (move 3 7 5 7)), bit 30 (legal black (move 4 7 6 7)), bit 38 (legal black (move 5 7 7 7)), bit 46 (legal black (move 6 7 8 7)), and 36 more; rules at skirmishFinal2.kif:77
         g[45] = 0xffe7e7e7e7ff & g[1] & !(g[1] >> 16u32) & (g[14] >> 8u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[46]: 30 node words, bit 22 (legal black (move 3 7 6 7)), bit 30 (legal black (move 4 7 7 7)), bit 38 (legal black (move 5 7 8 7)), bit 15 (legal black (move 2 8 5 8)), and 26 more; rules at skirmishFinal2.kif:77
         g[46] = g[1] & !(g[1] >> 24u32)
             & ((g[3]
                 & ((0xe7000000 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                     | (0xe700000000 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                     | (0xe7 & g[34]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (0x100
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (0x100 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[0]) as u64))
-                    | (0x10000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x10000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[1]) as u64))
-                    | (0x20000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x20000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[11]) as u64))
-                    | (0x200
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x200 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[14]) as u64))
-                    | (0x400
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x400 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[23]) as u64))
-                    | (0x40000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x40000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[26]) as u64))
-                    | (0x2000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x2000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[36]) as u64))
-                    | (0x200000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x200000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[39]) as u64))
-                    | (0x4000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x4000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[48]) as u64))
-                    | (0x400000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x400000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[51]) as u64))
-                    | (0x8000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x8000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[54]) as u64))
-                    | (0x800000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x800000 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[57]) as u64))))
                 | (g[12]
                     & ((0xe7000000 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (0xe700000000 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (0xe7 & g[34]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                        | (0x100
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                        | (0x100 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[0]) as u64))
                         | (0x10000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[1]) as u64))
                         | (0x20000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[11]) as u64))
-                        | (0x200
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x200 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[14]) as u64))
-                        | (0x400
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x400 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[23]) as u64))
                         | (0x40000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[26]) as u64))
                         | (0x2000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[36]) as u64))
                         | (0x200000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[39]) as u64))
                         | (0x4000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[48]) as u64))
                         | (0x400000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[51]) as u64))
                         | (0x8000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[54]) as u64))
                         | (0x800000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[57]) as u64)))));
         // n[78]: (legal black (move 3 7 7 7)), rules at skirmishFinal2.kif:77
-        n[78] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x400000 != 0) & (g[3] & 0x400000 != 0)
-            & (g[1] & 0x40000000000000 == 0) & (g[17] & 0x400000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x400000 != 0)
+        n[78] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400000 != 0)
+            & (g[3] & 0x400000 != 0) & (g[1] & 0x40000000000000 == 0)
+            & (g[17] & 0x400000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400000 != 0)
                 & (g[1] & 0x40000000000000 == 0) & (g[12] & 0x400000 != 0)
                 & (g[17] & 0x400000 != 0));
         // g[47]: 18 node words, bit 22 (legal black (move 3 7 8 7)), bit 15 (legal black (move 2 8 7 8)), bit 23 (legal black (move 3 8 8 8)), bit 7 (legal black (move 1 8 6 8)), and 14 more; rules at skirmishFinal2.kif:77
         g[47] = g[1] & !(g[1] >> 40u32)
             & ((g[3]
                 & ((0xe700 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                     | (0xe70000 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (0x1 & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (0x1 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[9]) as u64))
-                    | (0x2 & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x2 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[19]) as u64))
-                    | (0x4 & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x4 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[30]) as u64))
-                    | (0x20 & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x20 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[41]) as u64))
-                    | (0x40 & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x40 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[53]) as u64))
-                    | (0x80 & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (0x80 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[59]) as u64))))
                 | (g[12]
                     & ((0xe700 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (0xe70000 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                        | (0x1
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                        | (0x1 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[9]) as u64))
-                        | (0x2
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x2 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[19]) as u64))
-                        | (0x4
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x4 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[30]) as u64))
-                        | (0x20
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x20 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[41]) as u64))
-                        | (0x40
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x40 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[53]) as u64))
-                        | (0x80
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (0x80 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[59]) as u64)))));
         // g[48]: 56 node words, bit 22 (legal black (move 3 7 2 7)), bit 30 (legal black (move 4 7 3 7)), bit 38 (legal black (move 5 7 4 7)), bit 46 (legal black (move 6 7 5 7)), and 52 more; rules at skirmishFinal2.kif:77
         g[48] = g[1]
             & ((0xffffe7e7e7ffff00 & !(g[1] << 8u32)
-                & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                    | (g[12]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
+                & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                    | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
                 | (0xe7 & !(g[1] >> 56u32) & g[19]
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // g[49]: 40 node words, bit 22 (legal black (move 3 7 1 7)), bit 30 (legal black (move 4 7 2 7)), bit 38 (legal black (move 5 7 3 7)), bit 46 (legal black (move 6 7 4 7)), and 36 more; rules at skirmishFinal2.kif:77
         g[49] = 0xffe7e7e7e7ff0000 & !(g[1] << 16u32) & g[1] & (g[14] << 8u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[50]: 50 node words, bit 22 (legal black (move 3 7 3 8)), bit 30 (legal black (move 4 7 4 8)), bit 38 (legal black (move 5 7 5 8)), bit 46 (legal black (move 6 7 6 8)), and 46 more; rules at skirmishFinal2.kif:77
         g[50] = 0x7f7f7f63637f7f7f & g[1] & !(g[1] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[51]: 50 node words, bit 22 (legal black (move 3 7 3 6)), bit 30 (legal black (move 4 7 4 6)), bit 38 (legal black (move 5 7 5 6)), bit 46 (legal black (move 6 7 6 6)), and 46 more; rules at skirmishFinal2.kif:77
         g[51] = 0xfefefec6c6fefefe & !(g[1] << 1u32) & g[1]
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[52]: 40 node words, bit 22 (legal black (move 3 7 3 5)), bit 46 (legal black (move 6 7 6 5)), bit 15 (legal black (move 2 8 2 6)), bit 23 (legal black (move 3 8 3 6)), and 36 more; rules at skirmishFinal2.kif:77
         g[52] = 0xfcfcfc8484fcfcfc & !(g[1] << 2u32) & g[1] & (g[14] << 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[53]: 30 node words, bit 22 (legal black (move 3 7 3 4)), bit 46 (legal black (move 6 7 6 4)), bit 15 (legal black (move 2 8 2 5)), bit 23 (legal black (move 3 8 3 5)), and 26 more; rules at skirmishFinal2.kif:77
         g[53] = 0xf8f8f80000f8f8f8 & !(g[1] << 3u32) & g[1] & (g[24] << 2u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[54]: 24 node words, bit 22 (legal black (move 3 7 3 3)), bit 46 (legal black (move 6 7 6 3)), bit 15 (legal black (move 2 8 2 4)), bit 23 (legal black (move 3 8 3 4)), and 20 more; rules at skirmishFinal2.kif:77
         g[54] = 0xf0f0f00000f0f0f0 & !(g[1] << 4u32) & g[1] & (g[26] << 3u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[55]: 18 node words, bit 22 (legal black (move 3 7 3 2)), bit 46 (legal black (move 6 7 6 2)), bit 15 (legal black (move 2 8 2 3)), bit 23 (legal black (move 3 8 3 3)), and 14 more; rules at skirmishFinal2.kif:77
         g[55] = 0xe0e0e00000e0e0e0 & !(g[1] << 5u32) & g[1] & (g[28] << 4u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // n[79]: (legal black (move 4 7 8 7)), rules at skirmishFinal2.kif:77
-        n[79] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x40000000 != 0) & (g[3] & 0x40000000 != 0)
-            & (g[1] & 0x4000000000000000 == 0) & (g[19] & 0x40000000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x40000000 != 0) & (g[1] & 0x4000000000000000 == 0)
-                & (g[12] & 0x40000000 != 0) & (g[19] & 0x40000000 != 0));
+        n[79] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000000 != 0)
+            & (g[3] & 0x40000000 != 0) & (g[1] & 0x4000000000000000 == 0)
+            & (g[19] & 0x40000000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000000 != 0)
+                & (g[1] & 0x4000000000000000 == 0) & (g[12] & 0x40000000 != 0)
+                & (g[19] & 0x40000000 != 0));
         // g[57]: 30 node words, bit 30 (legal black (move 4 7 1 7)), bit 38 (legal black (move 5 7 2 7)), bit 46 (legal black (move 6 7 3 7)), bit 31 (legal black (move 4 8 1 8)), and 26 more; rules at skirmishFinal2.kif:77
         g[57] = !(g[1] << 24u32)
             & ((g[1]
                 & ((g[3]
                     & ((0x100000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[0]) as u64))
                         | (0x10000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[1]) as u64))
                         | (0x20000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[11]) as u64))
                         | (0x200000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[14]) as u64))
                         | (0x400000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[23]) as u64))
                         | (0x40000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[26]) as u64))
                         | (0x2000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[36]) as u64))
                         | (0x200000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[39]) as u64))
                         | (0x4000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[48]) as u64))
                         | (0x400000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[51]) as u64))
                         | (0x8000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[54]) as u64))
                         | (0x800000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[57]) as u64))))
                     | (g[12]
                         & ((0x100000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[0]) as u64))
                             | (0x10000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[1]) as u64))
                             | (0x20000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[11]) as u64))
                             | (0x200000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[14]) as u64))
                             | (0x400000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[23]) as u64))
                             | (0x40000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[26]) as u64))
                             | (0x2000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[36]) as u64))
                             | (0x200000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[39]) as u64))
                             | (0x4000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[48]) as u64))
                             | (0x400000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[51]) as u64))
                             | (0x8000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[54]) as u64))
                             | (0x800000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[57]) as u64))))))
                 | (g[1]
                     & ((g[3]
                         & (((0xe7000000 & g[17]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                             | (0xe700000000 & g[19]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                             | (0xe7 & g[34]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))
                             << 24u32))
                         | (g[12]
                             & (((0xe7000000 & g[17]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                                 | (0xe700000000 & g[19]
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                                 | (0xe7 & g[34]
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))
+                                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))
                                 << 24u32)))));
         // n[80]: (legal black (move 5 7 1 7)), rules at skirmishFinal2.kif:77
-        n[80] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x40 == 0)
+        n[80] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40 == 0)
             & (g[1] & 0x4000000000 != 0) & (g[3] & 0x4000000000 != 0) & (n[49]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x40 == 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40 == 0)
                 & (g[1] & 0x4000000000 != 0) & (g[12] & 0x4000000000 != 0) & (n[49]));
         // n[81]: (legal black (move 6 7 2 7)), rules at skirmishFinal2.kif:77
-        n[81] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x4000 == 0)
+        n[81] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000 == 0)
             & (g[1] & 0x400000000000 != 0) & (g[3] & 0x400000000000 != 0) & (n[52]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x4000 == 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000 == 0)
                 & (g[1] & 0x400000000000 != 0) & (g[12] & 0x400000000000 != 0)
                 & (n[52]));
         // g[58]: 18 node words, bit 46 (legal black (move 6 7 1 7)), bit 47 (legal black (move 6 8 1 8)), bit 55 (legal black (move 7 8 2 8)), bit 63 (legal black (move 8 8 3 8)), and 14 more; rules at skirmishFinal2.kif:77
@@ -9848,631 +9640,565 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             & ((g[1]
                 & ((g[3]
                     & ((0x10000000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[9]) as u64))
                         | (0x20000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[19]) as u64))
                         | (0x40000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[30]) as u64))
                         | (0x200000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[41]) as u64))
                         | (0x400000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[53]) as u64))
                         | (0x800000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[59]) as u64))))
                     | (g[12]
                         & ((0x10000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[9]) as u64))
                             | (0x20000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[19]) as u64))
                             | (0x40000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[30]) as u64))
                             | (0x200000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[41]) as u64))
                             | (0x400000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[53]) as u64))
                             | (0x800000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[59]) as u64))))))
                 | (g[1]
                     & ((g[3]
                         & (((0xe700 & g[17]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                             | (0xe70000 & g[19]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))
                             << 40u32))
                         | (g[12]
                             & (((0xe700 & g[17]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                                 | (0xe70000 & g[19]
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))
+                                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))
                                 << 40u32)))));
         // n[82]: (legal black (move 2 8 6 8)), rules at skirmishFinal2.kif:77
-        n[82] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x8000 != 0)
+        n[82] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000 != 0)
             & (g[1] & 0x800000000000 == 0) & (g[3] & 0x8000 != 0) & (n[58]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x8000 != 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000 != 0)
                 & (g[1] & 0x800000000000 == 0) & (g[12] & 0x8000 != 0) & (n[58]));
         // g[59]: 12 node words, bit 15 (legal black (move 2 8 8 8)), bit 7 (legal black (move 1 8 7 8)), bit 5 (legal black (move 1 6 7 6)), bit 14 (legal black (move 2 7 8 7)), and 8 more; rules at skirmishFinal2.kif:77
         g[59] = g[1] & !(g[1] >> 48u32)
             & ((g[3]
                 & ((0xe7 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                     | (0xe700 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))
                 | (g[12]
                     & ((0xe7 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (0xe700 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // n[83]: (legal black (move 3 8 7 8)), rules at skirmishFinal2.kif:77
-        n[83] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x800000 != 0) & (g[1] & 0x80000000000000 == 0)
-            & (g[3] & 0x800000 != 0) & (g[17] & 0x800000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x800000 != 0)
+        n[83] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x800000 != 0)
+            & (g[1] & 0x80000000000000 == 0) & (g[3] & 0x800000 != 0)
+            & (g[17] & 0x800000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x800000 != 0)
                 & (g[1] & 0x80000000000000 == 0) & (g[12] & 0x800000 != 0)
                 & (g[17] & 0x800000 != 0));
         // n[84]: (legal black (move 4 8 8 8)), rules at skirmishFinal2.kif:77
-        n[84] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x80000000 != 0) & (g[1] & 0x8000000000000000 == 0)
-            & (g[3] & 0x80000000 != 0) & (g[19] & 0x80000000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x80000000 != 0) & (g[1] & 0x8000000000000000 == 0)
-                & (g[12] & 0x80000000 != 0) & (g[19] & 0x80000000 != 0));
+        n[84] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x80000000 != 0)
+            & (g[1] & 0x8000000000000000 == 0) & (g[3] & 0x80000000 != 0)
+            & (g[19] & 0x80000000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x80000000 != 0)
+                & (g[1] & 0x8000000000000000 == 0) & (g[12] & 0x80000000 != 0)
+                & (g[19] & 0x80000000 != 0));
         // n[85]: (legal black (move 5 8 1 8)), rules at skirmishFinal2.kif:77
-        n[85] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x8000000000 != 0) & (g[1] & 0x80 == 0)
-            & (g[3] & 0x8000000000 != 0) & (n[55]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x8000000000 != 0) & (g[1] & 0x80 == 0)
-                & (g[12] & 0x8000000000 != 0) & (n[55]));
+        n[85] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000000000 != 0)
+            & (g[1] & 0x80 == 0) & (g[3] & 0x8000000000 != 0) & (n[55]))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000000000 != 0)
+                & (g[1] & 0x80 == 0) & (g[12] & 0x8000000000 != 0) & (n[55]));
         // n[86]: (legal black (move 6 8 2 8)), rules at skirmishFinal2.kif:77
-        n[86] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x8000 == 0)
+        n[86] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000 == 0)
             & (g[1] & 0x800000000000 != 0) & (g[3] & 0x800000000000 != 0) & (n[58]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x8000 == 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000 == 0)
                 & (g[1] & 0x800000000000 != 0) & (g[12] & 0x800000000000 != 0)
                 & (n[58]));
         // n[87]: (legal black (move 7 8 3 8)), rules at skirmishFinal2.kif:77
-        n[87] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x800000 == 0) & (g[1] & 0x80000000000000 != 0)
-            & (g[3] & 0x80000000000000 != 0) & (g[17] & 0x800000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x800000 == 0)
+        n[87] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x800000 == 0)
+            & (g[1] & 0x80000000000000 != 0) & (g[3] & 0x80000000000000 != 0)
+            & (g[17] & 0x800000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x800000 == 0)
                 & (g[1] & 0x80000000000000 != 0) & (g[12] & 0x80000000000000 != 0)
                 & (g[17] & 0x800000 != 0));
         // g[60]: 12 node words, bit 55 (legal black (move 7 8 1 8)), bit 63 (legal black (move 8 8 2 8)), bit 61 (legal black (move 8 6 2 6)), bit 58 (legal black (move 8 3 2 3)), and 8 more; rules at skirmishFinal2.kif:77
         g[60] = !(g[1] << 48u32) & g[1]
             & ((g[3]
                 & (((0xe7 & g[17]
-                    & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                     | (0xe700 & g[19]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))
                     << 48u32))
                 | (g[12]
                     & (((0xe7 & g[17]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (0xe700 & g[19]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))
                         << 48u32)));
         // n[88]: (legal black (move 8 8 4 8)), rules at skirmishFinal2.kif:77
-        n[88] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x80000000 == 0) & (g[1] & 0x8000000000000000 != 0)
-            & (g[3] & 0x8000000000000000 != 0) & (g[19] & 0x80000000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x80000000 == 0) & (g[1] & 0x8000000000000000 != 0)
-                & (g[12] & 0x8000000000000000 != 0) & (g[19] & 0x80000000 != 0));
+        n[88] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x80000000 == 0)
+            & (g[1] & 0x8000000000000000 != 0) & (g[3] & 0x8000000000000000 != 0)
+            & (g[19] & 0x80000000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x80000000 == 0)
+                & (g[1] & 0x8000000000000000 != 0) & (g[12] & 0x8000000000000000 != 0)
+                & (g[19] & 0x80000000 != 0));
         // n[89]: (legal black (move 1 8 5 8)), rules at skirmishFinal2.kif:77
-        n[89] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x8000000000 == 0) & (g[1] & 0x80 != 0) & (g[3] & 0x80 != 0)
-            & (n[55]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x8000000000 == 0) & (g[1] & 0x80 != 0) & (g[12] & 0x80 != 0)
-                & (n[55]));
+        n[89] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000000000 == 0)
+            & (g[1] & 0x80 != 0) & (g[3] & 0x80 != 0) & (n[55]))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x8000000000 == 0)
+                & (g[1] & 0x80 != 0) & (g[12] & 0x80 != 0) & (n[55]));
         // n[90]: (legal black (move 4 6 8 6)), rules at skirmishFinal2.kif:77
-        n[90] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x20000000 != 0) & (g[3] & 0x20000000 != 0)
-            & (g[1] & 0x2000000000000000 == 0) & (g[19] & 0x20000000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x20000000 != 0) & (g[1] & 0x2000000000000000 == 0)
-                & (g[12] & 0x20000000 != 0) & (g[19] & 0x20000000 != 0));
+        n[90] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000000 != 0)
+            & (g[3] & 0x20000000 != 0) & (g[1] & 0x2000000000000000 == 0)
+            & (g[19] & 0x20000000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000000 != 0)
+                & (g[1] & 0x2000000000000000 == 0) & (g[12] & 0x20000000 != 0)
+                & (g[19] & 0x20000000 != 0));
         // g[61]: 40 node words, bit 29 (legal black (move 4 6 4 8)), bit 37 (legal black (move 5 6 5 8)), bit 21 (legal black (move 3 6 3 8)), bit 5 (legal black (move 1 6 1 8)), and 36 more; rules at skirmishFinal2.kif:77
         g[61] = 0x3f3f3f21213f3f3f & g[1] & !(g[1] >> 2u32) & (g[14] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // n[91]: (legal black (move 5 6 1 6)), rules at skirmishFinal2.kif:77
-        n[91] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x20 == 0)
+        n[91] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20 == 0)
             & (g[1] & 0x2000000000 != 0) & (g[3] & 0x2000000000 != 0) & (n[37]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x20 == 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20 == 0)
                 & (g[1] & 0x2000000000 != 0) & (g[12] & 0x2000000000 != 0) & (n[37]));
         // n[92]: (legal black (move 3 6 7 6)), rules at skirmishFinal2.kif:77
-        n[92] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x200000 != 0) & (g[3] & 0x200000 != 0)
-            & (g[1] & 0x20000000000000 == 0) & (g[17] & 0x200000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x200000 != 0)
+        n[92] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200000 != 0)
+            & (g[3] & 0x200000 != 0) & (g[1] & 0x20000000000000 == 0)
+            & (g[17] & 0x200000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200000 != 0)
                 & (g[1] & 0x20000000000000 == 0) & (g[12] & 0x200000 != 0)
                 & (g[17] & 0x200000 != 0));
         // n[93]: (legal black (move 1 6 5 6)), rules at skirmishFinal2.kif:77
-        n[93] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[3] & 0x20 != 0)
+        n[93] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x20 != 0)
             & (g[1] & 0x20 != 0) & (g[1] & 0x2000000000 == 0) & (n[37]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x20 != 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20 != 0)
                 & (g[1] & 0x2000000000 == 0) & (g[12] & 0x20 != 0) & (n[37]));
         // n[94]: (legal black (move 8 6 4 6)), rules at skirmishFinal2.kif:77
-        n[94] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x20000000 == 0) & (g[1] & 0x2000000000000000 != 0)
-            & (g[3] & 0x2000000000000000 != 0) & (g[19] & 0x20000000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x20000000 == 0) & (g[1] & 0x2000000000000000 != 0)
-                & (g[12] & 0x2000000000000000 != 0) & (g[19] & 0x20000000 != 0));
+        n[94] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000000 == 0)
+            & (g[1] & 0x2000000000000000 != 0) & (g[3] & 0x2000000000000000 != 0)
+            & (g[19] & 0x20000000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000000 == 0)
+                & (g[1] & 0x2000000000000000 != 0) & (g[12] & 0x2000000000000000 != 0)
+                & (g[19] & 0x20000000 != 0));
         // n[95]: (legal black (move 6 6 2 6)), rules at skirmishFinal2.kif:77
-        n[95] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x2000 == 0)
+        n[95] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000 == 0)
             & (g[1] & 0x200000000000 != 0) & (g[3] & 0x200000000000 != 0) & (n[40]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x2000 == 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000 == 0)
                 & (g[1] & 0x200000000000 != 0) & (g[12] & 0x200000000000 != 0)
                 & (n[40]));
         // n[96]: (legal black (move 2 7 6 7)), rules at skirmishFinal2.kif:77
-        n[96] = ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x4000 != 0)
+        n[96] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000 != 0)
             & (g[3] & 0x4000 != 0) & (g[1] & 0x400000000000 == 0) & (n[52]))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x4000 != 0)
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000 != 0)
                 & (g[1] & 0x400000000000 == 0) & (g[12] & 0x4000 != 0) & (n[52]));
         // g[62]: 30 node words, bit 44 (legal black (move 6 5 6 8)), bit 51 (legal black (move 7 4 7 7)), bit 58 (legal black (move 8 3 8 6)), bit 20 (legal black (move 3 5 3 8)), and 26 more; rules at skirmishFinal2.kif:77
         g[62] = 0x1f1f1f00001f1f1f & g[1] & !(g[1] >> 3u32) & (g[24] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[63]: 24 node words, bit 51 (legal black (move 7 4 7 8)), bit 58 (legal black (move 8 3 8 7)), bit 11 (legal black (move 2 4 2 8)), bit 2 (legal black (move 1 3 1 7)), and 20 more; rules at skirmishFinal2.kif:77
         g[63] = 0xf0f0f00000f0f0f & g[1] & !(g[1] >> 4u32) & (g[26] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // n[97]: (legal black (move 8 3 4 3)), rules at skirmishFinal2.kif:77
-        n[97] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-            & (g[1] & 0x4000000 == 0) & (g[1] & 0x400000000000000 != 0)
-            & (g[3] & 0x400000000000000 != 0) & (g[19] & 0x4000000 != 0))
-            | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x4000000 == 0) & (g[1] & 0x400000000000000 != 0)
-                & (g[12] & 0x400000000000000 != 0) & (g[19] & 0x4000000 != 0));
+        n[97] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000000 == 0)
+            & (g[1] & 0x400000000000000 != 0) & (g[3] & 0x400000000000000 != 0)
+            & (g[19] & 0x4000000 != 0))
+            | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000000 == 0)
+                & (g[1] & 0x400000000000000 != 0) & (g[12] & 0x400000000000000 != 0)
+                & (g[19] & 0x4000000 != 0));
         // g[64]: 18 node words, bit 58 (legal black (move 8 3 8 8)), bit 2 (legal black (move 1 3 1 8)), bit 17 (legal black (move 3 2 3 7)), bit 8 (legal black (move 2 1 2 6)), and 14 more; rules at skirmishFinal2.kif:77
         g[64] = 0x707070000070707 & g[1] & !(g[1] >> 5u32) & (g[28] >> 1u32)
-            & ((g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[12] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
-        if s.0[1] & 0x200000000000000 != 0 {
+            & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[12] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
+        if s.0[11] & 0x400000000 != 0 {
             // n[98]: (legal black (move 1 3 5 3)), rules at skirmishFinal2.kif:77
-            n[98] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x4 != 0) & (g[1] & 0x4 != 0) & (g[1] & 0x400000000 == 0)
-                & (n[24]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x4 != 0)
+            n[98] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x4 != 0)
+                & (g[1] & 0x4 != 0) & (g[1] & 0x400000000 == 0) & (n[24]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4 != 0)
                     & (g[1] & 0x400000000 == 0) & (g[12] & 0x4 != 0) & (n[24]));
             // n[99]: (legal black (move 7 7 3 7)), rules at skirmishFinal2.kif:77
-            n[99] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x400000 == 0) & (g[1] & 0x40000000000000 != 0)
-                & (g[3] & 0x40000000000000 != 0) & (g[17] & 0x400000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x400000 == 0) & (g[1] & 0x40000000000000 != 0)
-                    & (g[12] & 0x40000000000000 != 0) & (g[17] & 0x400000 != 0));
+            n[99] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400000 == 0)
+                & (g[1] & 0x40000000000000 != 0) & (g[3] & 0x40000000000000 != 0)
+                & (g[17] & 0x400000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400000 == 0)
+                    & (g[1] & 0x40000000000000 != 0) & (g[12] & 0x40000000000000 != 0)
+                    & (g[17] & 0x400000 != 0));
             // n[100]: (legal black (move 3 2 7 2)), rules at skirmishFinal2.kif:77
-            n[100] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x20000 != 0) & (g[3] & 0x20000 != 0)
-                & (g[1] & 0x2000000000000 == 0) & (g[17] & 0x20000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x20000 != 0) & (g[1] & 0x2000000000000 == 0)
-                    & (g[12] & 0x20000 != 0) & (g[17] & 0x20000 != 0));
+            n[100] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000 != 0)
+                & (g[3] & 0x20000 != 0) & (g[1] & 0x2000000000000 == 0)
+                & (g[17] & 0x20000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000 != 0)
+                    & (g[1] & 0x2000000000000 == 0) & (g[12] & 0x20000 != 0)
+                    & (g[17] & 0x20000 != 0));
             // n[101]: (legal black (move 2 1 6 1)), rules at skirmishFinal2.kif:77
-            n[101] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x100 != 0) & (g[1] & 0x100 != 0) & (g[1] & 0x10000000000 == 0)
-                & (n[2]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x100 != 0) & (g[1] & 0x10000000000 == 0)
-                    & (g[12] & 0x100 != 0) & (n[2]));
+            n[101] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x100 != 0)
+                & (g[1] & 0x100 != 0) & (g[1] & 0x10000000000 == 0) & (n[2]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x100 != 0)
+                    & (g[1] & 0x10000000000 == 0) & (g[12] & 0x100 != 0) & (n[2]));
             // n[102]: (legal black (move 6 2 2 2)), rules at skirmishFinal2.kif:77
-            n[102] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x200 == 0) & (g[1] & 0x20000000000 != 0)
-                & (g[3] & 0x20000000000 != 0) & (n[17]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x200 == 0) & (g[1] & 0x20000000000 != 0)
-                    & (g[12] & 0x20000000000 != 0) & (n[17]));
+            n[102] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200 == 0)
+                & (g[1] & 0x20000000000 != 0) & (g[3] & 0x20000000000 != 0) & (n[17]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200 == 0)
+                    & (g[1] & 0x20000000000 != 0) & (g[12] & 0x20000000000 != 0)
+                    & (n[17]));
             // n[103]: (legal black (move 7 1 3 1)), rules at skirmishFinal2.kif:77
-            n[103] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x10000 == 0) & (g[3] & 0x1000000000000 != 0)
-                & (g[1] & 0x1000000000000 != 0) & (g[17] & 0x10000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x10000 == 0) & (g[1] & 0x1000000000000 != 0)
-                    & (g[12] & 0x1000000000000 != 0) & (g[17] & 0x10000 != 0));
+            n[103] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x10000 == 0)
+                & (g[3] & 0x1000000000000 != 0) & (g[1] & 0x1000000000000 != 0)
+                & (g[17] & 0x10000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x10000 == 0)
+                    & (g[1] & 0x1000000000000 != 0) & (g[12] & 0x1000000000000 != 0)
+                    & (g[17] & 0x10000 != 0));
             // n[104]: (legal black (move 2 2 6 2)), rules at skirmishFinal2.kif:77
-            n[104] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x200 != 0) & (g[3] & 0x200 != 0) & (g[1] & 0x20000000000 == 0)
-                & (n[17]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x200 != 0) & (g[1] & 0x20000000000 == 0)
-                    & (g[12] & 0x200 != 0) & (n[17]));
+            n[104] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200 != 0)
+                & (g[3] & 0x200 != 0) & (g[1] & 0x20000000000 == 0) & (n[17]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200 != 0)
+                    & (g[1] & 0x20000000000 == 0) & (g[12] & 0x200 != 0) & (n[17]));
             // n[105]: (legal black (move 3 1 7 1)), rules at skirmishFinal2.kif:77
-            n[105] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x10000 != 0) & (g[1] & 0x10000 != 0)
-                & (g[1] & 0x1000000000000 == 0) & (g[17] & 0x10000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x10000 != 0) & (g[1] & 0x1000000000000 == 0)
-                    & (g[12] & 0x10000 != 0) & (g[17] & 0x10000 != 0));
+            n[105] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x10000 != 0)
+                & (g[1] & 0x10000 != 0) & (g[1] & 0x1000000000000 == 0)
+                & (g[17] & 0x10000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x10000 != 0)
+                    & (g[1] & 0x1000000000000 == 0) & (g[12] & 0x10000 != 0)
+                    & (g[17] & 0x10000 != 0));
             // n[106]: (legal black (move 7 2 3 2)), rules at skirmishFinal2.kif:77
-            n[106] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x20000 == 0) & (g[1] & 0x2000000000000 != 0)
-                & (g[3] & 0x2000000000000 != 0) & (g[17] & 0x20000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x20000 == 0) & (g[1] & 0x2000000000000 != 0)
-                    & (g[12] & 0x2000000000000 != 0) & (g[17] & 0x20000 != 0));
+            n[106] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000 == 0)
+                & (g[1] & 0x2000000000000 != 0) & (g[3] & 0x2000000000000 != 0)
+                & (g[17] & 0x20000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x20000 == 0)
+                    & (g[1] & 0x2000000000000 != 0) & (g[12] & 0x2000000000000 != 0)
+                    & (g[17] & 0x20000 != 0));
             // n[107]: (legal black (move 6 1 2 1)), rules at skirmishFinal2.kif:77
-            n[107] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x100 == 0) & (g[3] & 0x10000000000 != 0)
-                & (g[1] & 0x10000000000 != 0) & (n[2]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x100 == 0) & (g[1] & 0x10000000000 != 0)
-                    & (g[12] & 0x10000000000 != 0) & (n[2]));
+            n[107] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x100 == 0)
+                & (g[3] & 0x10000000000 != 0) & (g[1] & 0x10000000000 != 0) & (n[2]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x100 == 0)
+                    & (g[1] & 0x10000000000 != 0) & (g[12] & 0x10000000000 != 0)
+                    & (n[2]));
             // n[108]: (legal black (move 5 3 1 3)), rules at skirmishFinal2.kif:77
-            n[108] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x4 == 0) & (g[1] & 0x400000000 != 0)
-                & (g[3] & 0x400000000 != 0) & (n[24]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x4 == 0)
+            n[108] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4 == 0)
+                & (g[1] & 0x400000000 != 0) & (g[3] & 0x400000000 != 0) & (n[24]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4 == 0)
                     & (g[1] & 0x400000000 != 0) & (g[12] & 0x400000000 != 0) & (n[24]));
             // n[109]: (legal black (move 4 2 8 2)), rules at skirmishFinal2.kif:77
-            n[109] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x2000000 != 0) & (g[3] & 0x2000000 != 0)
-                & (g[1] & 0x200000000000000 == 0) & (g[19] & 0x2000000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x2000000 != 0) & (g[1] & 0x200000000000000 == 0)
-                    & (g[12] & 0x2000000 != 0) & (g[19] & 0x2000000 != 0));
+            n[109] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000000 != 0)
+                & (g[3] & 0x2000000 != 0) & (g[1] & 0x200000000000000 == 0)
+                & (g[19] & 0x2000000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000000 != 0)
+                    & (g[1] & 0x200000000000000 == 0) & (g[12] & 0x2000000 != 0)
+                    & (g[19] & 0x2000000 != 0));
             // n[110]: (legal black (move 4 3 8 3)), rules at skirmishFinal2.kif:77
-            n[110] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x4000000 != 0) & (g[1] & 0x400000000000000 == 0)
-                & (g[3] & 0x4000000 != 0) & (g[19] & 0x4000000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x4000000 != 0) & (g[1] & 0x400000000000000 == 0)
-                    & (g[12] & 0x4000000 != 0) & (g[19] & 0x4000000 != 0));
+            n[110] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000000 != 0)
+                & (g[1] & 0x400000000000000 == 0) & (g[3] & 0x4000000 != 0)
+                & (g[19] & 0x4000000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x4000000 != 0)
+                    & (g[1] & 0x400000000000000 == 0) & (g[12] & 0x4000000 != 0)
+                    & (g[19] & 0x4000000 != 0));
             // n[111]: (legal black (move 5 2 1 2)), rules at skirmishFinal2.kif:77
-            n[111] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x2 == 0) & (g[1] & 0x200000000 != 0)
-                & (g[3] & 0x200000000 != 0) & (n[15]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x2 == 0)
+            n[111] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2 == 0)
+                & (g[1] & 0x200000000 != 0) & (g[3] & 0x200000000 != 0) & (n[15]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2 == 0)
                     & (g[1] & 0x200000000 != 0) & (g[12] & 0x200000000 != 0) & (n[15]));
             // n[112]: (legal black (move 8 7 4 7)), rules at skirmishFinal2.kif:77
-            n[112] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x40000000 == 0) & (g[1] & 0x4000000000000000 != 0)
-                & (g[3] & 0x4000000000000000 != 0) & (g[19] & 0x40000000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x40000000 == 0) & (g[1] & 0x4000000000000000 != 0)
+            n[112] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000000 == 0)
+                & (g[1] & 0x4000000000000000 != 0) & (g[3] & 0x4000000000000000 != 0)
+                & (g[19] & 0x40000000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000000 == 0)
+                    & (g[1] & 0x4000000000000000 != 0)
                     & (g[12] & 0x4000000000000000 != 0) & (g[19] & 0x40000000 != 0));
             // n[113]: (legal black (move 1 7 5 7)), rules at skirmishFinal2.kif:77
-            n[113] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x40 != 0) & (g[1] & 0x40 != 0) & (g[1] & 0x4000000000 == 0)
-                & (n[49]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x40 != 0)
+            n[113] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x40 != 0)
+                & (g[1] & 0x40 != 0) & (g[1] & 0x4000000000 == 0) & (n[49]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40 != 0)
                     & (g[1] & 0x4000000000 == 0) & (g[12] & 0x40 != 0) & (n[49]));
             // n[114]: (legal black (move 2 6 6 6)), rules at skirmishFinal2.kif:77
-            n[114] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x2000 != 0) & (g[3] & 0x2000 != 0)
-                & (g[1] & 0x200000000000 == 0) & (n[40]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x2000 != 0) & (g[1] & 0x200000000000 == 0)
-                    & (g[12] & 0x2000 != 0) & (n[40]));
+            n[114] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000 != 0)
+                & (g[3] & 0x2000 != 0) & (g[1] & 0x200000000000 == 0) & (n[40]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000 != 0)
+                    & (g[1] & 0x200000000000 == 0) & (g[12] & 0x2000 != 0) & (n[40]));
             // n[115]: (legal black (move 7 6 3 6)), rules at skirmishFinal2.kif:77
-            n[115] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x200000 == 0) & (g[1] & 0x20000000000000 != 0)
-                & (g[3] & 0x20000000000000 != 0) & (g[17] & 0x200000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x200000 == 0) & (g[1] & 0x20000000000000 != 0)
-                    & (g[12] & 0x20000000000000 != 0) & (g[17] & 0x200000 != 0));
+            n[115] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200000 == 0)
+                & (g[1] & 0x20000000000000 != 0) & (g[3] & 0x20000000000000 != 0)
+                & (g[17] & 0x200000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x200000 == 0)
+                    & (g[1] & 0x20000000000000 != 0) & (g[12] & 0x20000000000000 != 0)
+                    & (g[17] & 0x200000 != 0));
             // n[116]: (legal black (move 8 2 4 2)), rules at skirmishFinal2.kif:77
-            n[116] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x2000000 == 0) & (g[1] & 0x200000000000000 != 0)
-                & (g[3] & 0x200000000000000 != 0) & (g[19] & 0x2000000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x2000000 == 0) & (g[1] & 0x200000000000000 != 0)
-                    & (g[12] & 0x200000000000000 != 0) & (g[19] & 0x2000000 != 0));
+            n[116] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000000 == 0)
+                & (g[1] & 0x200000000000000 != 0) & (g[3] & 0x200000000000000 != 0)
+                & (g[19] & 0x2000000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2000000 == 0)
+                    & (g[1] & 0x200000000000000 != 0) & (g[12] & 0x200000000000000 != 0)
+                    & (g[19] & 0x2000000 != 0));
             // n[117]: (legal black (move 8 1 4 1)), rules at skirmishFinal2.kif:77
-            n[117] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x1000000 == 0) & (g[3] & 0x100000000000000 != 0)
-                & (g[1] & 0x100000000000000 != 0) & (g[19] & 0x1000000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x1000000 == 0) & (g[1] & 0x100000000000000 != 0)
-                    & (g[12] & 0x100000000000000 != 0) & (g[19] & 0x1000000 != 0));
+            n[117] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x1000000 == 0)
+                & (g[3] & 0x100000000000000 != 0) & (g[1] & 0x100000000000000 != 0)
+                & (g[19] & 0x1000000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x1000000 == 0)
+                    & (g[1] & 0x100000000000000 != 0) & (g[12] & 0x100000000000000 != 0)
+                    & (g[19] & 0x1000000 != 0));
             // n[118]: (legal black (move 1 2 5 2)), rules at skirmishFinal2.kif:77
-            n[118] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x2 != 0) & (g[1] & 0x2 != 0) & (g[1] & 0x200000000 == 0)
-                & (n[15]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x2 != 0)
+            n[118] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x2 != 0)
+                & (g[1] & 0x2 != 0) & (g[1] & 0x200000000 == 0) & (n[15]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x2 != 0)
                     & (g[1] & 0x200000000 == 0) & (g[12] & 0x2 != 0) & (n[15]));
             // n[119]: (legal black (move 1 1 5 1)), rules at skirmishFinal2.kif:77
-            n[119] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x1 != 0) & (g[1] & 0x1 != 0) & (g[1] & 0x100000000 == 0)
-                & (n[6]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x1 != 0)
+            n[119] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x1 != 0)
+                & (g[1] & 0x1 != 0) & (g[1] & 0x100000000 == 0) & (n[6]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x1 != 0)
                     & (g[1] & 0x100000000 == 0) & (g[12] & 0x1 != 0) & (n[6]));
             // n[120]: (legal black (move 6 3 2 3)), rules at skirmishFinal2.kif:77
-            n[120] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x400 == 0) & (g[1] & 0x40000000000 != 0)
-                & (g[3] & 0x40000000000 != 0) & (n[29]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x400 == 0) & (g[1] & 0x40000000000 != 0)
-                    & (g[12] & 0x40000000000 != 0) & (n[29]));
+            n[120] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400 == 0)
+                & (g[1] & 0x40000000000 != 0) & (g[3] & 0x40000000000 != 0) & (n[29]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400 == 0)
+                    & (g[1] & 0x40000000000 != 0) & (g[12] & 0x40000000000 != 0)
+                    & (n[29]));
             // n[121]: (legal black (move 7 3 3 3)), rules at skirmishFinal2.kif:77
-            n[121] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x40000 == 0) & (g[1] & 0x4000000000000 != 0)
-                & (g[3] & 0x4000000000000 != 0) & (g[17] & 0x40000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x40000 == 0) & (g[1] & 0x4000000000000 != 0)
-                    & (g[12] & 0x4000000000000 != 0) & (g[17] & 0x40000 != 0));
+            n[121] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000 == 0)
+                & (g[1] & 0x4000000000000 != 0) & (g[3] & 0x4000000000000 != 0)
+                & (g[17] & 0x40000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000 == 0)
+                    & (g[1] & 0x4000000000000 != 0) & (g[12] & 0x4000000000000 != 0)
+                    & (g[17] & 0x40000 != 0));
             // n[122]: (legal black (move 3 3 7 3)), rules at skirmishFinal2.kif:77
-            n[122] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x40000 != 0) & (g[1] & 0x4000000000000 == 0)
-                & (g[3] & 0x40000 != 0) & (g[17] & 0x40000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x40000 != 0) & (g[1] & 0x4000000000000 == 0)
-                    & (g[12] & 0x40000 != 0) & (g[17] & 0x40000 != 0));
+            n[122] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000 != 0)
+                & (g[1] & 0x4000000000000 == 0) & (g[3] & 0x40000 != 0)
+                & (g[17] & 0x40000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x40000 != 0)
+                    & (g[1] & 0x4000000000000 == 0) & (g[12] & 0x40000 != 0)
+                    & (g[17] & 0x40000 != 0));
             // n[123]: (legal black (move 2 3 6 3)), rules at skirmishFinal2.kif:77
-            n[123] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x400 != 0) & (g[3] & 0x400 != 0) & (g[1] & 0x40000000000 == 0)
-                & (n[29]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x400 != 0) & (g[1] & 0x40000000000 == 0)
-                    & (g[12] & 0x400 != 0) & (n[29]));
+            n[123] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400 != 0)
+                & (g[3] & 0x400 != 0) & (g[1] & 0x40000000000 == 0) & (n[29]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x400 != 0)
+                    & (g[1] & 0x40000000000 == 0) & (g[12] & 0x400 != 0) & (n[29]));
             // n[124]: (legal black (move 4 1 8 1)), rules at skirmishFinal2.kif:77
-            n[124] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[3] & 0x1000000 != 0) & (g[1] & 0x1000000 != 0)
-                & (g[1] & 0x100000000000000 == 0) & (g[19] & 0x1000000 != 0))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                    & (g[1] & 0x1000000 != 0) & (g[1] & 0x100000000000000 == 0)
-                    & (g[12] & 0x1000000 != 0) & (g[19] & 0x1000000 != 0));
+            n[124] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[3] & 0x1000000 != 0)
+                & (g[1] & 0x1000000 != 0) & (g[1] & 0x100000000000000 == 0)
+                & (g[19] & 0x1000000 != 0))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x1000000 != 0)
+                    & (g[1] & 0x100000000000000 == 0) & (g[12] & 0x1000000 != 0)
+                    & (g[19] & 0x1000000 != 0));
             // n[125]: (legal black (move 5 1 1 1)), rules at skirmishFinal2.kif:77
-            n[125] = ((s.0[1] & 0x200000000000000 == 0x200000000000000)
-                & (g[1] & 0x1 == 0) & (g[3] & 0x100000000 != 0)
-                & (g[1] & 0x100000000 != 0) & (n[6]))
-                | ((s.0[1] & 0x200000000000000 == 0x200000000000000) & (g[1] & 0x1 == 0)
+            n[125] = ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x1 == 0)
+                & (g[3] & 0x100000000 != 0) & (g[1] & 0x100000000 != 0) & (n[6]))
+                | ((s.0[11] & 0x400000000 == 0x400000000) & (g[1] & 0x1 == 0)
                     & (g[1] & 0x100000000 != 0) & (g[12] & 0x100000000 != 0) & (n[6]));
         }
         // g[56]: 46 node words, bit 22 (legal black (move 3 7 3 1)), bit 46 (legal black (move 6 7 6 1)), bit 15 (legal black (move 2 8 2 2)), bit 23 (legal black (move 3 8 3 2)), and 42 more; rules at skirmishFinal2.kif:77
         g[56] = !(g[1] << 6u32)
             & ((0x3f3f3921273f3f00 & g[1] & g[66]
-                & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                 | (0xc0c0c00000c0c0c0 & g[1] & (g[30] << 5u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // g[65]: 46 node words, bit 17 (legal black (move 3 2 3 8)), bit 8 (legal black (move 2 1 2 7)), bit 41 (legal black (move 6 2 6 8)), bit 48 (legal black (move 7 1 7 7)), and 42 more; rules at skirmishFinal2.kif:77
         g[65] = g[1] & !(g[1] >> 6u32)
             & ((0xfcfce4849cfcfc & g[66]
-                & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                 | (0x303030000030303 & (g[30] >> 1u32)
-                    & ((g[3]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[12]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // g[73]: 34 node words, bit 22 (legal black (move 3 7 5 8)), bit 30 (legal black (move 4 7 6 8)), bit 38 (legal black (move 5 7 7 8)), bit 46 (legal black (move 6 7 8 8)), and 30 more; rules at skirmishFinal2.kif:77
         g[73] = 0x7f676773737f & g[1] & !(g[1] >> 17u32) & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64);
         // g[74]: 34 node words, bit 22 (legal black (move 3 7 5 6)), bit 30 (legal black (move 4 7 6 6)), bit 38 (legal black (move 5 7 7 6)), bit 46 (legal black (move 6 7 8 6)), and 30 more; rules at skirmishFinal2.kif:77
         g[74] = 0xfee6e6cecefe & g[1] & !(g[1] >> 15u32) & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64);
         // g[75]: 34 node words, bit 22 (legal black (move 3 7 1 8)), bit 30 (legal black (move 4 7 2 8)), bit 38 (legal black (move 5 7 3 8)), bit 46 (legal black (move 6 7 4 8)), and 30 more; rules at skirmishFinal2.kif:77
         g[75] = 0x7f737367677f0000 & !(g[1] << 15u32) & g[1] & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64);
         // g[76]: 34 node words, bit 22 (legal black (move 3 7 1 6)), bit 30 (legal black (move 4 7 2 6)), bit 38 (legal black (move 5 7 3 6)), bit 46 (legal black (move 6 7 4 6)), and 30 more; rules at skirmishFinal2.kif:77
         g[76] = 0xfececee6e6fe0000 & !(g[1] << 17u32) & g[1] & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64);
         // g[77]: 34 node words, bit 22 (legal black (move 3 7 2 5)), bit 30 (legal black (move 4 7 3 5)), bit 15 (legal black (move 2 8 1 6)), bit 23 (legal black (move 3 8 2 6)), and 30 more; rules at skirmishFinal2.kif:77
         g[77] = 0xfcfc9c84e4fcfc00 & !(g[1] << 10u32) & g[1] & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64);
         // g[78]: 34 node words, bit 29 (legal black (move 4 6 5 8)), bit 37 (legal black (move 5 6 6 8)), bit 21 (legal black (move 3 6 4 8)), bit 5 (legal black (move 1 6 2 8)), and 30 more; rules at skirmishFinal2.kif:77
         g[78] = 0x3f3f2721393f3f & g[1] & !(g[1] >> 10u32) & g[66]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64);
+            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64);
         // g[95]: 26 node words, bit 22 (legal black (move 3 7 1 5)), bit 30 (legal black (move 4 7 2 5)), bit 38 (legal black (move 5 7 3 5)), bit 23 (legal black (move 3 8 1 6)), and 22 more; rules at skirmishFinal2.kif:77
         g[95] = 0xfc9c8cc4e4fc0000 & !(g[1] << 18u32) & g[1] & (g[14] << 9u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[96]: 14 node words, bit 30 (legal black (move 4 7 1 4)), bit 38 (legal black (move 5 7 2 4)), bit 31 (legal black (move 4 8 1 5)), bit 39 (legal black (move 5 8 2 5)), and 10 more; rules at skirmishFinal2.kif:77
         g[96] = g[1]
             & ((!(g[1] << 27u32)
                 & ((0x10000000000000
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[126]) as u64))
-                        | (g[3]
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[126]) as u64))))
                     | (0x380888c0e0000000 & (g[80] << 18u32)
                         & ((g[2]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                             | (g[3]
                                 & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))))
+                                    .wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))))
                 | (!(g[1] >> 45u32)
                     & ((g[2]
                         & ((0x10000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[128]) as u64))
                             | (0x4
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[130]) as u64))))
                         | (g[3]
                             & ((0x10000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[128]) as u64))
                                 | (0x4
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                     & 0u64.wrapping_sub((n[130]) as u64)))))));
         // g[97]: 26 node words, bit 30 (legal black (move 4 7 6 5)), bit 38 (legal black (move 5 7 7 5)), bit 46 (legal black (move 6 7 8 5)), bit 15 (legal black (move 2 8 4 6)), and 22 more; rules at skirmishFinal2.kif:77
         g[97] = 0xfce4c48c9cfc & g[1] & !(g[1] >> 14u32) & (g[14] >> 7u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[98]: 14 node words, bit 30 (legal black (move 4 7 7 4)), bit 38 (legal black (move 5 7 8 4)), bit 23 (legal black (move 3 8 6 5)), bit 31 (legal black (move 4 8 7 5)), and 10 more; rules at skirmishFinal2.kif:77
         g[98] = g[1]
             & ((!(g[1] << 35u32)
                 & ((g[2]
                     & ((0x10000000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[129]) as u64))
                         | (0x400000000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[132]) as u64))))
                     | (g[3]
                         & ((0x10000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[129]) as u64))
                             | (0x400000000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[132]) as u64))))))
                 | (!(g[1] >> 21u32)
                     & ((0x2000000000
-                        & ((g[2]
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[131]) as u64))
                             | (g[3]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[131]) as u64))))
                         | (0xc0c0881838 & (g[86] << 1u32)
                             & ((g[2]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                                 | (g[3]
                                     & 0u64
-                                        .wrapping_sub(
-                                            (s.0[1] & 0x200000000000000 != 0) as u64,
-                                        )))))));
+                                        .wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))))));
         // g[99]: 6 node words, bit 30 (legal black (move 4 7 8 3)), bit 23 (legal black (move 3 8 7 4)), bit 31 (legal black (move 4 8 8 4)), bit 5 (legal black (move 1 6 5 2)), and 2 more; rules at skirmishFinal2.kif:77
         g[99] = 0xc0801030 & g[1] & !(g[1] >> 28u32) & (g[88] << 1u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[100]: 6 node words, bit 38 (legal black (move 5 7 1 3)), bit 39 (legal black (move 5 8 1 4)), bit 47 (legal black (move 6 8 2 4)), bit 61 (legal black (move 8 6 4 2)), and 2 more; rules at skirmishFinal2.kif:77
         g[100] = !(g[1] << 36u32)
             & ((0x10000000000000 & g[1]
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                     & 0u64.wrapping_sub((n[127]) as u64))
-                    | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[127]) as u64))))
                 | (0x300080c000000000 & g[1] & (g[83] << 27u32)
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[3]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         // g[101]: 14 node words, bit 23 (legal black (move 3 8 8 3)), bit 5 (legal black (move 1 6 6 1)), bit 44 (legal black (move 6 5 3 8)), bit 51 (legal black (move 7 4 4 7)), and 10 more; rules at skirmishFinal2.kif:77
         g[101] = g[1]
             & ((!(g[1] << 21u32)
                 & ((0x400000000000000
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[131]) as u64))
-                        | (g[3]
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[131]) as u64))))
                     | (0x1818110307000000 & (g[86] << 22u32)
                         & ((g[2]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                             | (g[3]
                                 & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))))))
+                                    .wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))))))
                 | (!(g[1] >> 35u32)
                     & ((g[2]
-                        & ((0x20
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & ((0x20 & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[129]) as u64))
                             | (0x800000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[132]) as u64))))
                         | (g[3]
                             & ((0x20
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[129]) as u64))
                                 | (0x800000
-                                    & 0u64
-                                        .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                    & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                     & 0u64.wrapping_sub((n[132]) as u64)))))));
         // g[102]: 14 node words, bit 47 (legal black (move 6 8 1 3)), bit 61 (legal black (move 8 6 3 1)), bit 20 (legal black (move 3 5 6 8)), bit 11 (legal black (move 2 4 5 7)), and 10 more; rules at skirmishFinal2.kif:77
         g[102] = g[1]
             & ((!(g[1] << 45u32)
                 & ((g[2]
                     & ((0x2000000000000000
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[128]) as u64))
                         | (0x800000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[130]) as u64))))
                     | (g[3]
                         & ((0x2000000000000000
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[128]) as u64))
                             | (0x800000000000
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[130]) as u64))))))
                 | (!(g[1] >> 27u32)
                     & ((0x2000000
-                        & ((g[2]
-                            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                        & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                             & 0u64.wrapping_sub((n[126]) as u64))
                             | (g[3]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                                 & 0u64.wrapping_sub((n[126]) as u64))))
                         | (0x70111181c & (g[80] >> 9u32)
                             & ((g[2]
-                                & 0u64
-                                    .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                                & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                                 | (g[3]
                                     & 0u64
-                                        .wrapping_sub(
-                                            (s.0[1] & 0x200000000000000 != 0) as u64,
-                                        )))))));
+                                        .wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))))));
         // g[103]: 26 node words, bit 29 (legal black (move 4 6 6 8)), bit 37 (legal black (move 5 6 7 8)), bit 21 (legal black (move 3 6 5 8)), bit 5 (legal black (move 1 6 3 8)), and 22 more; rules at skirmishFinal2.kif:77
         g[103] = 0x3f272331393f & g[1] & !(g[1] >> 18u32) & (g[14] >> 9u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[104]: 26 node words, bit 29 (legal black (move 4 6 2 8)), bit 37 (legal black (move 5 6 3 8)), bit 21 (legal black (move 3 6 1 8)), bit 61 (legal black (move 8 6 6 8)), and 22 more; rules at skirmishFinal2.kif:77
         g[104] = 0x3f393123273f0000 & !(g[1] << 14u32) & g[1] & (g[14] << 7u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[105]: 6 node words, bit 51 (legal black (move 7 4 3 8)), bit 58 (legal black (move 8 3 4 7)), bit 40 (legal black (move 6 1 2 5)), bit 33 (legal black (move 5 2 1 6)), and 2 more; rules at skirmishFinal2.kif:77
         g[105] = 0xc08010300000000 & !(g[1] << 28u32) & g[1] & (g[88] << 29u32)
-            & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
-                | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)));
+            & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
+                | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)));
         // g[106]: 6 node words, bit 11 (legal black (move 2 4 6 8)), bit 2 (legal black (move 1 3 5 7)), bit 16 (legal black (move 3 1 7 5)), bit 25 (legal black (move 4 2 8 6)), and 2 more; rules at skirmishFinal2.kif:77
         g[106] = g[1] & !(g[1] >> 36u32)
             & ((0x10000
-                & ((g[2] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                     & 0u64.wrapping_sub((n[127]) as u64))
-                    | (g[3] & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)
+                    | (g[3] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)
                         & 0u64.wrapping_sub((n[127]) as u64))))
                 | (0x300080c & (g[83] >> 9u32)
-                    & ((g[2]
-                        & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64))
+                    & ((g[2] & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64))
                         | (g[3]
-                            & 0u64
-                                .wrapping_sub((s.0[1] & 0x200000000000000 != 0) as u64)))));
+                            & 0u64.wrapping_sub((s.0[11] & 0x400000000 != 0) as u64)))));
         let parts: [u64; 34] = [
             (g[5] & 0x7f7f6763737f7f) | (u64::from(n[119]) << 7)
                 | (u64::from(n[118]) << 15) | (u64::from(n[98]) << 18)
@@ -10494,13 +10220,12 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
                 | (u64::from(n[120]) << 34) | (u64::from(n[95]) << 35)
                 | (u64::from(n[81]) << 36) | (u64::from(n[86]) << 39)
                 | (u64::from(n[103]) << 42) | (u64::from(n[106]) << 43),
-            (u64::from(s.0[1] & 0x200000000000000 == 0) << 58)
-                | (g[9] & 0x1ffffe6c6cfffff) | (u64::from(n[121]) << 20)
-                | (u64::from(n[115]) << 21) | (u64::from(n[99]) << 24)
-                | (u64::from(n[87]) << 27) | (u64::from(n[117]) << 28)
-                | (u64::from(n[116]) << 29) | (u64::from(n[97]) << 32)
-                | (u64::from(n[94]) << 35) | (u64::from(n[112]) << 36)
-                | (u64::from(n[88]) << 57),
+            (u64::from(s.0[11] & 0x400000000 == 0) << 58) | (g[9] & 0x1ffffe6c6cfffff)
+                | (u64::from(n[121]) << 20) | (u64::from(n[115]) << 21)
+                | (u64::from(n[99]) << 24) | (u64::from(n[87]) << 27)
+                | (u64::from(n[117]) << 28) | (u64::from(n[116]) << 29)
+                | (u64::from(n[97]) << 32) | (u64::from(n[94]) << 35)
+                | (u64::from(n[112]) << 36) | (u64::from(n[88]) << 57),
             (g[11] & 0xfefecec6e6fefe00),
             (g[44] & 0xe7ffffe7e7e7ffff),
             (g[45] & 0xffe7e7e7e7ff) | (g[60] & 0xe7e7000000000000),
@@ -10558,7 +10283,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         }
     } else {
         const AT: [usize; 1] = [2];
-        let parts: [u64; 1] = [(u64::from(s.0[1] & 0x200000000000000 == 0) << 58)];
+        let parts: [u64; 1] = [(u64::from(s.0[11] & 0x400000000 == 0) << 58)];
         match &mut ask {
             Ask::Step(rng, _) => {
                 match ::gdl_runtime::bits::pick(&parts, rng) {
@@ -10797,102 +10522,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
         & (kind_place(MOVE_KIND_PLACES_0[joint[0].0 as usize], 29)
             | kind_place(MOVE_KIND_PLACES_1[joint[1].0 as usize], 81));
     // g[153]: 60 node words, bit 25 ((aux 8) whiteknight 4 2), bit 18 ((aux 8) whiteknight 3 3), bit 2 ((aux 8) whiteknight 1 3), bit 16 ((aux 8) whiteknight 3 1), and 56 more
-    g[153] = if (s.0[8]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[154]: 60 node words, bit 25 ((aux 8) whitebishop 4 2), bit 34 ((aux 8) whitebishop 5 3), bit 43 ((aux 8) whitebishop 6 4), bit 52 ((aux 8) whitebishop 7 5), and 56 more
-    g[154] = if (s.0[7]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[155]: 60 node words, bit 32 ((aux 8) whiterook 5 1), bit 40 ((aux 8) whiterook 6 1), bit 48 ((aux 8) whiterook 7 1), bit 56 ((aux 8) whiterook 8 1), and 56 more
-    g[155] = if (s.0[11]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[11] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[11] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[156]: 60 node words, bit 30 ((aux 8) blackknight 4 7), bit 21 ((aux 8) blackknight 3 6), bit 5 ((aux 8) blackknight 1 6), bit 23 ((aux 8) blackknight 3 8), and 56 more
-    g[156] = if (s.0[3]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[157]: 60 node words, bit 14 ((aux 8) blackbishop 2 7), bit 5 ((aux 8) blackbishop 1 6), bit 30 ((aux 8) blackbishop 4 7), bit 37 ((aux 8) blackbishop 5 6), and 56 more
-    g[157] = if (s.0[2]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[158]: 60 node words, bit 39 ((aux 8) blackrook 5 8), bit 47 ((aux 8) blackrook 6 8), bit 55 ((aux 8) blackrook 7 8), bit 63 ((aux 8) blackrook 8 8), and 56 more
-    g[158] = if (s.0[6]) != 0 {
+    g[153] = if (s.0[6]) != 0 {
         ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
@@ -10910,27 +10540,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     } else {
         0
     };
-    // g[159]: 60 node words, bit 38 ((aux 8) whitequeen 5 7), bit 61 ((aux 8) whitequeen 8 6), bit 45 ((aux 8) whitequeen 6 6), bit 63 ((aux 8) whitequeen 8 8), and 56 more
-    g[159] = if (s.0[10]) != 0 {
-        ({
-            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
-            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                .wrapping_sub(0)
-                .min(52)];
-            (s.0[10] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-        })
-            | ({
-                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
-                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
-                    .wrapping_sub(52)
-                    .min(52)];
-                (s.0[10] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
-            })
-    } else {
-        0
-    };
-    // g[160]: 60 node words, bit 25 ((aux 8) blackqueen 4 2), bit 18 ((aux 8) blackqueen 3 3), bit 2 ((aux 8) blackqueen 1 3), bit 16 ((aux 8) blackqueen 3 1), and 56 more
-    g[160] = if (s.0[5]) != 0 {
+    // g[154]: 60 node words, bit 25 ((aux 8) whitebishop 4 2), bit 34 ((aux 8) whitebishop 5 3), bit 43 ((aux 8) whitebishop 6 4), bit 52 ((aux 8) whitebishop 7 5), and 56 more
+    g[154] = if (s.0[5]) != 0 {
         ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
@@ -10948,20 +10559,134 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     } else {
         0
     };
+    // g[155]: 60 node words, bit 32 ((aux 8) whiterook 5 1), bit 40 ((aux 8) whiterook 6 1), bit 48 ((aux 8) whiterook 7 1), bit 56 ((aux 8) whiterook 8 1), and 56 more
+    g[155] = if (s.0[9]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[156]: 60 node words, bit 30 ((aux 8) blackknight 4 7), bit 21 ((aux 8) blackknight 3 6), bit 5 ((aux 8) blackknight 1 6), bit 23 ((aux 8) blackknight 3 8), and 56 more
+    g[156] = if (s.0[1]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[1] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[1] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[157]: 60 node words, bit 14 ((aux 8) blackbishop 2 7), bit 5 ((aux 8) blackbishop 1 6), bit 30 ((aux 8) blackbishop 4 7), bit 37 ((aux 8) blackbishop 5 6), and 56 more
+    g[157] = if (s.0[0]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[0] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[0] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[158]: 60 node words, bit 39 ((aux 8) blackrook 5 8), bit 47 ((aux 8) blackrook 6 8), bit 55 ((aux 8) blackrook 7 8), bit 63 ((aux 8) blackrook 8 8), and 56 more
+    g[158] = if (s.0[4]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[159]: 60 node words, bit 38 ((aux 8) whitequeen 5 7), bit 61 ((aux 8) whitequeen 8 6), bit 45 ((aux 8) whitequeen 6 6), bit 63 ((aux 8) whitequeen 8 8), and 56 more
+    g[159] = if (s.0[8]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[8] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
+    // g[160]: 60 node words, bit 25 ((aux 8) blackqueen 4 2), bit 18 ((aux 8) blackqueen 3 3), bit 2 ((aux 8) blackqueen 1 3), bit 16 ((aux 8) blackqueen 3 1), and 56 more
+    g[160] = if (s.0[3]) != 0 {
+        ({
+            let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
+            let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                .wrapping_sub(0)
+                .min(52)];
+            (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+        })
+            | ({
+                let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
+                let (mask, turn) = KIND_TURNS_0[((entry >> 6) as usize)
+                    .wrapping_sub(52)
+                    .min(52)];
+                (s.0[3] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            })
+    } else {
+        0
+    };
     // g[161]: 60 node words, bit 32 (next (location 5 1 whiterook)), bit 40 (next (location 6 1 whiterook)), bit 48 (next (location 7 1 whiterook)), bit 56 (next (location 8 1 whiterook)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[161] = 0xffffffe7e7ffffff & (g[155] | (s.0[11] & mt[0]));
+    g[161] = 0xffffffe7e7ffffff & (g[155] | (s.0[9] & mt[0]));
     // g[162]: 60 node words, bit 25 (next (location 4 2 whiteknight)), bit 18 (next (location 3 3 whiteknight)), bit 2 (next (location 1 3 whiteknight)), bit 33 (next (location 5 2 whiteknight)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[162] = 0xffffffe7e7ffffff & (g[153] | (s.0[8] & mt[0]));
+    g[162] = 0xffffffe7e7ffffff & (g[153] | (s.0[6] & mt[0]));
     // g[163]: 60 node words, bit 25 (next (location 4 2 whitebishop)), bit 34 (next (location 5 3 whitebishop)), bit 43 (next (location 6 4 whitebishop)), bit 52 (next (location 7 5 whitebishop)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[163] = 0xffffffe7e7ffffff & (g[154] | (s.0[7] & mt[0]));
+    g[163] = 0xffffffe7e7ffffff & (g[154] | (s.0[5] & mt[0]));
     // g[164]: 60 node words, bit 39 (next (location 5 8 blackrook)), bit 47 (next (location 6 8 blackrook)), bit 55 (next (location 7 8 blackrook)), bit 63 (next (location 8 8 blackrook)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[164] = 0xffffffe7e7ffffff & (g[158] | (s.0[6] & mt[0]));
+    g[164] = 0xffffffe7e7ffffff & (g[158] | (s.0[4] & mt[0]));
     // g[165]: 60 node words, bit 30 (next (location 4 7 blackknight)), bit 21 (next (location 3 6 blackknight)), bit 5 (next (location 1 6 blackknight)), bit 38 (next (location 5 7 blackknight)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[165] = 0xffffffe7e7ffffff & (g[156] | (s.0[3] & mt[0]));
+    g[165] = 0xffffffe7e7ffffff & (g[156] | (s.0[1] & mt[0]));
     // g[166]: 60 node words, bit 14 (next (location 2 7 blackbishop)), bit 5 (next (location 1 6 blackbishop)), bit 30 (next (location 4 7 blackbishop)), bit 37 (next (location 5 6 blackbishop)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[166] = 0xffffffe7e7ffffff & (g[157] | (s.0[2] & mt[0]));
+    g[166] = 0xffffffe7e7ffffff & (g[157] | (s.0[0] & mt[0]));
     // g[167]: 60 node words, bit 38 (next (location 5 7 whitequeen)), bit 61 (next (location 8 6 whitequeen)), bit 45 (next (location 6 6 whitequeen)), bit 63 (next (location 8 8 whitequeen)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[167] = (0xffffffe7e7ffffff & (g[159] | (s.0[10] & mt[0])))
+    g[167] = (0xffffffe7e7ffffff & (g[159] | (s.0[8] & mt[0])))
         | ({
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_1[((entry >> 6) as usize)
@@ -10970,7 +10695,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             (g[168] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[169]: 60 node words, bit 25 (next (location 4 2 blackqueen)), bit 18 (next (location 3 3 blackqueen)), bit 2 (next (location 1 3 blackqueen)), bit 16 (next (location 3 1 blackqueen)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
-    g[169] = (0xffffffe7e7ffffff & (g[160] | (s.0[5] & mt[0])))
+    g[169] = (0xffffffe7e7ffffff & (g[160] | (s.0[3] & mt[0])))
         | ({
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let (mask, turn) = KIND_TURNS_2[((entry >> 6) as usize)
@@ -10979,59 +10704,59 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
             (g[168] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         });
     // g[170]: 52 node words, bit 26 ((aux 9) whitepawn 4 3), bit 25 ((aux 9) whitepawn 4 2), bit 33 ((aux 9) whitepawn 5 2), bit 41 ((aux 9) whitepawn 6 2), and 48 more
-    g[170] = if (s.0[9]) != 0 {
+    g[170] = if (s.0[7]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_3[((entry >> 6) as usize)
                 .wrapping_sub(0)
                 .min(52)];
-            (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[171]: 52 node words, bit 29 ((aux 9) blackpawn 4 6), bit 13 ((aux 9) blackpawn 2 6), bit 30 ((aux 9) blackpawn 4 7), bit 38 ((aux 9) blackpawn 5 7), and 48 more
-    g[171] = if (s.0[4]) != 0 {
+    g[171] = if (s.0[2]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_0[joint[0].0 as usize];
             let (mask, turn) = KIND_TURNS_3[((entry >> 6) as usize)
                 .wrapping_sub(0)
                 .min(52)];
-            (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[172]: 52 node words, bit 33 ((aux 11) whitepawn 5 2), bit 41 ((aux 11) whitepawn 6 2), bit 49 ((aux 11) whitepawn 7 2), bit 57 ((aux 11) whitepawn 8 2), and 48 more
-    g[172] = if (s.0[9]) != 0 {
+    g[172] = if (s.0[7]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let (mask, turn) = KIND_TURNS_4[((entry >> 6) as usize)
                 .wrapping_sub(52)
                 .min(52)];
-            (s.0[9] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[7] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[173]: 60 node words, bit 33 (next (location 5 2 whitepawn)), bit 41 (next (location 6 2 whitepawn)), bit 49 (next (location 7 2 whitepawn)), bit 57 (next (location 8 2 whitepawn)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
     g[173] = (0x7f7f7f67677f7f7f & g[170]) | (0xfefefee6e6fefefe & g[172])
-        | (0xffffffe7e7ffffff & s.0[9] & mt[0]);
+        | (0xffffffe7e7ffffff & s.0[7] & mt[0]);
     // g[174]: 52 node words, bit 21 ((aux 11) blackpawn 3 6), bit 30 ((aux 11) blackpawn 4 7), bit 3 ((aux 11) blackpawn 1 4), bit 19 ((aux 11) blackpawn 3 4), and 48 more
-    g[174] = if (s.0[4]) != 0 {
+    g[174] = if (s.0[2]) != 0 {
         {
             let entry = MOVE_KIND_PLACES_1[joint[1].0 as usize];
             let (mask, turn) = KIND_TURNS_4[((entry >> 6) as usize)
                 .wrapping_sub(52)
                 .min(52)];
-            (s.0[4] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
+            (s.0[2] & (1u64 << (entry & 63)) & mask).rotate_right(turn)
         }
     } else {
         0
     };
     // g[175]: 60 node words, bit 21 (next (location 3 6 blackpawn)), bit 30 (next (location 4 7 blackpawn)), bit 3 (next (location 1 4 blackpawn)), bit 19 (next (location 3 4 blackpawn)), and 56 more; rules at skirmishFinal2.kif:92, 98, 103, 108, 113, 118
     g[175] = (0x7f7f7f67677f7f7f & g[171]) | (0xfefefee6e6fefefe & g[174])
-        | (0xffffffe7e7ffffff & s.0[4] & mt[0]);
+        | (0xffffffe7e7ffffff & s.0[2] & mt[0]);
     // n[133]: ((aux 14) black white)
     n[133]
         |= {
@@ -11098,8 +10823,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[133] |= (g[1] & 0x800000 == 0) & (joint[0].0 == 1219);
     n[133] |= (g[1] & 0x10000 == 0) & (joint[0].0 == 1283);
     // n[134]: ((aux 15) white)
-    n[134] = ((s.0[1] & 0x200000000000000 == 0) & (n[133]))
-        | ((s.0[1] & 0x400000000000000 == 0) & (mt[0] & 0x8000000 != 0));
+    n[134] = ((s.0[11] & 0x400000000 == 0) & (n[133]))
+        | ((s.0[11] & 0x800000000 == 0) & (mt[0] & 0x8000000 != 0));
     // n[135]: ((aux 14) white black)
     n[135]
         |= {
@@ -11166,8 +10891,8 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[135] |= (g[0] & 0x800000 == 0) & (joint[1].0 == 1219);
     n[135] |= (g[0] & 0x10000 == 0) & (joint[1].0 == 1283);
     // n[136]: ((aux 15) black)
-    n[136] = ((s.0[1] & 0x200000000000000 == 0) & (mt[0] & 0x10000000 != 0))
-        | ((s.0[1] & 0x400000000000000 == 0) & (n[135]));
+    n[136] = ((s.0[11] & 0x400000000 == 0) & (mt[0] & 0x10000000 != 0))
+        | ((s.0[11] & 0x800000000 == 0) & (n[135]));
     // n[137]: ((aux 17) black white)
     n[137]
         |= {
@@ -11234,7 +10959,7 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[137] |= (g[1] & 0x800000 != 0) & (joint[0].0 == 1219);
     n[137] |= (g[1] & 0x10000 != 0) & (joint[0].0 == 1283);
     // n[138]: ((aux 18) white)
-    n[138] = (s.0[1] & 0x200000000000000 == 0) & (n[137]);
+    n[138] = (s.0[11] & 0x400000000 == 0) & (n[137]);
     // n[139]: ((aux 17) white black)
     n[139]
         |= {
@@ -11301,46 +11026,44 @@ fn evaluate(s: &State, mut ask: Ask<'_>) -> bool {
     n[139] |= (g[0] & 0x800000 != 0) & (joint[1].0 == 1219);
     n[139] |= (g[0] & 0x10000 != 0) & (joint[1].0 == 1283);
     // n[140]: ((aux 18) black)
-    n[140] = (s.0[1] & 0x400000000000000 == 0) & (n[139]);
-    // g[176]: 34 node words, bit 0 (next (capturecount white 0)), bit 36 (next (capturecount black 0)), bit 1 (next (capturecount white 1)), bit 37 (next (capturecount black 1)), and 30 more; rules at skirmishFinal2.kif:125, 128, 134
+    n[140] = (s.0[11] & 0x800000000 == 0) & (n[139]);
+    // g[176]: 34 node words, bit 17 (next (capturecount white 0)), bit 0 (next (capturecount black 0)), bit 18 (next (capturecount white 1)), bit 1 (next (capturecount black 1)), and 30 more; rules at skirmishFinal2.kif:125, 128, 134
     g[176] = if (n[134]) | (n[136]) | (n[138]) | (n[140]) {
-        (((0xffff000000000 & s.0[1] & 0u64.wrapping_sub((n[140]) as u64))
-            | (0xffff & s.0[12] & 0u64.wrapping_sub((n[138]) as u64))) << 1u32)
-            | (0x1ffff000000000 & s.0[1]
-                & (0u64.wrapping_sub((s.0[1] & 0x200000000000000 == 0) as u64)
-                    | 0u64.wrapping_sub((n[136]) as u64)))
-            | (0x1ffff & s.0[12]
-                & (0u64.wrapping_sub((s.0[1] & 0x400000000000000 == 0) as u64)
-                    | 0u64.wrapping_sub((n[134]) as u64)))
+        ((s.0[11]
+            & ((0x1fffe0000 & 0u64.wrapping_sub((n[138]) as u64))
+                | (0xffff & 0u64.wrapping_sub((n[140]) as u64)))) << 1u32)
+            | (s.0[11]
+                & ((0x1ffff
+                    & (0u64.wrapping_sub((s.0[11] & 0x400000000 == 0) as u64)
+                        | 0u64.wrapping_sub((n[136]) as u64)))
+                    | (0x3fffe0000
+                        & (0u64.wrapping_sub((s.0[11] & 0x800000000 == 0) as u64)
+                            | 0u64.wrapping_sub((n[134]) as u64)))))
     } else {
-        (0x1ffff000000000 & s.0[1]
-            & 0u64.wrapping_sub((s.0[1] & 0x200000000000000 == 0) as u64))
-            | (0x1ffff & s.0[12]
-                & 0u64.wrapping_sub((s.0[1] & 0x400000000000000 == 0) as u64))
+        s.0[11]
+            & ((0x1ffff & 0u64.wrapping_sub((s.0[11] & 0x400000000 == 0) as u64))
+                | (0x3fffe0000 & 0u64.wrapping_sub((s.0[11] & 0x800000000 == 0) as u64)))
     };
     let mut w: [u64; WORDS] = [
-        0x0, 0x1e0000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0,
+        0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0xf000000000000000, 0x0,
     ];
-    // BASE[1] and 62 more of w[0]: (next (step 2)), rules at skirmishFinal2.kif:150
-    w[0] |= (s.0[0] << 1u32) & 0xfffffffffffffffe;
-    // BASE[64]: (next (step 65)), rules at skirmishFinal2.kif:150
-    w[1] |= u64::from(s.0[0] & 0x8000000000000000 != 0) << 0;
-    // BASE[121]: (next (control black)), rules at skirmishFinal2.kif:142, 144
-    w[1] |= u64::from(s.0[1] & 0x400000000000000 != 0) << 57;
-    // BASE[65] and 35 more of w[1]: (next (step 66)), rules at skirmishFinal2.kif:150
-    w[1] |= (s.0[1] << 1u32) & 0x400000ffffffffe;
-    w[1] |= g[176] & 0x1ffff000000000;
-    w[2] |= g[166] & 0xffffffe7e7ffffff;
-    w[3] |= g[165] & 0xffffffe7e7ffffff;
-    w[4] |= g[175] & 0xffffffe7e7ffffff;
-    w[5] |= g[169] & 0xffffffe7e7ffffff;
-    w[6] |= g[164] & 0xffffffe7e7ffffff;
-    w[7] |= g[163] & 0xffffffe7e7ffffff;
-    w[8] |= g[162] & 0xffffffe7e7ffffff;
-    w[9] |= g[173] & 0xffffffe7e7ffffff;
-    w[10] |= g[167] & 0xffffffe7e7ffffff;
-    w[11] |= g[161] & 0xffffffe7e7ffffff;
-    w[12] |= g[176] & 0x1ffff;
+    // BASE[641] and 58 more of w[10]: (next (step 2)), rules at skirmishFinal2.kif:150
+    w[10] |= (s.0[10] << 1u32) & 0xffffffffffffffe;
+    // BASE[738]: (next (control black)), rules at skirmishFinal2.kif:142, 144
+    w[11] |= u64::from(s.0[11] & 0x800000000 != 0) << 34;
+    // BASE[739]: (next (control white)), rules at skirmishFinal2.kif:142, 144
+    w[11] |= u64::from(s.0[11] & 0x400000000 != 0) << 35;
+    w[0] |= g[166] & 0xffffffe7e7ffffff;
+    w[1] |= g[165] & 0xffffffe7e7ffffff;
+    w[2] |= g[175] & 0xffffffe7e7ffffff;
+    w[3] |= g[169] & 0xffffffe7e7ffffff;
+    w[4] |= g[164] & 0xffffffe7e7ffffff;
+    w[5] |= g[163] & 0xffffffe7e7ffffff;
+    w[6] |= g[162] & 0xffffffe7e7ffffff;
+    w[7] |= g[173] & 0xffffffe7e7ffffff;
+    w[8] |= g[167] & 0xffffffe7e7ffffff;
+    w[9] |= g[161] & 0xffffffe7e7ffffff;
+    w[11] |= g[176] & 0x3ffffffff;
     out.0 = w;
     true
 }

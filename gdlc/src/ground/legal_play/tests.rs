@@ -18,9 +18,11 @@ const TAKE: &str = "(role a) (init (cell 1 o)) (init (cell 2 x)) (init (turn 0))
     (<= terminal (true (turn 3)))
     (goal a 100)";
 
+/// The game of `text` grounded, its unreachable facts kept: the rules that make them are what
+/// these tests look at.
 fn ground_kif(text: &str, assume_legal_play: bool) -> Ground {
     let d = parse(text, Syntax::Kif).description;
-    ground(&d, &Options { assume_legal_play, ..Options::default() }).expect("grounds")
+    ground(&d, &Options { assume_legal_play, drop_unreachable: false, ..Options::default() }).expect("grounds")
 }
 
 /// The rules that make base fact `fact` true in the next state: the rules of its node, or the
