@@ -433,7 +433,7 @@ fn compare_keys(a: &[&str], b: &[&str]) -> Ordering {
 }
 
 /// Moves base fact `i` to bit `bit_of[i]` everywhere the program names it.
-fn renumber(ground: &mut Ground, bit_of: &[u32]) {
+pub(super) fn renumber(ground: &mut Ground, bit_of: &[u32]) {
     let bits = bit_of.iter().map(|&b| b as usize + 1).max().unwrap_or(0);
     let map_lit = |lit: &mut Lit| {
         if let Prop::Base(i) = &mut lit.prop {

@@ -15,7 +15,6 @@
 //! It relies on moves played being legal ([`super::Options::assume_legal_play`]).
 
 use super::{Ground, Lit, Prop, Value};
-use gdl_runtime::kif::{self, Sx};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The most joint moves whose cases are evaluated apart; with more, the moves possibly legal
@@ -60,11 +59,7 @@ pub fn drop_unreachable(ground: &mut Ground) -> bool {
     let mut work = Work { left: WORK };
     let mut unreachable = BTreeSet::new();
     for group in groups(&ground.base) {
-        match never_held(ground, &group, &mut work) {
-            Some(never) => unreachable.extend(never),
-            None if work.left == 0 => break,
-            None => {}
-        }
+        unreachable.extend(never_held(ground, &group, &mut work).into_iter().flatten());
     }
     if unreachable.is_empty() {
         return false;
@@ -86,9 +81,10 @@ struct Work {
 fn groups(base: &[String]) -> Vec<Vec<u32>> {
     let mut by_relation: BTreeMap<String, Vec<u32>> = BTreeMap::new();
     for (i, fact) in base.iter().enumerate() {
-        let Ok(Sx::List(items)) = kif::parse_one(fact) else { continue };
-        let [Sx::Atom(name), _, ..] = items.as_slice() else { continue };
-        by_relation.entry(name.clone()).or_default().push(i as u32);
+        let (name, args) = super::layout::split(fact);
+        if !args.is_empty() {
+            by_relation.entry(name).or_default().push(i as u32);
+        }
     }
     by_relation.into_values().filter(|g| g.len() > 1).collect()
 }
@@ -361,9 +357,9 @@ impl Evaluator<'_> {
 }
 
 /// For every node of `ground`, whether its value may differ between abstract states of a group
-/// (whose facts `in_group` marks)
-/// or between joint moves: whether it reads a fact of the group or a move, directly or through
-/// other nodes. Nodes in recursive groups are always unknown, so never vary.
+/// (whose facts `in_group` marks) or between joint moves: whether it reads a fact of the group
+/// or a move, directly or through other nodes. Nodes in recursive groups are always unknown, so
+/// never vary.
 fn varies(ground: &Ground, in_group: &[bool], in_cycle: &[bool]) -> Vec<bool> {
     let mut varies = vec![false; ground.nodes.len()];
     for (n, node) in ground.nodes.iter().enumerate() {
@@ -422,7 +418,8 @@ fn advance(choice: &mut [usize], possible: &[Vec<u32>]) {
 
 /// Removes the base facts `never` (never true) from `ground`: rules that need one go, negations
 /// of one are dropped from their rules, outputs that are one become constants, and the other
-/// facts are numbered anew in the same order.
+/// facts are numbered anew in the same order ([`super::layout::renumber`], the facts `never`
+/// moved past them and cut off; no initial fact is among them, since the pass starts there).
 fn remove(ground: &mut Ground, never: &BTreeSet<u32>) {
     let is_never = |lit: &Lit| matches!(lit.prop, Prop::Base(f) if never.contains(&f));
     for node in &mut ground.nodes {
@@ -438,33 +435,18 @@ fn remove(ground: &mut Ground, never: &BTreeSet<u32>) {
             }
         }
     }
-    let mut new_index = vec![u32::MAX; ground.base.len()];
-    let mut kept = 0u32;
-    for (i, slot) in new_index.iter_mut().enumerate() {
-        if !never.contains(&(i as u32)) {
-            *slot = kept;
-            kept += 1;
-        }
-    }
-    let renumber = |lit: &mut Lit| {
-        if let Prop::Base(f) = &mut lit.prop {
-            *f = new_index[*f as usize];
-        }
-    };
-    ground.nodes.iter_mut().flat_map(|node| node.rules.iter_mut().flatten()).for_each(renumber);
-    for output in ground.outputs_mut() {
-        if let Value::Lit(lit) = output {
-            renumber(lit);
-        }
-    }
-    ground.base = kept_only(std::mem::take(&mut ground.base), never);
-    ground.next = kept_only(std::mem::take(&mut ground.next), never);
-    ground.initial = ground.initial.iter().filter(|f| !never.contains(f)).map(|&f| new_index[f as usize]).collect();
-}
-
-/// The items of `items`, indexed by base fact, but those of the facts `never`.
-fn kept_only<T>(items: Vec<T>, never: &BTreeSet<u32>) -> Vec<T> {
-    items.into_iter().enumerate().filter(|(i, _)| !never.contains(&(*i as u32))).map(|(_, item)| item).collect()
+    let kept = ground.base.len() - never.len();
+    let (mut next_kept, mut next_never) = (0u32, kept as u32);
+    let bit_of: Vec<u32> = (0..ground.base.len() as u32)
+        .map(|f| {
+            let slot = if never.contains(&f) { &mut next_never } else { &mut next_kept };
+            *slot += 1;
+            *slot - 1
+        })
+        .collect();
+    super::layout::renumber(ground, &bit_of);
+    ground.base.truncate(kept);
+    ground.next.truncate(kept);
 }
 
 #[cfg(test)]
