@@ -213,6 +213,14 @@ fn tic_tac_toe_lifted_rules_agree_with_the_interpreter() {
     lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/ticTacToe.kif");
 }
 
+/// buttons' legal moves are a static relation: the lifted rules answer them from a list made
+/// when the game is loaded.
+#[test]
+fn buttons_lifted_rules_agree_with_the_interpreter() {
+    use generated::games::buttons_tables as game;
+    lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/buttons.kif");
+}
+
 #[test]
 fn connect_four_lifted_rules_agree_with_the_interpreter() {
     use generated::games::connect_four_tables as game;

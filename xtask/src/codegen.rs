@@ -38,7 +38,8 @@ pub(crate) const NOT_YET_COMPILED: &[&str] = &["amazons", "chess"];
 
 /// Games of `games/` also compiled in table form (as `MODULE_tables`), so that the differential
 /// tests check the table form against the interpreter as they check the straight-line form.
-pub(crate) const TABLE_FORM_TWINS: &[&str] = &["breakthrough", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
+pub(crate) const TABLE_FORM_TWINS: &[&str] =
+    &["breakthrough", "buttons", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
 
 /// Games also compiled with every function's long runs of node statements in parts
 /// (`Form::Parts`), as the long functions of the corpus's largest games are written: the

@@ -23,6 +23,9 @@ pub struct OnBits {
     move_of: Vec<u32>,
     /// For every role, its moves as a bit set over their indices.
     role_has: Vec<Vec<u64>>,
+    /// Every role's legal moves, sorted, when `legal` is a static relation: the same in every
+    /// state, computed once when the game is loaded.
+    fixed_legal: Option<Vec<Vec<u32>>>,
 }
 
 /// The term of a bit that no base fact uses.
@@ -68,14 +71,18 @@ impl OnBits {
                 *set.get_mut(m as usize / 64)? |= 1 << (m % 64);
             }
         }
-        (role_moves.len() == game.program().roles.len()).then_some(OnBits {
-            game,
-            facts,
-            moves,
-            bit_of,
-            move_of,
-            role_has,
-        })
+        if role_moves.len() != game.program().roles.len() {
+            return None;
+        }
+        let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal: None };
+        if game.program().outputs.legal.fixed {
+            let eval = game.load_ids(std::iter::empty());
+            let mut legal = Vec::new();
+            let found = bits.legal_of(&eval, &mut legal);
+            game.recycle(eval);
+            bits.fixed_legal = found.ok().map(|()| legal);
+        }
+        Some(bits)
     }
 
     /// An evaluation with the facts of `state` loaded.
@@ -109,6 +116,10 @@ impl OnBits {
 
     /// Every role's legal moves in `eval`, sorted, into `legal`.
     fn legal_of(&self, eval: &Eval<'static>, legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
+        if let Some(fixed) = &self.fixed_legal {
+            legal.clone_from(fixed);
+            return Ok(());
+        }
         legal.resize_with(self.role_has.len(), Vec::new);
         legal.iter_mut().for_each(Vec::clear);
         for (role, term) in self.game.by_role(eval, self.game.program().outputs.legal) {
@@ -118,7 +129,8 @@ impl OnBits {
             }
             legal[role].push(m);
         }
-        for moves in legal.iter_mut() {
+        // Facts come in the order they were derived, mostly that of the moves already.
+        for moves in legal.iter_mut().filter(|moves| !moves.windows(2).all(|pair| pair[0] < pair[1])) {
             moves.sort_unstable();
             moves.dedup();
         }
@@ -138,6 +150,10 @@ impl OnBits {
 
     /// Every role's legal moves in `state`, each role's in increasing order.
     pub fn legal(&self, state: &[u64], legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
+        if let Some(fixed) = &self.fixed_legal {
+            legal.clone_from(fixed);
+            return Ok(());
+        }
         let queries = &self.game.program().queries;
         let mut eval = self.load(state);
         run_new(&mut eval, queries.legal, &mut Vec::new());

@@ -26,6 +26,9 @@ pub mod breakthrough_tables;
 /// `games/buttons.kif`, compiled.
 #[rustfmt::skip]
 pub mod buttons;
+/// `games/buttons.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod buttons_tables;
 /// `games/buttons.kif`, compiled in the lifted form.
 #[rustfmt::skip]
 pub mod buttons_lifted;
@@ -165,6 +168,7 @@ macro_rules! for_each_game {
         $callback!(breakthrough, "games/breakthrough.kif");
         $callback!(breakthrough_tables, "games/breakthrough.kif");
         $callback!(buttons, "games/buttons.kif");
+        $callback!(buttons_tables, "games/buttons.kif");
         $callback!(buttons_lifted, "games/buttons.kif");
         $callback!(checkers, "games/checkers.kif");
         $callback!(checkers_parts, "games/checkers.kif");
