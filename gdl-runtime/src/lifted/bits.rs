@@ -150,10 +150,6 @@ impl OnBits {
 
     /// Every role's legal moves in `state`, each role's in increasing order.
     pub fn legal(&self, state: &[u64], legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
-        if let Some(fixed) = &self.fixed_legal {
-            legal.clone_from(fixed);
-            return Ok(());
-        }
         let queries = &self.game.program().queries;
         let mut eval = self.load(state);
         run_new(&mut eval, queries.legal, &mut Vec::new());

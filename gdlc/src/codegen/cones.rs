@@ -2,7 +2,7 @@
 //! generated function evaluates, in evaluation order; and which nodes are recursive or read
 //! the joint move.
 
-use crate::ground::{Ground, Lit, Prop, Value};
+use crate::ground::{Ground, Prop, Value};
 
 /// The dependencies between the nodes of a ground program.
 pub(super) struct Cones<'g> {
@@ -22,58 +22,7 @@ impl<'g> Cones<'g> {
     /// The nodes that `values` reach, sorted, following the rules of only the nodes for which
     /// `descend` holds (the others are reached, but what they read is not).
     pub(super) fn cone_through(&self, values: &[Value], descend: impl Fn(u32) -> bool) -> Vec<u32> {
-        let roots = values.iter().filter_map(|v| match v {
-            Value::Lit(Lit { prop: Prop::Node(n), .. }) => Some(*n),
-            _ => None,
-        });
-        let mut reached = Vec::new();
-        ConeWalk::new(self.ground.nodes.len()).walk(self.ground, roots, descend, |n| reached.push(n));
-        reached.sort_unstable();
-        reached
-    }
-}
-
-/// A walk over the nodes that some roots reach, made again and again from other roots: the
-/// nodes of each walk are stamped with its number, so that a walk costs the size of its cone,
-/// with nothing allocated or cleared between walks.
-pub(super) struct ConeWalk {
-    stamp: Vec<usize>,
-    walks: usize,
-    stack: Vec<u32>,
-}
-
-impl ConeWalk {
-    /// A walker over a ground program of `nodes` nodes.
-    pub(super) fn new(nodes: usize) -> Self {
-        ConeWalk { stamp: vec![usize::MAX; nodes], walks: 0, stack: Vec::new() }
-    }
-
-    /// Calls `visit` once with every node that `roots` reach in `ground`, following the rules of
-    /// only the nodes for which `descend` holds (the others are visited, but what they read is
-    /// not).
-    pub(super) fn walk(
-        &mut self,
-        ground: &Ground,
-        roots: impl IntoIterator<Item = u32>,
-        descend: impl Fn(u32) -> bool,
-        mut visit: impl FnMut(u32),
-    ) {
-        let walk = self.walks;
-        self.walks += 1;
-        self.stack.extend(roots);
-        while let Some(n) = self.stack.pop() {
-            if std::mem::replace(&mut self.stamp[n as usize], walk) == walk {
-                continue;
-            }
-            visit(n);
-            if !descend(n) {
-                continue;
-            }
-            self.stack.extend(ground.nodes[n as usize].rules.iter().flatten().filter_map(|lit| match lit.prop {
-                Prop::Node(m) => Some(m),
-                _ => None,
-            }));
-        }
+        crate::ground::cone::cone_through(self.ground, values, descend)
     }
 }
 

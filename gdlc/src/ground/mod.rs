@@ -14,6 +14,7 @@
 
 mod budget;
 mod builder;
+pub(crate) mod cone;
 pub mod constant_fluents;
 pub mod coordinates;
 pub mod decompose;

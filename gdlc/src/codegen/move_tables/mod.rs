@@ -11,7 +11,7 @@
 
 mod emit;
 
-use super::cones::ConeWalk;
+use crate::ground::cone::ConeWalk;
 use crate::ground::{Ground, Lit, Prop, Value};
 use std::collections::BTreeMap;
 

@@ -14,6 +14,7 @@
 //!
 //! It relies on moves played being legal ([`super::Options::assume_legal_play`]).
 
+use super::cone::cone;
 use super::{Ground, Lit, Prop, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -381,28 +382,6 @@ enum Cone {
     Deciding,
     /// What makes the group's facts: their `next`.
     Making,
-}
-
-/// The nodes that `values` read, directly or through other nodes, in evaluation order.
-fn cone<'a>(ground: &Ground, values: impl Iterator<Item = &'a Value>) -> Vec<u32> {
-    let mut wanted = vec![false; ground.nodes.len()];
-    let mut stack: Vec<u32> = Vec::new();
-    for value in values {
-        if let Value::Lit(Lit { prop: Prop::Node(n), .. }) = value {
-            stack.push(*n);
-        }
-    }
-    while let Some(n) = stack.pop() {
-        if std::mem::replace(&mut wanted[n as usize], true) {
-            continue;
-        }
-        for lit in ground.nodes[n as usize].rules.iter().flatten() {
-            if let Prop::Node(m) = lit.prop {
-                stack.push(m);
-            }
-        }
-    }
-    (0..ground.nodes.len() as u32).filter(|&n| wanted[n as usize]).collect()
 }
 
 /// Steps `choice` to the next joint move of `possible`, as an odometer.
