@@ -15,6 +15,7 @@ mod game;
 pub mod hash;
 pub mod store;
 mod table;
+mod term_ids;
 
 pub use bits::{OnBits, Unmapped};
 pub use game::{LiftedGame, Move, State};

@@ -2,6 +2,7 @@
 //! shared store stays immutable (and the interpreter or a lifted game `Sync`) after loading.
 
 use super::hash::FastMap;
+use super::term_ids::TermIds;
 
 /// An interned symbol: a constant, function or relation name.
 pub type Sym = u32;
@@ -40,59 +41,6 @@ pub struct Node {
     pub sym: Sym,
     /// The arguments, none for a constant.
     pub args: Box<[TermId]>,
-}
-
-/// A term as a symbol and the ids of its arguments, borrowed or owned: how the stores are
-/// searched without building a [`Node`].
-trait NodeKey {
-    fn sym(&self) -> Sym;
-    fn args(&self) -> &[TermId];
-}
-
-impl NodeKey for Node {
-    fn sym(&self) -> Sym {
-        self.sym
-    }
-    fn args(&self) -> &[TermId] {
-        &self.args
-    }
-}
-
-impl NodeKey for (Sym, &[TermId]) {
-    fn sym(&self) -> Sym {
-        self.0
-    }
-    fn args(&self) -> &[TermId] {
-        self.1
-    }
-}
-
-// As `Node` derives them: the symbol, then the arguments as a slice.
-impl std::hash::Hash for dyn NodeKey + '_ {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.sym().hash(state);
-        self.args().hash(state);
-    }
-}
-
-impl PartialEq for dyn NodeKey + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        self.sym() == other.sym() && self.args() == other.args()
-    }
-}
-
-impl Eq for dyn NodeKey + '_ {}
-
-impl<'a> std::borrow::Borrow<dyn NodeKey + 'a> for Node {
-    fn borrow(&self) -> &(dyn NodeKey + 'a) {
-        self
-    }
-}
-
-/// The id `ids` has for the term `sym(args)`.
-#[inline]
-fn find_in(ids: &FastMap<Node, TermId>, sym: Sym, args: &[TermId]) -> Option<TermId> {
-    ids.get(&(sym, args) as &dyn NodeKey).copied()
 }
 
 /// The symbols of a game, in the order first seen.
@@ -186,7 +134,7 @@ impl Symbols {
 #[derive(Default, Debug)]
 pub struct Terms {
     nodes: Vec<Node>,
-    ids: FastMap<Node, TermId>,
+    ids: TermIds,
 }
 
 impl Terms {
@@ -257,8 +205,8 @@ impl Terms {
         }
         let id = self.nodes.len() as TermId;
         assert!(id < LOCAL_BIT, "more than 2^31 ground terms");
-        self.nodes.push(node.clone());
-        self.ids.insert(node, id);
+        self.ids.insert(&node, id);
+        self.nodes.push(node);
         id
     }
 }
@@ -294,7 +242,7 @@ impl TermRead for Terms {
         &self.nodes[id as usize]
     }
     fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
-        find_in(&self.ids, sym, args)
+        self.ids.get(sym, args)
     }
 }
 
@@ -303,13 +251,13 @@ pub struct Overlay<'a> {
     /// The shared store.
     pub base: &'a Terms,
     nodes: Vec<Node>,
-    ids: FastMap<Node, TermId>,
+    ids: TermIds,
 }
 
 impl<'a> Overlay<'a> {
     /// An overlay with no term of its own.
     pub fn new(base: &'a Terms) -> Overlay<'a> {
-        Overlay { base, nodes: Vec::new(), ids: FastMap::default() }
+        Overlay { base, nodes: Vec::new(), ids: TermIds::default() }
     }
 
     /// Adds the term `sym(args)`; returns its id, the existing one when either store has it
@@ -321,8 +269,8 @@ impl<'a> Overlay<'a> {
         }
         let node = Node { sym, args: args.into() };
         let id = self.nodes.len() as TermId | LOCAL_BIT;
-        self.nodes.push(node.clone());
-        self.ids.insert(node, id);
+        self.ids.insert(&node, id);
+        self.nodes.push(node);
         id
     }
 
@@ -355,7 +303,7 @@ impl TermRead for Overlay<'_> {
         }
     }
     fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
-        self.base.find(sym, args).or_else(|| find_in(&self.ids, sym, args))
+        self.base.find(sym, args).or_else(|| self.ids.get(sym, args))
     }
 }
 
@@ -534,5 +482,31 @@ mod tests {
         );
         assert_eq!(terms.find_flat(&flat[..flat.len() - 1]), None);
         assert_eq!(terms.intern_flat(&flat[..3]), None);
+    }
+
+    #[test]
+    fn terms_of_one_symbol_and_any_arity_are_told_apart_in_the_store_and_an_overlay() {
+        let mut terms = Terms::default();
+        // Symbol 5 with no argument, one, two and three, and arguments whose ids fill the high
+        // half of a key's word.
+        let big = (0..70_000).map(|i| terms.intern_args(1000 + i, &[])).last().unwrap_or(0);
+        let shapes: Vec<Vec<TermId>> = vec![vec![], vec![0], vec![0, 0], vec![0, big], vec![big, 0], vec![0, 0, 0]];
+        let ids: Vec<TermId> = shapes.iter().map(|args| terms.intern_args(5, args)).collect();
+        let mut distinct = ids.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), shapes.len());
+        for (args, &id) in shapes.iter().zip(&ids) {
+            assert_eq!(terms.find(5, args), Some(id));
+            assert_eq!(&*terms.node(id).args, &args[..]);
+        }
+        assert_eq!(terms.find(5, &[big, big]), None);
+        let mut overlay = Overlay::new(&terms);
+        assert_eq!(overlay.intern_args(5, &[0, big]), ids[3]);
+        let local = overlay.intern_args(5, &[big, big]);
+        assert_ne!(local & LOCAL_BIT, 0);
+        assert_eq!(overlay.find(5, &[big, big]), Some(local));
+        assert_eq!(overlay.intern_args(5, &[big, big]), local);
+        assert_eq!(overlay.find(6, &[big, big]), None);
     }
 }
