@@ -348,28 +348,30 @@ impl Program {
         joint: Option<(&[u32], &[u32])>,
         f: impl FnOnce(&Values, &[u32], Option<Outputs<'_>>) -> T,
     ) -> T {
+        let outcome = self.with_live(f, |live, net, f| {
+            live.set_state(self, net, state);
+            if let Some((moves, _)) = joint {
+                live.set_joint(self, net, moves);
+            }
+            f(&live.values, &live.joint, Some(live.outputs(net)))
+        });
+        match outcome {
+            Ok(answer) => answer,
+            Err(f) => self.with_state(state, |values| self.answer_in_passes(state, joint, values, f)),
+        }
+    }
+
+    /// Hands `f` this thread's incremental evaluation of the program, with `arg`; gives `arg`
+    /// back when the program has no network, or in a nested call (none is made today).
+    fn with_live<A, T>(&self, arg: A, f: impl FnOnce(&mut Live, &Net, A) -> T) -> Result<T, A> {
         thread_local! {
             static LIVE: RefCell<Vec<(u64, Live)>> = const { RefCell::new(Vec::new()) };
         }
-        if let Some(net) = self.net() {
-            let outcome = LIVE.with(|cell| match cell.try_borrow_mut() {
-                Ok(mut lives) => {
-                    let live = self.live(&mut lives, net);
-                    live.set_state(self, net, state);
-                    if let Some((moves, _)) = joint {
-                        live.set_joint(self, net, moves);
-                    }
-                    Ok(f(&live.values, &live.joint, Some(live.outputs(net))))
-                }
-                // A nested call (none is made today) evaluates in passes below.
-                Err(_) => Err(f),
-            });
-            return match outcome {
-                Ok(answer) => answer,
-                Err(f) => self.with_state(state, |values| self.answer_in_passes(state, joint, values, f)),
-            };
-        }
-        self.with_state(state, |values| self.answer_in_passes(state, joint, values, f))
+        let Some(net) = self.net() else { return Err(arg) };
+        LIVE.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut lives) => Ok(f(self.live(&mut lives, net), net, arg)),
+            Err(_) => Err(arg),
+        })
     }
 
     fn answer_in_passes<T>(

@@ -186,6 +186,14 @@ impl TablesOrLifted {
 
     /// [`TablesOrLifted::random_step`] through the tables.
     fn tables_step(&self, state: &[u64], rng: &mut Rng, out: &mut [u64]) -> bool {
+        // One incremental evaluation answers terminal, legal and next when the tables have one.
+        let program = self.tables;
+        let live = STEP.with_borrow_mut(|(legal, joint)| {
+            program.with_live((), |live, net, ()| live.random_step(program, net, state, legal, joint, rng, out))
+        });
+        if let Ok(stepped) = live {
+            return stepped;
+        }
         if self.tables.terminal(state) {
             return false;
         }

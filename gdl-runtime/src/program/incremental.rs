@@ -29,6 +29,7 @@
 
 use super::net::{is_deferred, Net, Outputs, NONE};
 use super::{Program, Values};
+use crate::rng::Rng;
 
 /// One thread's evaluation: the state and joint move it was brought to, the propositions'
 /// values, and the watches of the rules.
@@ -149,25 +150,26 @@ impl Live {
     /// Brings the evaluation to `state`.
     pub(crate) fn set_state(&mut self, program: &Program, net: &Net, state: &[u64]) {
         self.changed.clear();
-        let words = self.state.len().max(state.len());
-        let mut differs = false;
-        for w in 0..words {
-            let old = self.state.get(w).copied().unwrap_or(0);
-            let new = state.get(w).copied().unwrap_or(0);
-            let mut diff = old ^ new;
-            differs |= diff != 0;
-            while diff != 0 {
-                let bit = diff.trailing_zeros();
-                diff &= diff - 1;
-                let i = w as u32 * 64 + bit;
-                if i < net.bases {
-                    self.changed.push(i << 1 | u32::from(new >> bit & 1 != 0));
-                }
+        if self.state.len() != state.len() {
+            self.state.resize(state.len().max(self.state.len()), 0);
+        }
+        let (old, new) = (&mut self.state[..state.len()], state);
+        // Four words at a time: a step changes few of a large state's words.
+        for (k, (old, new)) in old.chunks_mut(4).zip(new.chunks(4)).enumerate() {
+            if old.iter().zip(new).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0 {
+                continue;
+            }
+            for (v, (old, &new)) in old.iter_mut().zip(new).enumerate() {
+                push_changes(&mut self.changed, 4 * k + v, *old, new, net.bases);
+                *old = new;
             }
         }
-        self.state.clear();
-        self.state.extend_from_slice(state);
-        if !differs {
+        // Words past the new state's end become empty.
+        for v in state.len()..self.state.len() {
+            push_changes(&mut self.changed, v, self.state[v], 0, net.bases);
+        }
+        self.state.truncate(state.len());
+        if self.changed.is_empty() {
             return;
         }
         if !program.deferred.atoms.is_empty() {
@@ -179,6 +181,40 @@ impl Live {
         }
         self.recheck_armed(program, net);
         self.settle(program, net);
+    }
+
+    /// One step of a uniformly random playout from `state`, as [`crate::Game::random_step`]
+    /// draws it, the state brought in once for terminal, legal and next: `false` when `state`
+    /// is terminal or some role has no legal move, else `true` with the next state in `out`.
+    /// `legal` and `joint` are buffers.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn random_step(
+        &mut self,
+        program: &Program,
+        net: &Net,
+        state: &[u64],
+        legal: &mut Vec<Vec<u32>>,
+        joint: &mut Vec<u32>,
+        rng: &mut Rng,
+        out: &mut [u64],
+    ) -> bool {
+        self.set_state(program, net, state);
+        if program.holds(program.terminal, state, &self.joint, &self.values) {
+            return false;
+        }
+        legal.resize_with(program.legal.len(), Vec::new);
+        let outputs = self.outputs(net);
+        for ((role, moves), listed) in legal.iter_mut().enumerate().zip(&program.legal) {
+            moves.clear();
+            outputs.legal(role, |k| moves.push(listed[k].0));
+        }
+        if crate::draw_joint(legal, rng, joint).is_none() {
+            return false;
+        }
+        self.set_joint(program, net, joint);
+        out.fill(0);
+        self.outputs(net).next(program.next.len(), out);
+        true
     }
 
     /// Asks every armed rule for its run-time atoms in the new state, and passes on the rules
@@ -495,6 +531,21 @@ impl Live {
             }
         }
         self.settling = NONE;
+    }
+}
+
+/// Appends to `changed` every base fact below `bases` that word `w` changes from `old` to `new`,
+/// as `fact << 1 | new value`.
+#[inline]
+fn push_changes(changed: &mut Vec<u32>, w: usize, old: u64, new: u64, bases: u32) {
+    let mut diff = old ^ new;
+    while diff != 0 {
+        let bit = diff.trailing_zeros();
+        diff &= diff - 1;
+        let i = w as u32 * 64 + bit;
+        if i < bases {
+            changed.push(i << 1 | u32::from(new >> bit & 1 != 0));
+        }
     }
 }
 

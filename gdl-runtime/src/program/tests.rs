@@ -1,6 +1,7 @@
 //! Tests of the table form's evaluator: encoding, evaluation and damaged tables.
 
 use super::*;
+use crate::rng::Rng;
 
 /// A one-role game over facts p (0) and q (1): `a` is legal when p holds, `b` always;
 /// next p = does a, next q = reach, with reach a recursive pair seeded by p. Terminal when
@@ -122,4 +123,57 @@ fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
             assert_eq!(live.values.nodes, full.nodes, "rules `t, {other}`, state {state:#b}");
         }
     }
+}
+
+/// A random step from one incremental evaluation draws the move a full evaluation's terminal,
+/// legal and next would draw from the same seed, and gives the same next state.
+#[test]
+fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
+    for (program, start) in [(sample(), 0b01u64), (sample(), 0b00), (crowded(1), 0b001), (crowded(2), 0b011)] {
+        let net = net::Net::new(&program).expect("the program reads no run-time atom");
+        let mut live = Live::new(&program, &net);
+        let (mut legal, mut joint) = (Vec::new(), Vec::new());
+        for seed in 0..5 {
+            let (mut rng, mut passes_rng) = (Rng::seeded(seed), Rng::seeded(seed));
+            let mut state = vec![start];
+            for _ in 0..12 {
+                let (mut out, mut passes_out) = (vec![0u64], vec![0u64]);
+                let stepped = live.random_step(&program, &net, &state, &mut legal, &mut joint, &mut rng, &mut out);
+                let passes_stepped = step_in_passes(&program, &state, &mut passes_rng, &mut passes_out);
+                assert_eq!((stepped, &out), (passes_stepped, &passes_out), "seed {seed}, state {state:?}");
+                if !stepped {
+                    break;
+                }
+                state = out;
+            }
+        }
+    }
+}
+
+/// A random step of `program` from `state` through full evaluations: terminal, every role's
+/// legal moves, a joint move drawn from them, and the next state into `out`.
+fn step_in_passes(program: &Program, state: &[u64], rng: &mut Rng, out: &mut [u64]) -> bool {
+    let every_node: Vec<u32> = (0..program.node_rules.len() as u32 - 1).collect();
+    let mut values = Values::default();
+    values.reset(program);
+    program.evaluate(state, &[], &every_node, &mut values);
+    if program.holds(program.terminal, state, &[], &values) {
+        return false;
+    }
+    let legal: Vec<Vec<u32>> = (program.legal.iter())
+        .map(|moves| moves.iter().filter(|&&(_, l)| program.holds(l, state, &[], &values)).map(|&(m, _)| m).collect())
+        .collect();
+    let mut joint = Vec::new();
+    if crate::draw_joint(&legal, rng, &mut joint).is_none() {
+        return false;
+    }
+    values.reset(program);
+    program.evaluate(state, &joint, &every_node, &mut values);
+    out.fill(0);
+    for (i, &literal) in program.next.iter().enumerate() {
+        if program.holds(literal, state, &joint, &values) {
+            out[i / 64] |= 1 << (i % 64);
+        }
+    }
+    true
 }
