@@ -259,6 +259,7 @@ impl Live {
     }
 
     /// A counted rule's count of false literals reached 0 (`armed`) or left it.
+    #[inline(always)]
     fn count_crossed(&mut self, program: &Program, net: &Net, rule: usize, armed: bool) {
         if !net.volatile[rule] {
             self.rule_changed(net, rule, armed);
@@ -311,18 +312,23 @@ impl Live {
                 self.outputs[slot / 64] &= !bit;
             }
         }
-        for &entry in &net.fanout[net.fan_start[a] as usize..net.fan_start[a + 1] as usize] {
-            let rule = (entry >> 1) as usize;
-            if value != (entry & 1 != 0) {
-                self.unsat[rule] -= 1;
-                if self.unsat[rule] == 0 {
-                    self.count_crossed(program, net, rule, true);
-                }
-            } else {
-                self.unsat[rule] += 1;
-                if self.unsat[rule] == 1 {
-                    self.count_crossed(program, net, rule, false);
-                }
+        let (positive, negated) = (
+            net.fan_start[a] as usize..net.fan_negated[a] as usize,
+            net.fan_negated[a] as usize..net.fan_start[a + 1] as usize,
+        );
+        let (became_true, became_false) = if value { (positive, negated) } else { (negated, positive) };
+        for &rule in &net.fanout[became_true] {
+            let rule = rule as usize;
+            self.unsat[rule] -= 1;
+            if self.unsat[rule] == 0 {
+                self.count_crossed(program, net, rule, true);
+            }
+        }
+        for &rule in &net.fanout[became_false] {
+            let rule = rule as usize;
+            self.unsat[rule] += 1;
+            if self.unsat[rule] == 1 {
+                self.count_crossed(program, net, rule, false);
             }
         }
         if !net.watched_atom[a] {

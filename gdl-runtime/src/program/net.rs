@@ -38,9 +38,12 @@ pub(crate) struct Net {
     /// Whether some watched rule reads each atom: the others' watch lists stay empty, and a
     /// change of them does not look at them.
     pub(super) watched_atom: Vec<bool>,
-    /// The counted rules that read atom `a` are `fanout[fan_start[a]..fan_start[a + 1]]`, as
-    /// `rule << 1 | negated`.
+    /// The counted rules that read atom `a` are `fanout[fan_start[a]..fan_start[a + 1]]`: those
+    /// that read it positively, then from `fan_negated[a]` those that read it negated, so that
+    /// a change of the atom goes through two lists of rules whose literal became true and
+    /// false, without a test of each entry.
     pub(super) fan_start: Vec<u32>,
+    pub(super) fan_negated: Vec<u32>,
     pub(super) fanout: Vec<u32>,
     /// The outputs that read atom `a` are `outputs[out_start[a]..out_start[a + 1]]`, as
     /// `slot << 1 | negated`: slot `i` is base fact `i` of the next state, and the legal moves of
@@ -112,6 +115,7 @@ impl Net {
             volatile: Vec::new(),
             watched_atom: Vec::new(),
             fan_start: Vec::new(),
+            fan_negated: Vec::new(),
             fanout: Vec::new(),
             out_start: Vec::new(),
             outputs: Vec::new(),
@@ -186,27 +190,31 @@ impl Net {
     /// Lays out the atoms' lists of counted rules, the rules of `watched` being watched instead.
     fn lay_out(&mut self, program: &Program, watched: Vec<bool>) {
         let atoms = self.atoms();
-        let mut counts = vec![0u32; atoms + 1];
+        // Entries counted by watch (atom and sign), so that each atom's positive readers come
+        // before its negated ones.
+        let mut counts = vec![0u32; 2 * atoms + 1];
         let mut watched_atom = vec![false; atoms];
         for (rule, _, watch) in self.member_literals(program) {
             if watched[rule] {
                 watched_atom[watch as usize >> 1] = true;
             } else {
-                counts[watch as usize >> 1] += 1;
+                counts[watch as usize] += 1;
             }
         }
         self.watched_atom = watched_atom;
-        let fan_start = prefix(&counts);
-        let mut next = fan_start.clone();
-        let mut fanout = vec![0; fan_start[atoms] as usize];
+        let starts = prefix(&counts);
+        let mut next = starts.clone();
+        let mut fanout = vec![0; starts[2 * atoms] as usize];
         for (rule, _, watch) in self.member_literals(program) {
             if !watched[rule] {
-                let at = &mut next[watch as usize >> 1];
-                fanout[*at as usize] = (rule as u32) << 1 | (watch & 1);
+                let at = &mut next[watch as usize];
+                fanout[*at as usize] = rule as u32;
                 *at += 1;
             }
         }
-        (self.watched, self.fan_start, self.fanout) = (watched, fan_start, fanout);
+        self.fan_start = starts.iter().step_by(2).copied().collect();
+        self.fan_negated = starts.iter().skip(1).step_by(2).copied().collect();
+        (self.watched, self.fanout) = (watched, fanout);
     }
 
     /// Gives every output a slot and lays out the atoms' lists of outputs.
