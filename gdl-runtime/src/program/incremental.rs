@@ -312,11 +312,22 @@ impl Live {
                 self.outputs[slot / 64] &= !bit;
             }
         }
-        let (positive, negated) = (
-            net.fan_start[a] as usize..net.fan_negated[a] as usize,
-            net.fan_negated[a] as usize..net.fan_start[a + 1] as usize,
-        );
-        let (became_true, became_false) = if value { (positive, negated) } else { (negated, positive) };
+        let run = |k: usize| net.fan_runs[4 * a + k] as usize..net.fan_runs[4 * a + k + 1] as usize;
+        let (became_true, became_false) = if value { (run(0), run(1)) } else { (run(1), run(0)) };
+        let (node_true, node_false) = if value { (run(2), run(3)) } else { (run(3), run(2)) };
+        // Rules whose one literal became true or false: their propositions' support changes.
+        for &n in &net.fanout[node_true] {
+            self.support[n as usize] += 1;
+            if self.support[n as usize] == 1 {
+                self.enqueue(n);
+            }
+        }
+        for &n in &net.fanout[node_false] {
+            self.support[n as usize] -= 1;
+            if self.support[n as usize] == 0 {
+                self.enqueue(n);
+            }
+        }
         for &rule in &net.fanout[became_true] {
             let rule = rule as usize;
             self.unsat[rule] -= 1;

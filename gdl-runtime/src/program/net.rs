@@ -38,12 +38,13 @@ pub(crate) struct Net {
     /// Whether some watched rule reads each atom: the others' watch lists stay empty, and a
     /// change of them does not look at them.
     pub(super) watched_atom: Vec<bool>,
-    /// The counted rules that read atom `a` are `fanout[fan_start[a]..fan_start[a + 1]]`: those
-    /// that read it positively, then from `fan_negated[a]` those that read it negated, so that
-    /// a change of the atom goes through two lists of rules whose literal became true and
-    /// false, without a test of each entry.
-    pub(super) fan_start: Vec<u32>,
-    pub(super) fan_negated: Vec<u32>,
+    /// The counted rules that read atom `a`, in four runs of `fanout`: run `k` of atom `a` is
+    /// `fanout[fan_runs[4 * a + k]..fan_runs[4 * a + k + 1]]`. Runs 0 and 1 are the rules that
+    /// read it positively and negated; runs 2 and 3 the propositions of the rules whose whole
+    /// body is the atom read positively or negated ([`Net::is_direct`]), which hold as that
+    /// literal does and have no count. A change of the atom goes through lists of literals that
+    /// became true and false, without a test of each entry.
+    pub(super) fan_runs: Vec<u32>,
     pub(super) fanout: Vec<u32>,
     /// The outputs that read atom `a` are `outputs[out_start[a]..out_start[a + 1]]`, as
     /// `slot << 1 | negated`: slot `i` is base fact `i` of the next state, and the legal moves of
@@ -114,8 +115,7 @@ impl Net {
             watched: Vec::new(),
             volatile: Vec::new(),
             watched_atom: Vec::new(),
-            fan_start: Vec::new(),
-            fan_negated: Vec::new(),
+            fan_runs: Vec::new(),
             fanout: Vec::new(),
             out_start: Vec::new(),
             outputs: Vec::new(),
@@ -190,31 +190,48 @@ impl Net {
     /// Lays out the atoms' lists of counted rules, the rules of `watched` being watched instead.
     fn lay_out(&mut self, program: &Program, watched: Vec<bool>) {
         let atoms = self.atoms();
-        // Entries counted by watch (atom and sign), so that each atom's positive readers come
-        // before its negated ones.
-        let mut counts = vec![0u32; 2 * atoms + 1];
+        self.watched = watched;
+        // The run of each entry (see `fan_runs`), and what it holds.
+        let entry = |net: &Net, rule: usize, watch: u32| -> (usize, u32) {
+            let (atom, negated) = (watch as usize >> 1, watch as usize & 1);
+            match net.is_direct(program, rule) {
+                true => (4 * atom + 2 + negated, net.rule_node[rule]),
+                false => (4 * atom + negated, rule as u32),
+            }
+        };
+        let mut counts = vec![0u32; 4 * atoms + 1];
         let mut watched_atom = vec![false; atoms];
         for (rule, _, watch) in self.member_literals(program) {
-            if watched[rule] {
+            if self.watched[rule] {
                 watched_atom[watch as usize >> 1] = true;
             } else {
-                counts[watch as usize] += 1;
+                counts[entry(self, rule, watch).0] += 1;
             }
         }
         self.watched_atom = watched_atom;
-        let starts = prefix(&counts);
-        let mut next = starts.clone();
-        let mut fanout = vec![0; starts[2 * atoms] as usize];
+        let runs = prefix(&counts);
+        let mut next = runs.clone();
+        let mut fanout = vec![0; runs[4 * atoms] as usize];
         for (rule, _, watch) in self.member_literals(program) {
-            if !watched[rule] {
-                let at = &mut next[watch as usize];
-                fanout[*at as usize] = rule as u32;
-                *at += 1;
+            if !self.watched[rule] {
+                let (run, held) = entry(self, rule, watch);
+                fanout[next[run] as usize] = held;
+                next[run] += 1;
             }
         }
-        self.fan_start = starts.iter().step_by(2).copied().collect();
-        self.fan_negated = starts.iter().skip(1).step_by(2).copied().collect();
-        (self.watched, self.fanout) = (watched, fanout);
+        (self.fan_runs, self.fanout) = (runs, fanout);
+    }
+
+    /// Whether `rule` is counted through its proposition's support alone: its body is one
+    /// literal of an atom, it reads no run-time atom and is not watched, and its proposition
+    /// belongs to no recursive group.
+    pub(super) fn is_direct(&self, program: &Program, rule: usize) -> bool {
+        let n = self.rule_node[rule];
+        n != NONE
+            && program.body(rule).len() == 1
+            && !self.watched[rule]
+            && !self.volatile[rule]
+            && self.group[n as usize] == NONE
     }
 
     /// Gives every output a slot and lays out the atoms' lists of outputs.
