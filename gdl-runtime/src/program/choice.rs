@@ -188,8 +188,8 @@ impl TablesOrLifted {
     fn tables_step(&self, state: &[u64], rng: &mut Rng, out: &mut [u64]) -> bool {
         // One incremental evaluation answers terminal, legal and next when the tables have one.
         let program = self.tables;
-        let live = STEP.with_borrow_mut(|(legal, joint)| {
-            program.with_live((), |live, net, ()| live.random_step(program, net, state, legal, joint, rng, out))
+        let live = STEP.with_borrow_mut(|(_, joint)| {
+            program.with_live((), |live, net, ()| live.random_step(program, net, state, joint, rng, out))
         });
         if let Ok(stepped) = live {
             return stepped;

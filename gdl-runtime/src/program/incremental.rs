@@ -186,14 +186,13 @@ impl Live {
     /// One step of a uniformly random playout from `state`, as [`crate::Game::random_step`]
     /// draws it, the state brought in once for terminal, legal and next: `false` when `state`
     /// is terminal or some role has no legal move, else `true` with the next state in `out`.
-    /// `legal` and `joint` are buffers.
-    #[allow(clippy::too_many_arguments)]
+    /// A role's move is drawn from its count of legal moves and found among the bits, not
+    /// listed; `joint` is a buffer.
     pub(crate) fn random_step(
         &mut self,
         program: &Program,
         net: &Net,
         state: &[u64],
-        legal: &mut Vec<Vec<u32>>,
         joint: &mut Vec<u32>,
         rng: &mut Rng,
         out: &mut [u64],
@@ -202,14 +201,17 @@ impl Live {
         if program.holds(program.terminal, state, &self.joint, &self.values) {
             return false;
         }
-        legal.resize_with(program.legal.len(), Vec::new);
+        joint.clear();
         let outputs = self.outputs(net);
-        for ((role, moves), listed) in legal.iter_mut().enumerate().zip(&program.legal) {
-            moves.clear();
-            outputs.legal(role, |k| moves.push(listed[k].0));
-        }
-        if crate::draw_joint(legal, rng, joint).is_none() {
-            return false;
+        for (role, listed) in program.legal.iter().enumerate() {
+            // As `crate::draw_joint` draws: one `rng.below` for a role with several moves.
+            let pick = match outputs.count(role) {
+                0 => return false,
+                1 => 0,
+                n => rng.below(n),
+            };
+            let Some(&(m, _)) = outputs.nth(role, pick).and_then(|k| listed.get(k)) else { return false };
+            joint.push(m);
         }
         self.set_joint(program, net, joint);
         out.fill(0);

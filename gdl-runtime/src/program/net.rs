@@ -336,6 +336,39 @@ impl Outputs<'_> {
         }
     }
 
+    /// The number of legal moves of `role`.
+    pub(crate) fn count(&self, role: usize) -> usize {
+        let (Some(&start), Some(&end)) = (self.legal_start.get(role), self.legal_start.get(role + 1)) else { return 0 };
+        let (start, end) = (start as usize, end as usize);
+        let mut count = 0;
+        for w in start / 64..end.div_ceil(64) {
+            count += (self.bits[w] & span_mask(w, start, end)).count_ones() as usize;
+        }
+        count
+    }
+
+    /// The position in [`Program::legal`]`[role]` of legal move `n` of `role` (counted from 0 in
+    /// increasing order), if it has so many.
+    pub(crate) fn nth(&self, role: usize, mut n: usize) -> Option<usize> {
+        let (Some(&start), Some(&end)) = (self.legal_start.get(role), self.legal_start.get(role + 1)) else {
+            return None;
+        };
+        let (start, end) = (start as usize, end as usize);
+        for w in start / 64..end.div_ceil(64) {
+            let mut word = self.bits[w] & span_mask(w, start, end);
+            let ones = word.count_ones() as usize;
+            if n >= ones {
+                n -= ones;
+                continue;
+            }
+            for _ in 0..n {
+                word &= word - 1;
+            }
+            return Some(w * 64 + word.trailing_zeros() as usize - start);
+        }
+        None
+    }
+
     /// Writes the next state, `facts` base facts, into `out`.
     pub(crate) fn next(&self, facts: usize, out: &mut [u64]) {
         let words = facts.div_ceil(64).min(out.len());
@@ -344,6 +377,13 @@ impl Outputs<'_> {
             out[words - 1] &= (1u64 << (facts % 64)) - 1;
         }
     }
+}
+
+/// The bits of word `w` that lie in slots `start..end`.
+fn span_mask(w: usize, start: usize, end: usize) -> u64 {
+    let low = if w == start / 64 { !0u64 << (start % 64) } else { !0 };
+    let high = if w == end / 64 { (1u64 << (end % 64)) - 1 } else { !0 };
+    low & high
 }
 
 /// The largest index of a literal of `kind` in the rules, 0 when there is none.

@@ -134,13 +134,13 @@ fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
     for (program, start) in singles.into_iter().chain(others) {
         let net = net::Net::new(&program).expect("the program reads no run-time atom");
         let mut live = Live::new(&program, &net);
-        let (mut legal, mut joint) = (Vec::new(), Vec::new());
+        let mut joint = Vec::new();
         for seed in 0..5 {
             let (mut rng, mut passes_rng) = (Rng::seeded(seed), Rng::seeded(seed));
             let mut state = vec![start];
             for _ in 0..12 {
                 let (mut out, mut passes_out) = (vec![0u64], vec![0u64]);
-                let stepped = live.random_step(&program, &net, &state, &mut legal, &mut joint, &mut rng, &mut out);
+                let stepped = live.random_step(&program, &net, &state, &mut joint, &mut rng, &mut out);
                 let passes_stepped = step_in_passes(&program, &state, &mut passes_rng, &mut passes_out);
                 assert_eq!((stepped, &out), (passes_stepped, &passes_out), "seed {seed}, state {state:?}");
                 if !stepped {
