@@ -316,8 +316,7 @@ impl Outputs<'_> {
     /// Calls `f` with the position in [`Program::legal`]`[role]` of every legal move of `role`,
     /// in increasing order.
     pub(crate) fn legal(&self, role: usize, mut f: impl FnMut(usize)) {
-        let (Some(&start), Some(&end)) = (self.legal_start.get(role), self.legal_start.get(role + 1)) else { return };
-        let (start, end) = (start as usize, end as usize);
+        let Some((start, end)) = self.slots_of(role) else { return };
         let mut w = start / 64;
         while w * 64 < end {
             let mut word = self.bits[w];
@@ -336,10 +335,15 @@ impl Outputs<'_> {
         }
     }
 
+    /// The output slots of the legal moves of `role`, `None` for a role the program does not
+    /// have.
+    fn slots_of(&self, role: usize) -> Option<(usize, usize)> {
+        Some((*self.legal_start.get(role)? as usize, *self.legal_start.get(role + 1)? as usize))
+    }
+
     /// The number of legal moves of `role`.
     pub(crate) fn count(&self, role: usize) -> usize {
-        let (Some(&start), Some(&end)) = (self.legal_start.get(role), self.legal_start.get(role + 1)) else { return 0 };
-        let (start, end) = (start as usize, end as usize);
+        let Some((start, end)) = self.slots_of(role) else { return 0 };
         let mut count = 0;
         for w in start / 64..end.div_ceil(64) {
             count += (self.bits[w] & span_mask(w, start, end)).count_ones() as usize;
@@ -350,10 +354,7 @@ impl Outputs<'_> {
     /// The position in [`Program::legal`]`[role]` of legal move `n` of `role` (counted from 0 in
     /// increasing order), if it has so many.
     pub(crate) fn nth(&self, role: usize, mut n: usize) -> Option<usize> {
-        let (Some(&start), Some(&end)) = (self.legal_start.get(role), self.legal_start.get(role + 1)) else {
-            return None;
-        };
-        let (start, end) = (start as usize, end as usize);
+        let (start, end) = self.slots_of(role)?;
         for w in start / 64..end.div_ceil(64) {
             let mut word = self.bits[w] & span_mask(w, start, end);
             let ones = word.count_ones() as usize;
