@@ -151,6 +151,36 @@ fn pick_counted<const N: usize>(parts: &[u64; N], rng: &mut Rng) -> Option<(usiz
     unreachable!("the draw is below the number of set bits")
 }
 
+/// A set bit drawn uniformly from the bits `start..end` of `bits` (bit `i` of word `i / 64`),
+/// as its distance from `start`: the draw of [`pick`] over those bits, for a range whose place
+/// and length are known only at run time (the table form's legal moves of a role).
+pub fn pick_in(bits: &[u64], start: usize, end: usize, rng: &mut Rng) -> Option<usize> {
+    let words = start / 64..end.div_ceil(64);
+    let in_range = |w: usize| bits[w] & span_mask(w, start, end);
+    let total: u32 = words.clone().map(|w| in_range(w).count_ones()).sum();
+    let mut k = match total {
+        0 => return None,
+        1 => 0,
+        total => rng.below(total as usize) as u32,
+    };
+    for w in words {
+        let word = in_range(w);
+        let count = word.count_ones();
+        if k < count {
+            return Some(w * 64 + select_in_word(word, k) as usize - start);
+        }
+        k -= count;
+    }
+    None
+}
+
+/// The bits of word `w` that lie in places `start..end`.
+fn span_mask(w: usize, start: usize, end: usize) -> u64 {
+    let low = if w == start / 64 { !0u64 << (start % 64) } else { !0 };
+    let high = if w == end / 64 { (1u64 << (end % 64)) - 1 } else { !0 };
+    low & high
+}
+
 /// A set bit drawn uniformly from a word whose set bits `listed` gives, as a generated table's
 /// row: their number, then the bits from the lowest. `None` when there is none; the only one,
 /// without drawing, when there is one; else the `rng.below(count)`-th: the draw of [`pick`] on
@@ -382,6 +412,28 @@ mod tests {
         for _ in 0..200 {
             let drawn = pick(&parts, &mut a);
             assert_eq!(drawn, Some(listed[b.below(listed.len())]));
+        }
+    }
+
+    #[test]
+    fn pick_in_draws_like_an_index_into_the_list_of_the_set_bits_of_its_range() {
+        let mut rng = Rng::seeded(3);
+        let mut bits: Vec<u64> = (0..5).map(|_| rng.next_u64() & rng.next_u64()).collect();
+        // Bit 133 alone in 133..134: one move, drawn without a draw.
+        bits[2] |= 1 << 5;
+        for (start, end) in [(0, 320), (3, 64), (64, 128), (70, 200), (127, 129), (5, 5), (133, 134), (250, 320)] {
+            let listed: Vec<usize> =
+                (start..end).filter(|&i| bits[i / 64] >> (i % 64) & 1 == 1).map(|i| i - start).collect();
+            let (mut a, mut b) = (Rng::seeded(11), Rng::seeded(11));
+            for _ in 0..50 {
+                let expected = match listed.len() {
+                    0 => None,
+                    1 => Some(listed[0]),
+                    n => Some(listed[b.below(n)]),
+                };
+                assert_eq!(pick_in(&bits, start, end, &mut a), expected, "bits {start}..{end}");
+            }
+            assert_eq!(a.next_u64(), b.next_u64(), "bits {start}..{end}: as many draws as the list's");
         }
     }
 

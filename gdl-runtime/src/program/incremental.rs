@@ -186,8 +186,8 @@ impl Live {
     /// One step of a uniformly random playout from `state`, as [`crate::Game::random_step`]
     /// draws it, the state brought in once for terminal, legal and next: `false` when `state`
     /// is terminal or some role has no legal move, else `true` with the next state in `out`.
-    /// A role's move is drawn from its count of legal moves and found among the bits, not
-    /// listed; `joint` is a buffer.
+    /// A role's move is drawn among the bits of its legal moves, not listed; `joint` is a
+    /// buffer.
     pub(crate) fn random_step(
         &mut self,
         program: &Program,
@@ -204,13 +204,7 @@ impl Live {
         joint.clear();
         let outputs = self.outputs(net);
         for (role, listed) in program.legal.iter().enumerate() {
-            // As `crate::draw_joint` draws: one `rng.below` for a role with several moves.
-            let pick = match outputs.count(role) {
-                0 => return false,
-                1 => 0,
-                n => rng.below(n),
-            };
-            let Some(&(m, _)) = outputs.nth(role, pick).and_then(|k| listed.get(k)) else { return false };
+            let Some(&(m, _)) = outputs.draw_legal(role, rng).and_then(|k| listed.get(k)) else { return false };
             joint.push(m);
         }
         self.set_joint(program, net, joint);

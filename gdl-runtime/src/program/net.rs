@@ -5,6 +5,7 @@
 
 use super::incremental::Tally;
 use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
+use crate::rng::Rng;
 
 /// Marks a proposition that belongs to no recursive group, and a role with no move set.
 pub(super) const NONE: u32 = u32::MAX;
@@ -341,33 +342,12 @@ impl Outputs<'_> {
         Some((*self.legal_start.get(role)? as usize, *self.legal_start.get(role + 1)? as usize))
     }
 
-    /// The number of legal moves of `role`.
-    pub(crate) fn count(&self, role: usize) -> usize {
-        let Some((start, end)) = self.slots_of(role) else { return 0 };
-        let mut count = 0;
-        for w in start / 64..end.div_ceil(64) {
-            count += (self.bits[w] & span_mask(w, start, end)).count_ones() as usize;
-        }
-        count
-    }
-
-    /// The position in [`Program::legal`]`[role]` of legal move `n` of `role` (counted from 0 in
-    /// increasing order), if it has so many.
-    pub(crate) fn nth(&self, role: usize, mut n: usize) -> Option<usize> {
+    /// The position in [`Program::legal`]`[role]` of a legal move of `role` drawn uniformly,
+    /// as [`crate::draw_joint`] draws from a list of them (see [`crate::bits::pick_in`]);
+    /// `None` when it has none.
+    pub(crate) fn draw_legal(&self, role: usize, rng: &mut Rng) -> Option<usize> {
         let (start, end) = self.slots_of(role)?;
-        for w in start / 64..end.div_ceil(64) {
-            let mut word = self.bits[w] & span_mask(w, start, end);
-            let ones = word.count_ones() as usize;
-            if n >= ones {
-                n -= ones;
-                continue;
-            }
-            for _ in 0..n {
-                word &= word - 1;
-            }
-            return Some(w * 64 + word.trailing_zeros() as usize - start);
-        }
-        None
+        crate::bits::pick_in(self.bits, start, end, rng)
     }
 
     /// Writes the next state, `facts` base facts, into `out`.
@@ -378,13 +358,6 @@ impl Outputs<'_> {
             out[words - 1] &= (1u64 << (facts % 64)) - 1;
         }
     }
-}
-
-/// The bits of word `w` that lie in slots `start..end`.
-fn span_mask(w: usize, start: usize, end: usize) -> u64 {
-    let low = if w == start / 64 { !0u64 << (start % 64) } else { !0 };
-    let high = if w == end / 64 { (1u64 << (end % 64)) - 1 } else { !0 };
-    low & high
 }
 
 /// The largest index of a literal of `kind` in the rules, 0 when there is none.
