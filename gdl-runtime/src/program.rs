@@ -9,6 +9,7 @@
 //! proved at run time by [`crate::prover`]) and bits 0-27 its index.
 
 mod choice;
+mod gates;
 mod incremental;
 mod net;
 mod sample;
@@ -349,9 +350,9 @@ impl Program {
         f: impl FnOnce(&Values, &[u32], Option<Outputs<'_>>) -> T,
     ) -> T {
         let outcome = self.with_live(f, |live, net, f| {
-            live.set_state(self, net, state);
+            live.set_state(net.program(self), net, state);
             if let Some((moves, _)) = joint {
-                live.set_joint(self, net, moves);
+                live.set_joint(net.program(self), net, moves);
             }
             f(&live.values, &live.joint, Some(live.outputs(net)))
         });
@@ -398,7 +399,7 @@ impl Program {
             Some(k) => lives[..=k].rotate_right(1),
             None => {
                 lives.truncate(1);
-                lives.insert(0, (me, Live::new(self, net)));
+                lives.insert(0, (me, Live::new(net.program(self), net)));
             }
         }
         &mut lives[0].1

@@ -189,7 +189,7 @@ impl TablesOrLifted {
         // One incremental evaluation answers terminal, legal and next when the tables have one.
         let program = self.tables;
         let live = STEP.with_borrow_mut(|(_, joint)| {
-            program.with_live((), |live, net, ()| live.random_step(program, net, state, joint, rng, out))
+            program.with_live((), |live, net, ()| live.random_step(net.program(program), net, state, joint, rng, out))
         });
         if let Ok(stepped) = live {
             return stepped;

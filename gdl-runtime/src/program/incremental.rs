@@ -11,7 +11,8 @@
 //! its literals, to learn when one becomes false. Every derived proposition counts its rules
 //! that hold. The outputs (every role's legal moves and the next state) are kept as bit sets,
 //! changed as the atoms they read change, so that reading them costs their words, not a test
-//! of every move and fact.
+//! of every move and fact; the outputs that read a proposition gated by whose turn it is
+//! ([`super::gates`]) are masked by the turn's fact.
 //!
 //! The shape of the program ([`Net`]) is built once and shared by every thread; each thread
 //! keeps the values and watches of the last state and joint move it was asked about
@@ -38,8 +39,12 @@ pub(crate) struct Live {
     /// The move of every role that the move literals read, [`NONE`] where no move is set.
     pub(crate) joint: Vec<u32>,
     pub(crate) values: Values,
-    /// The value of every output slot (see [`Net::place_outputs`]).
+    /// The value of every output slot (see [`Net::place_outputs`]): `raw`, the value of the
+    /// literal it reads, where its gate holds (see [`super::gates`]).
     outputs: Vec<u64>,
+    raw: Vec<u64>,
+    /// Whether each output slot's gate holds (set for the slots without a gate).
+    enabled: Vec<u64>,
     /// For every counted rule, the number of its literals that do not hold.
     unsat: Vec<u32>,
     /// For every watch (see [`Net::watch_of`]), the watched rules that do not hold and wait on
@@ -84,6 +89,8 @@ pub(crate) struct Tally {
     pub(crate) changes: Vec<u32>,
     /// For every rule, how many times it was woken as a watched rule.
     pub(crate) wakes: Vec<u32>,
+    /// The steps counted.
+    pub(crate) steps: u32,
 }
 
 impl Live {
@@ -100,6 +107,8 @@ impl Live {
             joint,
             values,
             outputs: vec![0; net.slots().div_ceil(64)],
+            raw: vec![0; net.slots().div_ceil(64)],
+            enabled: vec![!0; net.slots().div_ceil(64)],
             unsat: vec![0; rules],
             waiting: vec![Vec::new(); watches],
             holding: vec![Vec::new(); watches],
@@ -136,8 +145,15 @@ impl Live {
         let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
         for (slot, &code) in slots.enumerate() {
             if program.holds(code, &[], &live.joint, &live.values) {
-                live.outputs[slot / 64] |= 1 << (slot % 64);
+                live.raw[slot / 64] |= 1 << (slot % 64);
             }
+        }
+        // No fact holds in the empty state: no gate is open.
+        for &(w, mask) in &net.gate_words {
+            live.enabled[w as usize] &= !mask;
+        }
+        for (out, (raw, enabled)) in live.outputs.iter_mut().zip(live.raw.iter().zip(&live.enabled)) {
+            *out = raw & enabled;
         }
         live
     }
@@ -300,13 +316,19 @@ impl Live {
             self.count_change(a);
         }
         for &entry in &net.outputs[net.out_start[a] as usize..net.out_start[a + 1] as usize] {
-            let slot = (entry >> 1) as usize;
+            let (slot, w) = ((entry >> 1) as usize, (entry >> 7) as usize);
             let bit = 1u64 << (slot % 64);
             if value != (entry & 1 != 0) {
-                self.outputs[slot / 64] |= bit;
+                self.raw[w] |= bit;
             } else {
-                self.outputs[slot / 64] &= !bit;
+                self.raw[w] &= !bit;
             }
+            self.outputs[w] = self.raw[w] & self.enabled[w];
+        }
+        for &(w, mask) in &net.gate_words[net.gate_start[a] as usize..net.gate_start[a + 1] as usize] {
+            let w = w as usize;
+            self.enabled[w] = if value { self.enabled[w] | mask } else { self.enabled[w] & !mask };
+            self.outputs[w] = self.raw[w] & self.enabled[w];
         }
         let run = |k: usize| net.fan_runs[4 * a + k] as usize..net.fan_runs[4 * a + k + 1] as usize;
         let (became_true, became_false) = if value { (run(0), run(1)) } else { (run(1), run(0)) };
@@ -413,7 +435,7 @@ impl Live {
     /// run-time atom), or else hold (or, when it reads run-time atoms, be armed), watched on all
     /// its literals. Returns whether it holds.
     fn rewatch(&mut self, program: &Program, net: &Net, rule: usize) -> bool {
-        let body = program.body(rule);
+        let body = net.watch_body(program, rule);
         let false_literal = body
             .iter()
             .find(|&&code| !is_deferred(code) && !program.holds(code, &self.state, &self.joint, &self.values));
@@ -566,28 +588,4 @@ fn push_changes(changed: &mut Vec<u32>, w: usize, old: u64, new: u64, bases: u32
 /// [`Live::engaged`]), from the evaluation's `holds` and `armed_at`.
 fn engaged(holds: &[bool], armed_at: &[u32], rule: usize) -> bool {
     holds[rule] || armed_at[rule] != NONE
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::program::tests::sample;
-
-    /// Every state and move of the sample game, evaluated incrementally in a long walk, gives
-    /// the values a full evaluation gives.
-    #[test]
-    fn incremental_values_follow_full_evaluation() {
-        let program = sample();
-        let net = Net::new(&program).expect("the sample has no run-time relations");
-        let mut live = Live::new(&program, &net);
-        let walk = [(0b01u64, 0u32), (0b00, 1), (0b11, 0), (0b10, 1), (0b01, 1), (0b11, 0), (0b00, 0)];
-        for (state, m) in walk {
-            live.set_state(&program, &net, &[state]);
-            live.set_joint(&program, &net, &[m]);
-            let mut full = Values::default();
-            full.reset(&program);
-            program.evaluate(&[state], &[m], &net.members, &mut full);
-            assert_eq!(live.values.nodes, full.nodes, "state {state:#b}, move {m}");
-        }
-    }
 }

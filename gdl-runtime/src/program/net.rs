@@ -3,6 +3,7 @@
 //! each atom, and the outputs' bit sets as an evaluation gives them ([`Outputs`]). Built once
 //! per program, shared by every thread.
 
+use super::gates::Gated;
 use super::incremental::Tally;
 use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
 use crate::rng::Rng;
@@ -39,6 +40,11 @@ pub(crate) struct Net {
     /// Whether some watched rule reads each atom: the others' watch lists stay empty, and a
     /// change of them does not look at them.
     pub(super) watched_atom: Vec<bool>,
+    /// The literals of every rule, laid out as [`Program::literals`], a watched rule's sorted
+    /// so that those whose atoms a sample saw change least come first: a watched rule waits on
+    /// the first of its literals that is false, and one that rarely changes rarely wakes it.
+    /// Empty when no rule is watched.
+    pub(super) watch_literals: Vec<u32>,
     /// The counted rules that read atom `a`, in four runs of `fanout`: run `k` of atom `a` is
     /// `fanout[fan_runs[4 * a + k]..fan_runs[4 * a + k + 1]]`. Runs 0 and 1 are the rules that
     /// read it positively and negated; runs 2 and 3 the propositions of the rules whose whole
@@ -53,6 +59,13 @@ pub(crate) struct Net {
     pub(super) out_start: Vec<u32>,
     pub(super) outputs: Vec<u32>,
     pub(super) legal_start: Vec<u32>,
+    /// The output slots that base fact `a` gates (see [`super::gates`]), as words of the slots'
+    /// bit set with a mask: `gate_words[gate_start[a]..gate_start[a + 1]]`.
+    pub(super) gate_start: Vec<u32>,
+    pub(super) gate_words: Vec<(u32, u64)>,
+    /// The program without the gates of its gated propositions, which the network evaluates
+    /// instead of the one it was built for; `None` when none is gated.
+    pub(super) gated_program: Option<Box<Program>>,
 }
 
 /// A rule may be watched rather than counted when it reads an atom that more rules than this
@@ -66,8 +79,33 @@ const WAKE_TOUCHES: u64 = 16;
 impl Net {
     /// The network of `program`, or `None` when it cannot be evaluated incrementally: an
     /// output reads an atom proved at run time itself, or a rule reads a proposition numbered
-    /// after its own outside its recursive group.
+    /// after its own outside its recursive group. Propositions that a fact changing at most
+    /// steps gates (see [`super::gates`]) are evaluated without it, in a program of their own.
     pub(crate) fn new(program: &Program) -> Option<Net> {
+        let net = Net::build(program, &[])?;
+        let Some(gated) = net.gated(program) else { return Some(net) };
+        let mut gated_net = Net::build(&gated.program, &gated.gate)?;
+        gated_net.gated_program = Some(Box::new(gated.program));
+        Some(gated_net)
+    }
+
+    /// The program the network evaluates: `program` itself, or its gated form.
+    pub(crate) fn program<'p>(&'p self, program: &'p Program) -> &'p Program {
+        self.gated_program.as_deref().unwrap_or(program)
+    }
+
+    /// The gated form of `program`, when some of its propositions read a fact that a sample of
+    /// playouts sees change at a quarter of the steps or more.
+    fn gated(&self, program: &Program) -> Option<Gated> {
+        super::gates::gate(program, &self.members, &self.group, |_| true)?;
+        let tally = super::sample::tally(program, self)?;
+        let often =
+            |fact: u32| tally.steps > 0 && tally.changes.get(fact as usize).is_some_and(|&c| 4 * c >= tally.steps);
+        super::gates::gate(program, &self.members, &self.group, often)
+    }
+
+    /// The network of `program`, whose propositions `gate` gates (empty when none is).
+    fn build(program: &Program, gate: &[u32]) -> Option<Net> {
         let outputs = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
         if outputs.into_iter().any(|&code| is_deferred(code)) {
             return None;
@@ -116,13 +154,17 @@ impl Net {
             watched: Vec::new(),
             volatile: Vec::new(),
             watched_atom: Vec::new(),
+            watch_literals: Vec::new(),
             fan_runs: Vec::new(),
             fanout: Vec::new(),
             out_start: Vec::new(),
             outputs: Vec::new(),
             legal_start: Vec::new(),
+            gate_start: Vec::new(),
+            gate_words: Vec::new(),
+            gated_program: None,
         };
-        net.place_outputs(program);
+        net.place_outputs(program, gate);
         net.count_or_watch(program);
         Some(net)
     }
@@ -164,11 +206,38 @@ impl Net {
         if !self.watched.contains(&true) {
             return;
         }
-        let Some(tally) = super::sample::tally(program, self) else { return };
+        self.watch_literals.clone_from(&program.literals);
+        // A first sample tells which atoms change often; watched rules then wait on the others,
+        // and a second sample measures what watching them so costs.
+        let Some(first) = super::sample::tally(program, self) else { return };
+        self.order_watches(program, &first);
+        let tally = super::sample::tally(program, self).unwrap_or(first);
         let watched = self.cheaper_watched(program, &crowd, &tally);
         if watched != self.watched {
             self.lay_out(program, watched);
         }
+        if !self.watched.contains(&true) {
+            self.watch_literals = Vec::new();
+        }
+    }
+
+    /// Sorts the literals of every watched rule in [`Net::watch_literals`] by how often
+    /// `tally` saw their atoms change, least first (literals of constants and run-time atoms,
+    /// which no watch waits on, keep their places among them as if they never changed).
+    fn order_watches(&mut self, program: &Program, tally: &Tally) {
+        let mut literals = std::mem::take(&mut self.watch_literals);
+        let changes = |code: &u32| self.watch_of(*code).map_or(0, |watch| tally.changes[watch as usize >> 1]);
+        for rule in (0..self.watched.len()).filter(|&rule| self.watched[rule]) {
+            let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
+            literals[range].sort_by_key(changes);
+        }
+        self.watch_literals = literals;
+    }
+
+    /// The literals of `rule`, in the order a watch looks for a false one among them.
+    pub(super) fn watch_body<'p>(&'p self, program: &'p Program, rule: usize) -> &'p [u32] {
+        let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
+        self.watch_literals.get(range).unwrap_or(program.body(rule))
     }
 
     /// Which rules to watch after a sample's `tally`: the rules of every crowded atom (see
@@ -235,8 +304,9 @@ impl Net {
             && self.group[n as usize] == NONE
     }
 
-    /// Gives every output a slot and lays out the atoms' lists of outputs.
-    fn place_outputs(&mut self, program: &Program) {
+    /// Gives every output a slot and lays out the atoms' lists of outputs, and the slots that
+    /// each fact gates: those that read a proposition that `gate` gates.
+    fn place_outputs(&mut self, program: &Program, gate: &[u32]) {
         let mut slots: Vec<u32> = program.next.clone();
         self.legal_start.clear();
         for moves in &program.legal {
@@ -262,6 +332,27 @@ impl Net {
             }
         }
         (self.out_start, self.outputs) = (out_start, outputs);
+        let mut gated: Vec<(u32, u32)> = slots
+            .iter()
+            .enumerate()
+            .filter(|&(_, &code)| code >> KIND_SHIFT & 7 == KIND_NODE && code & NEGATED == 0)
+            .filter_map(|(slot, &code)| Some((*gate.get((code & INDEX_MASK) as usize)?, slot as u32)))
+            .filter(|&(fact, _)| fact != NONE)
+            .collect();
+        gated.sort_unstable();
+        let mut counts = vec![0u32; atoms + 1];
+        self.gate_words.clear();
+        for (k, &(fact, slot)) in gated.iter().enumerate() {
+            let word = slot / 64;
+            if k == 0 || gated[k - 1].0 != fact || gated[k - 1].1 / 64 != word {
+                counts[fact as usize] += 1;
+                self.gate_words.push((word, 0));
+            }
+            if let Some(last) = self.gate_words.last_mut() {
+                last.1 |= 1 << (slot % 64);
+            }
+        }
+        self.gate_start = prefix(&counts);
     }
 
     /// The number of output slots.

@@ -46,7 +46,7 @@ pub(super) fn tally(program: &Program, net: &Net) -> Option<Tally> {
     let mut step = 0;
     while step < WARM_UP_STEPS + MEASURED_STEPS && start.elapsed() < TIME_LIMIT {
         if step == WARM_UP_STEPS && live.tally.is_none() {
-            live.tally = Some(Tally { changes: vec![0; net.atoms()], wakes: vec![0; net.watched.len()] });
+            live.tally = Some(Tally { changes: vec![0; net.atoms()], wakes: vec![0; net.watched.len()], steps: 0 });
         }
         live.set_state(program, net, &playout.state);
         if !playout.choose_joint(program, net, &live, &mut rng) {
@@ -63,6 +63,9 @@ pub(super) fn tally(program: &Program, net: &Net) -> Option<Tally> {
         live.set_joint(program, net, &playout.joint);
         live.outputs(net).next(program.next.len(), &mut playout.next);
         std::mem::swap(&mut playout.state, &mut playout.next);
+        if let Some(tally) = &mut live.tally {
+            tally.steps += 1;
+        }
         step += 1;
     }
     live.tally

@@ -32,6 +32,25 @@ pub(crate) fn sample() -> Program {
     p
 }
 
+/// Every state and move of the sample game, evaluated incrementally in a long walk, gives the
+/// values a full evaluation gives.
+#[test]
+fn incremental_values_follow_full_evaluation() {
+    let sample = sample();
+    let net = net::Net::new(&sample).expect("the sample has no run-time relations");
+    let program = net.program(&sample);
+    let mut live = Live::new(program, &net);
+    let walk = [(0b01u64, 0u32), (0b00, 1), (0b11, 0), (0b10, 1), (0b01, 1), (0b11, 0), (0b00, 0)];
+    for (state, m) in walk {
+        live.set_state(program, &net, &[state]);
+        live.set_joint(program, &net, &[m]);
+        let mut full = Values::default();
+        full.reset(program);
+        program.evaluate(&[state], &[m], &net.members, &mut full);
+        assert_eq!(live.values.nodes, full.nodes, "state {state:#b}, move {m}");
+    }
+}
+
 #[test]
 fn encoding_round_trips_through_text() {
     let program = sample();
@@ -81,16 +100,17 @@ fn damaged_tables_are_refused() {
 
 /// A one-role game over a turn fact `t` (base 0) that flips at every step, its negation `u`
 /// (base 1) and a fact `c` (base 2) that never holds, with 1,100 propositions each derived by
-/// one rule `t, other`: enough rules that `t` is a crowded atom. Move 0 is always legal, and
-/// move `k + 1` when proposition `k` holds, so that every proposition is read.
-fn crowded(other: u32) -> Program {
+/// one rule `t, other` (`turn`) or `not t, other`: enough rules that `t` is a crowded atom.
+/// Move 0 is always legal, and move `k + 1` when proposition `k` holds, so that every
+/// proposition is read.
+fn crowded(other: u32, turn: bool) -> Program {
     let base = |i, positive| literal_code(Literal::Base(i), positive);
     let always = literal_code(Literal::Const(true), true);
     let mut p = Program::default();
     p.node_rules.push(0);
     p.rule_literals.push(0);
     for _ in 0..1100 {
-        p.literals.extend([base(0, true), base(other, true)]);
+        p.literals.extend([base(0, turn), base(other, true)]);
         p.rule_literals.push(p.literals.len() as u32);
         p.node_rules.push(p.rule_literals.len() as u32 - 1);
     }
@@ -105,22 +125,24 @@ fn crowded(other: u32) -> Program {
 }
 
 /// The rules of a crowded atom are watched when the literal they wait on rarely becomes true
-/// (`t, c`: they wait on `c` for good), and counted when every literal changes at every step
-/// (`t, u`: a watch would wake at every step, at the cost of many counts). Either way the
-/// incremental evaluation gives the values a full evaluation gives.
+/// (`not t, c`: they wait on `c` for good), and counted when every literal changes at every
+/// step (`not t, u`: a watch would wake at every step, at the cost of many counts). Either way
+/// the incremental evaluation gives the values a full evaluation gives. (A negated turn is no
+/// gate; `u` gates the rules of the second kind, see [`gates`], which then read `not t` alone.)
 #[test]
 fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
     for (other, watch) in [(2, true), (1, false)] {
-        let program = crowded(other);
+        let program = crowded(other, false);
         let net = net::Net::new(&program).expect("the program reads no run-time atom");
-        assert!(net.watched.iter().all(|&w| w == watch), "rules `t, {other}` watched: {watch}");
-        let mut live = Live::new(&program, &net);
+        assert!(net.watched.iter().all(|&w| w == watch), "rules `not t, {other}` watched: {watch}");
+        let program = net.program(&program);
+        let mut live = Live::new(program, &net);
         for state in [0b001u64, 0b011, 0b010, 0b111, 0b000, 0b011, 0b101] {
-            live.set_state(&program, &net, &[state]);
+            live.set_state(program, &net, &[state]);
             let mut full = Values::default();
-            full.reset(&program);
+            full.reset(program);
             program.evaluate(&[state], &[], &net.members, &mut full);
-            assert_eq!(live.values.nodes, full.nodes, "rules `t, {other}`, state {state:#b}");
+            assert_eq!(live.values.nodes, full.nodes, "rules `not t, {other}`, state {state:#b}");
         }
     }
 }
@@ -130,22 +152,26 @@ fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
 #[test]
 fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
     let singles = [(singles(), 0b00u64), (singles(), 0b01), (singles(), 0b10), (singles(), 0b11)];
-    let others = [(sample(), 0b01u64), (sample(), 0b00), (crowded(1), 0b001), (crowded(2), 0b011)];
-    for (program, start) in singles.into_iter().chain(others) {
+    let others = [(sample(), 0b01u64), (sample(), 0b00)];
+    let turns = [(1, false, 0b001), (2, false, 0b011), (1, true, 0b001), (2, true, 0b011)];
+    let crowded = turns.map(|(other, turn, start)| (crowded(other, turn), start));
+    for (program, start) in singles.into_iter().chain(others).chain(crowded) {
         let net = net::Net::new(&program).expect("the program reads no run-time atom");
-        let mut live = Live::new(&program, &net);
-        let mut joint = Vec::new();
+        let mut live = Live::new(net.program(&program), &net);
+        let (mut joint, mut passes_joint) = (Vec::new(), Vec::new());
         for seed in 0..5 {
             let (mut rng, mut passes_rng) = (Rng::seeded(seed), Rng::seeded(seed));
             let mut state = vec![start];
             for _ in 0..12 {
                 let (mut out, mut passes_out) = (vec![0u64], vec![0u64]);
-                let stepped = live.random_step(&program, &net, &state, &mut joint, &mut rng, &mut out);
-                let passes_stepped = step_in_passes(&program, &state, &mut passes_rng, &mut passes_out);
+                let stepped = live.random_step(net.program(&program), &net, &state, &mut joint, &mut rng, &mut out);
+                let passes_stepped =
+                    step_in_passes(&program, &state, &mut passes_rng, &mut passes_joint, &mut passes_out);
                 assert_eq!((stepped, &out), (passes_stepped, &passes_out), "seed {seed}, state {state:?}");
                 if !stepped {
                     break;
                 }
+                assert_eq!(joint, passes_joint, "seed {seed}, state {state:?}");
                 state = out;
             }
         }
@@ -153,8 +179,8 @@ fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
 }
 
 /// A random step of `program` from `state` through full evaluations: terminal, every role's
-/// legal moves, a joint move drawn from them, and the next state into `out`.
-fn step_in_passes(program: &Program, state: &[u64], rng: &mut Rng, out: &mut [u64]) -> bool {
+/// legal moves, a joint move drawn from them into `joint`, and the next state into `out`.
+fn step_in_passes(program: &Program, state: &[u64], rng: &mut Rng, joint: &mut Vec<u32>, out: &mut [u64]) -> bool {
     let every_node: Vec<u32> = (0..program.node_rules.len() as u32 - 1).collect();
     let mut values = Values::default();
     values.reset(program);
@@ -165,15 +191,14 @@ fn step_in_passes(program: &Program, state: &[u64], rng: &mut Rng, out: &mut [u6
     let legal: Vec<Vec<u32>> = (program.legal.iter())
         .map(|moves| moves.iter().filter(|&&(_, l)| program.holds(l, state, &[], &values)).map(|&(m, _)| m).collect())
         .collect();
-    let mut joint = Vec::new();
-    if crate::draw_joint(&legal, rng, &mut joint).is_none() {
+    if crate::draw_joint(&legal, rng, joint).is_none() {
         return false;
     }
     values.reset(program);
-    program.evaluate(state, &joint, &every_node, &mut values);
+    program.evaluate(state, joint, &every_node, &mut values);
     out.fill(0);
     for (i, &literal) in program.next.iter().enumerate() {
-        if program.holds(literal, state, &joint, &values) {
+        if program.holds(literal, state, joint, &values) {
             out[i / 64] |= 1 << (i % 64);
         }
     }
@@ -215,4 +240,34 @@ fn rules_of_one_literal_are_counted_through_their_propositions() {
     assert!((0..4).all(|rule| net.is_direct(&program, rule)));
     let recursive = sample();
     assert!(!net::Net::new(&recursive).is_some_and(|net| (0..3).any(|rule| net.is_direct(&recursive, rule))));
+}
+
+/// Propositions whose every rule reads the turn `t`, which changes at every step, are gated by
+/// it: the network evaluates them without `t`, and `t` masks the legal moves that read them,
+/// which the network gives as a full evaluation of the rules with `t` gives them.
+#[test]
+fn propositions_that_the_turn_gates_are_evaluated_without_it() {
+    for other in [1, 2] {
+        let program = crowded(other, true);
+        let net = net::Net::new(&program).expect("the program reads no run-time atom");
+        let gated = net.program(&program);
+        assert!(!gated.literals.contains(&literal_code(Literal::Base(0), true)), "rules `t, {other}` read t");
+        let masked: u32 = net.gate_words.iter().map(|&(_, mask)| mask.count_ones()).sum();
+        assert_eq!(masked, 1100, "rules `t, {other}`: the slots t masks");
+        let mut live = Live::new(gated, &net);
+        for state in [0b001u64, 0b011, 0b010, 0b111, 0b000, 0b011, 0b101] {
+            live.set_state(gated, &net, &[state]);
+            let mut legal = Vec::new();
+            live.outputs(&net).legal(0, |k| legal.push(program.legal[0][k].0));
+            let mut full = Values::default();
+            full.reset(&program);
+            program.evaluate(&[state], &[], &net.members, &mut full);
+            let expected: Vec<u32> = program.legal[0]
+                .iter()
+                .filter(|&&(_, l)| program.holds(l, &[state], &[], &full))
+                .map(|&(m, _)| m)
+                .collect();
+            assert_eq!(legal, expected, "rules `t, {other}`, state {state:#b}");
+        }
+    }
 }
