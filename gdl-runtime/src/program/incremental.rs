@@ -29,6 +29,7 @@
 //! the searches are those a full pass makes.
 
 use super::net::{is_deferred, Net, Outputs, NONE};
+use super::sample::Tally;
 use super::{Program, Values};
 use crate::rng::Rng;
 
@@ -81,18 +82,6 @@ pub(crate) struct Live {
     pub(crate) tally: Option<Tally>,
 }
 
-/// The work of an evaluation that tells watching a rule from counting it.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Tally {
-    /// For every atom, how many times it changed: a counted rule is touched at every change of
-    /// one of its atoms.
-    pub(crate) changes: Vec<u32>,
-    /// For every rule, how many times it was woken as a watched rule.
-    pub(crate) wakes: Vec<u32>,
-    /// The steps counted.
-    pub(crate) steps: u32,
-}
-
 impl Live {
     /// The evaluation of the empty state with no move set.
     pub(crate) fn new(program: &Program, net: &Net) -> Live {
@@ -117,7 +106,7 @@ impl Live {
             armed_at: vec![NONE; rules],
             epoch: vec![0; rules],
             watch: vec![NONE; rules],
-            support: vec![0; program.node_rules.len() - 1],
+            support: vec![0; net.supports()],
             dirty: vec![0; (program.node_rules.len() - 1).div_ceil(64)],
             dirty_low: usize::MAX,
             dirty_high: 0,
@@ -131,7 +120,8 @@ impl Live {
                 let holds = if net.watched[rule] {
                     live.rewatch(program, net, rule)
                 } else {
-                    let body = program.body(rule).iter().filter(|&&l| !is_deferred(l));
+                    let skip = net.rule_skip[rule];
+                    let body = program.body(rule).iter().filter(|&&l| !is_deferred(l) && l != skip);
                     let failing = body.filter(|&&l| !program.holds(l, &[], &live.joint, &live.values)).count();
                     live.unsat[rule] = failing as u32;
                     match (failing, net.volatile[rule]) {
@@ -139,7 +129,7 @@ impl Live {
                         (failing, _) => failing == 0,
                     }
                 };
-                live.support[n as usize] += u32::from(holds);
+                live.support[net.rule_node[rule] as usize] += u32::from(holds);
             }
         }
         let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
@@ -149,7 +139,7 @@ impl Live {
             }
         }
         // No fact holds in the empty state: no gate is open.
-        for &(w, mask) in &net.gate_words {
+        for &(w, mask) in net.gate_words.iter().filter(|&&(w, _)| w != NONE) {
             live.enabled[w as usize] &= !mask;
         }
         for (out, (raw, enabled)) in live.outputs.iter_mut().zip(live.raw.iter().zip(&live.enabled)) {
@@ -326,6 +316,13 @@ impl Live {
             self.outputs[w] = self.raw[w] & self.enabled[w];
         }
         for &(w, mask) in &net.gate_words[net.gate_start[a] as usize..net.gate_start[a + 1] as usize] {
+            // A proposition whose rules counted apart need this fact changes when one holds.
+            if w == NONE {
+                if self.support[mask as usize] > 0 {
+                    self.enqueue(net.owner_of(mask as usize));
+                }
+                continue;
+            }
             let w = w as usize;
             self.enabled[w] = if value { self.enabled[w] | mask } else { self.enabled[w] & !mask };
             self.outputs[w] = self.raw[w] & self.enabled[w];
@@ -337,13 +334,13 @@ impl Live {
         for &n in &net.fanout[node_true] {
             self.support[n as usize] += 1;
             if self.support[n as usize] == 1 {
-                self.enqueue(n);
+                self.enqueue(net.owner_of(n as usize));
             }
         }
         for &n in &net.fanout[node_false] {
             self.support[n as usize] -= 1;
             if self.support[n as usize] == 0 {
-                self.enqueue(n);
+                self.enqueue(net.owner_of(n as usize));
             }
         }
         for &rule in &net.fanout[became_true] {
@@ -483,7 +480,7 @@ impl Live {
     /// A rule started or stopped holding.
     fn rule_changed(&mut self, net: &Net, rule: usize, holds: bool) {
         let n = net.rule_node[rule] as usize;
-        let group = net.group[n];
+        let group = net.group.get(n).copied().unwrap_or(NONE);
         if group != NONE {
             if group != self.settling {
                 self.enqueue(group);
@@ -494,12 +491,12 @@ impl Live {
         if holds {
             *support += 1;
             if *support == 1 {
-                self.enqueue(n as u32);
+                self.enqueue(net.owner_of(n));
             }
         } else {
             *support -= 1;
             if *support == 0 {
-                self.enqueue(n as u32);
+                self.enqueue(net.owner_of(n));
             }
         }
     }
@@ -527,13 +524,21 @@ impl Live {
                 self.settle_group(program, net, n);
                 continue;
             }
-            let holds = self.support[n as usize] > 0;
+            let holds = self.support[n as usize] > 0 || (!net.owner.is_empty() && self.holds_apart(net, n as usize));
             if holds != self.values.nodes[n as usize] {
                 self.values.nodes[n as usize] = holds;
                 self.atom_changed(program, net, net.first_node + n, holds);
             }
         }
         (self.dirty_low, self.dirty_high) = (usize::MAX, 0);
+    }
+
+    /// Whether one of proposition `n`'s rules counted apart holds with the fact they need.
+    fn holds_apart(&self, net: &Net, n: usize) -> bool {
+        let index = net.apart[n] as usize;
+        let Some(&fact) = net.apart_fact.get(index.wrapping_sub(net.group.len())) else { return false };
+        let word = self.state.get(fact as usize / 64).copied().unwrap_or(0);
+        self.support[index] > 0 && word >> (fact % 64) & 1 != 0
     }
 
     /// Evaluates the recursive group that starts at `start` to its least fixpoint, then passes

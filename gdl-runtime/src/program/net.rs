@@ -4,8 +4,8 @@
 //! per program, shared by every thread.
 
 use super::gates::Gated;
-use super::incremental::Tally;
-use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
+use super::sample::Tally;
+use super::{Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
 use crate::rng::Rng;
 
 /// Marks a proposition that belongs to no recursive group, and a role with no move set.
@@ -59,13 +59,24 @@ pub(crate) struct Net {
     pub(super) out_start: Vec<u32>,
     pub(super) outputs: Vec<u32>,
     pub(super) legal_start: Vec<u32>,
-    /// The output slots that base fact `a` gates (see [`super::gates`]), as words of the slots'
-    /// bit set with a mask: `gate_words[gate_start[a]..gate_start[a + 1]]`.
+    /// What a change of base fact `a` does as a gate (see [`super::gates`]),
+    /// `gate_words[gate_start[a]..gate_start[a + 1]]`: the output slots it masks, as words of the
+    /// slots' bit set with a mask, and as `(NONE, index)` the support of rules counted apart
+    /// that need it.
     pub(super) gate_start: Vec<u32>,
     pub(super) gate_words: Vec<(u32, u64)>,
     /// The program without the gates of its gated propositions, which the network evaluates
     /// instead of the one it was built for; `None` when none is gated.
     pub(super) gated_program: Option<Box<Program>>,
+    /// For every rule, the literal its count leaves out (the fact of a mixed proposition's rule
+    /// counted apart, see [`super::gates`]), or [`NONE`].
+    pub(super) rule_skip: Vec<u32>,
+    /// For every proposition, where the support of its rules counted apart is kept (an index
+    /// past the propositions'), or [`NONE`]; for every such index past the propositions', the
+    /// proposition and the fact its rules need.
+    pub(super) apart: Vec<u32>,
+    pub(super) owner: Vec<u32>,
+    pub(super) apart_fact: Vec<u32>,
 }
 
 /// A rule may be watched rather than counted when it reads an atom that more rules than this
@@ -82,9 +93,9 @@ impl Net {
     /// after its own outside its recursive group. Propositions that a fact changing at most
     /// steps gates (see [`super::gates`]) are evaluated without it, in a program of their own.
     pub(crate) fn new(program: &Program) -> Option<Net> {
-        let net = Net::build(program, &[])?;
+        let net = Net::build(program, &[], &[])?;
         let Some(gated) = net.gated(program) else { return Some(net) };
-        let mut gated_net = Net::build(&gated.program, &gated.gate)?;
+        let mut gated_net = Net::build(&gated.program, &gated.gate, &gated.mixed)?;
         gated_net.gated_program = Some(Box::new(gated.program));
         Some(gated_net)
     }
@@ -104,8 +115,9 @@ impl Net {
         super::gates::gate(program, &self.members, &self.group, often)
     }
 
-    /// The network of `program`, whose propositions `gate` gates (empty when none is).
-    fn build(program: &Program, gate: &[u32]) -> Option<Net> {
+    /// The network of `program`, whose propositions `gate` gates and `mixed` mixes (empty
+    /// when none is).
+    fn build(program: &Program, gate: &[u32], mixed: &[u32]) -> Option<Net> {
         let outputs = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
         if outputs.into_iter().any(|&code| is_deferred(code)) {
             return None;
@@ -163,16 +175,91 @@ impl Net {
             gate_start: Vec::new(),
             gate_words: Vec::new(),
             gated_program: None,
+            rule_skip: vec![NONE; program.rule_literals.len() - 1],
+            apart: vec![NONE; nodes],
+            owner: Vec::new(),
+            apart_fact: Vec::new(),
         };
-        net.place_outputs(program, gate);
+        net.count_apart(program, mixed);
+        net.place_outputs(program);
+        net.lay_out_gates(program, gate);
         net.count_or_watch(program);
         Some(net)
     }
 
-    /// The rules of the propositions that some output reads, with each literal's watch.
+    /// Counts apart, for every proposition that `mixed` mixes, its rules that read its fact (see
+    /// [`super::gates`]): their support is kept at an index of its own past the propositions',
+    /// and their counts leave the fact out. Rules that ask a search of the state stay as they
+    /// are.
+    fn count_apart(&mut self, program: &Program, mixed: &[u32]) {
+        let nodes = self.group.len();
+        for &n in &self.members {
+            let Some(&fact) = mixed.get(n as usize).filter(|&&fact| fact != NONE) else { continue };
+            let index = (nodes + self.owner.len()) as u32;
+            let code = KIND_BASE << KIND_SHIFT | fact;
+            for rule in program.rules_of(n) {
+                let body = program.body(rule);
+                if body.contains(&code) && !body.iter().any(|&literal| is_deferred(literal)) {
+                    self.rule_node[rule] = index;
+                    self.rule_skip[rule] = code;
+                }
+            }
+            self.apart[n as usize] = index;
+            self.owner.push(n);
+            self.apart_fact.push(fact);
+        }
+    }
+
+    /// Lays out what a change of each fact that gates does: the words of the output slots it
+    /// masks (those that read a proposition that `gate` gates), with their masks, and the
+    /// supports of the rules counted apart on it, as `(NONE, index)`.
+    fn lay_out_gates(&mut self, program: &Program, gate: &[u32]) {
+        let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+        let mut effects: Vec<(u32, u32, u64)> = Vec::new();
+        for (slot, &code) in slots.enumerate() {
+            if code >> KIND_SHIFT & 7 != KIND_NODE || code & NEGATED != 0 {
+                continue;
+            }
+            let Some(&fact) = gate.get((code & INDEX_MASK) as usize).filter(|&&fact| fact != NONE) else { continue };
+            effects.push((fact, slot as u32 / 64, 1 << (slot % 64)));
+        }
+        let apart = self.apart_fact.iter().enumerate();
+        effects.extend(apart.map(|(k, &fact)| (fact, NONE, (self.group.len() + k) as u64)));
+        effects.sort_unstable_by_key(|&(fact, word, _)| (fact, word));
+        let mut counts = vec![0u32; self.atoms() + 1];
+        self.gate_words.clear();
+        for (k, &(fact, word, mask)) in effects.iter().enumerate() {
+            let same_word = k > 0 && word != NONE && effects[k - 1].0 == fact && effects[k - 1].1 == word;
+            match self.gate_words.last_mut().filter(|_| same_word) {
+                Some(last) => last.1 |= mask,
+                None => {
+                    counts[fact as usize] += 1;
+                    self.gate_words.push((word, mask));
+                }
+            }
+        }
+        self.gate_start = prefix(&counts);
+    }
+
+    /// The proposition whose support index `n` is (itself, or the owner of rules counted apart).
+    pub(super) fn owner_of(&self, n: usize) -> u32 {
+        match n.checked_sub(self.group.len()) {
+            Some(k) => self.owner[k],
+            None => n as u32,
+        }
+    }
+
+    /// The number of support indices: the propositions, then those of rules counted apart.
+    pub(super) fn supports(&self) -> usize {
+        self.group.len() + self.owner.len()
+    }
+
+    /// The rules of the propositions that some output reads, with each literal's watch (but the
+    /// literal a rule's count leaves out).
     fn member_literals<'p>(&'p self, program: &'p Program) -> impl Iterator<Item = (usize, u32, u32)> + 'p {
         (0..self.rule_node.len()).filter(|&rule| self.rule_node[rule] != NONE).flat_map(move |rule| {
-            program.body(rule).iter().filter_map(move |&code| Some((rule, code, self.watch_of(code)?)))
+            let counted = program.body(rule).iter().filter(move |&&code| code != self.rule_skip[rule]);
+            counted.filter_map(move |&code| Some((rule, code, self.watch_of(code)?)))
         })
     }
 
@@ -207,6 +294,13 @@ impl Net {
             return;
         }
         self.watch_literals.clone_from(&program.literals);
+        // A watch does not wait on the literal a count leaves out: it reads true.
+        for (rule, &skip) in self.rule_skip.iter().enumerate().filter(|&(_, &skip)| skip != NONE) {
+            let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
+            for code in self.watch_literals[range].iter_mut().filter(|code| **code == skip) {
+                *code = KIND_CONST << KIND_SHIFT | 1;
+            }
+        }
         // A first sample tells which atoms change often; watched rules then wait on the others,
         // and a second sample measures what watching them so costs.
         let Some(first) = super::sample::tally(program, self) else { return };
@@ -298,15 +392,14 @@ impl Net {
     pub(super) fn is_direct(&self, program: &Program, rule: usize) -> bool {
         let n = self.rule_node[rule];
         n != NONE
-            && program.body(rule).len() == 1
+            && program.body(rule).len() - usize::from(self.rule_skip[rule] != NONE) == 1
             && !self.watched[rule]
             && !self.volatile[rule]
-            && self.group[n as usize] == NONE
+            && self.group.get(n as usize).is_none_or(|&group| group == NONE)
     }
 
-    /// Gives every output a slot and lays out the atoms' lists of outputs, and the slots that
-    /// each fact gates: those that read a proposition that `gate` gates.
-    fn place_outputs(&mut self, program: &Program, gate: &[u32]) {
+    /// Gives every output a slot and lays out the atoms' lists of outputs.
+    fn place_outputs(&mut self, program: &Program) {
         let mut slots: Vec<u32> = program.next.clone();
         self.legal_start.clear();
         for moves in &program.legal {
@@ -332,27 +425,6 @@ impl Net {
             }
         }
         (self.out_start, self.outputs) = (out_start, outputs);
-        let mut gated: Vec<(u32, u32)> = slots
-            .iter()
-            .enumerate()
-            .filter(|&(_, &code)| code >> KIND_SHIFT & 7 == KIND_NODE && code & NEGATED == 0)
-            .filter_map(|(slot, &code)| Some((*gate.get((code & INDEX_MASK) as usize)?, slot as u32)))
-            .filter(|&(fact, _)| fact != NONE)
-            .collect();
-        gated.sort_unstable();
-        let mut counts = vec![0u32; atoms + 1];
-        self.gate_words.clear();
-        for (k, &(fact, slot)) in gated.iter().enumerate() {
-            let word = slot / 64;
-            if k == 0 || gated[k - 1].0 != fact || gated[k - 1].1 / 64 != word {
-                counts[fact as usize] += 1;
-                self.gate_words.push((word, 0));
-            }
-            if let Some(last) = self.gate_words.last_mut() {
-                last.1 |= 1 << (slot % 64);
-            }
-        }
-        self.gate_start = prefix(&counts);
     }
 
     /// The number of output slots.

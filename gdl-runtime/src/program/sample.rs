@@ -9,11 +9,23 @@
 //! literals, so counting wins. Random playouts from the initial state, evaluated with every
 //! such rule watched, measure both costs.
 
-use super::incremental::{Live, Tally};
+use super::incremental::Live;
 use super::net::Net;
 use super::Program;
 use crate::rng::Rng;
 use std::time::{Duration, Instant};
+
+/// The work of an evaluation that tells watching a rule from counting it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tally {
+    /// For every atom, how many times it changed: a counted rule is touched at every change of
+    /// one of its atoms.
+    pub(crate) changes: Vec<u32>,
+    /// For every rule, how many times it was woken as a watched rule.
+    pub(crate) wakes: Vec<u32>,
+    /// The steps counted.
+    pub(crate) steps: u32,
+}
 
 /// The steps of the sample before its costs are counted: the watches first settle on the
 /// literals that rarely change, as they do in a long run.

@@ -152,7 +152,7 @@ fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
 #[test]
 fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
     let singles = [(singles(), 0b00u64), (singles(), 0b01), (singles(), 0b10), (singles(), 0b11)];
-    let others = [(sample(), 0b01u64), (sample(), 0b00)];
+    let others = [(sample(), 0b01u64), (sample(), 0b00), (mixed_turns(), 0b01), (mixed_turns(), 0b11)];
     let turns = [(1, false, 0b001), (2, false, 0b011), (1, true, 0b001), (2, true, 0b011)];
     let crowded = turns.map(|(other, turn, start)| (crowded(other, turn), start));
     for (program, start) in singles.into_iter().chain(others).chain(crowded) {
@@ -252,7 +252,8 @@ fn propositions_that_the_turn_gates_are_evaluated_without_it() {
         let net = net::Net::new(&program).expect("the program reads no run-time atom");
         let gated = net.program(&program);
         assert!(!gated.literals.contains(&literal_code(Literal::Base(0), true)), "rules `t, {other}` read t");
-        let masked: u32 = net.gate_words.iter().map(|&(_, mask)| mask.count_ones()).sum();
+        let masked: u32 =
+            net.gate_words.iter().filter(|&&(w, _)| w != net::NONE).map(|&(_, mask)| mask.count_ones()).sum();
         assert_eq!(masked, 1100, "rules `t, {other}`: the slots t masks");
         let mut live = Live::new(gated, &net);
         for state in [0b001u64, 0b011, 0b010, 0b111, 0b000, 0b011, 0b101] {
@@ -269,5 +270,55 @@ fn propositions_that_the_turn_gates_are_evaluated_without_it() {
                 .collect();
             assert_eq!(legal, expected, "rules `t, {other}`, state {state:#b}");
         }
+    }
+}
+
+/// A one-role game over a turn fact `t` (base 0) that flips at every step and a fact `a`
+/// (base 1) set by move 1: propositions `p_k` :- t, a, as many as a proposition needs rules
+/// that read one gate to be mixed ([`gates::MIXED_RULES`], `K`); proposition `K`, `h` :- p_k
+/// for every k, and h :- not a. Move 0 is legal when `h` holds, move 1 always.
+pub(crate) fn mixed_turns() -> Program {
+    let base = |i, positive| literal_code(Literal::Base(i), positive);
+    let node = |i| literal_code(Literal::Node(i), true);
+    let mut p = Program::default();
+    p.node_rules.push(0);
+    p.rule_literals.push(0);
+    let h = gates::MIXED_RULES as u32;
+    let mut nodes: Vec<Vec<Vec<u32>>> = (0..h).map(|_| vec![vec![base(0, true), base(1, true)]]).collect();
+    nodes.push((0..h).map(|k| vec![node(k)]).chain([vec![base(1, false)]]).collect());
+    for rules in nodes {
+        for rule in rules {
+            p.literals.extend(rule);
+            p.rule_literals.push(p.literals.len() as u32);
+        }
+        p.node_rules.push(p.rule_literals.len() as u32 - 1);
+    }
+    p.state_cone = (0..=h).collect();
+    p.does = vec![(0, 0), (0, 1)];
+    let always = literal_code(Literal::Const(true), true);
+    p.legal = vec![vec![(0, node(h)), (1, always)]];
+    p.next = vec![base(0, false), literal_code(Literal::Does(1), true)];
+    p.terminal = literal_code(Literal::Const(false), true);
+    p.goals = vec![vec![(0, always)]];
+    p.initial = vec![0];
+    p
+}
+
+/// The mixed proposition of [`mixed_turns`] counts its rules that need the turn apart, and
+/// holds as a full evaluation says.
+#[test]
+fn a_mixed_proposition_holds_as_its_rules_say() {
+    let program = mixed_turns();
+    let net = net::Net::new(&program).expect("the program reads no run-time atom");
+    let h = gates::MIXED_RULES;
+    assert_eq!(net.owner, [h as u32], "h counts its rules that read t apart");
+    let gated = net.program(&program);
+    let mut live = Live::new(gated, &net);
+    for state in [0b01u64, 0b11, 0b10, 0b00, 0b11, 0b01, 0b11, 0b10] {
+        live.set_state(gated, &net, &[state]);
+        let mut full = Values::default();
+        full.reset(&program);
+        program.evaluate(&[state], &[], &net.members, &mut full);
+        assert_eq!(live.values.nodes[h], full.nodes[h], "state {state:#b}");
     }
 }
