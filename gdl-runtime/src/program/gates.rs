@@ -78,6 +78,12 @@ pub(super) fn gate(program: &Program, members: &[u32], group: &[u32], often: imp
     }
 }
 
+/// Whether some proposition of `members` could be gated were every fact to change often: a
+/// cheap test before a sample tells which facts do.
+pub(super) fn any_candidate(program: &Program, members: &[u32], group: &[u32]) -> bool {
+    propose(program, members, group, &|_| true, &vec![false; group.len()]).iter().any(|&g| g != NONE)
+}
+
 /// The code of the positive literal of base fact `fact`.
 fn fact_code(fact: u32) -> u32 {
     KIND_BASE << KIND_SHIFT | fact

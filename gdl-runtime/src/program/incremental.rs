@@ -40,8 +40,8 @@ pub(crate) struct Live {
     /// The move of every role that the move literals read, [`NONE`] where no move is set.
     pub(crate) joint: Vec<u32>,
     pub(crate) values: Values,
-    /// The value of every output slot (see [`Net::place_outputs`]): `raw`, the value of the
-    /// literal it reads, where its gate holds (see [`super::gates`]).
+    /// The value of every output slot (see [`Net::place_outputs`]): the value of the literal it
+    /// reads (`raw`) where its gate holds (`enabled`, see [`super::gates`]).
     outputs: Vec<u64>,
     raw: Vec<u64>,
     /// Whether each output slot's gate holds (set for the slots without a gate).

@@ -108,7 +108,9 @@ impl Net {
     /// The gated form of `program`, when some of its propositions read a fact that a sample of
     /// playouts sees change at a quarter of the steps or more.
     fn gated(&self, program: &Program) -> Option<Gated> {
-        super::gates::gate(program, &self.members, &self.group, |_| true)?;
+        if !super::gates::any_candidate(program, &self.members, &self.group) {
+            return None;
+        }
         let tally = super::sample::tally(program, self)?;
         let often =
             |fact: u32| tally.steps > 0 && tally.changes.get(fact as usize).is_some_and(|&c| 4 * c >= tally.steps);

@@ -7,7 +7,8 @@
 //! changes at every step while the rules' other literals rarely hold, so watching wins; a
 //! racer's position read by the rules of its every speed changes about as often as their other
 //! literals, so counting wins. Random playouts from the initial state, evaluated with every
-//! such rule watched, measure both costs.
+//! such rule watched, measure both costs. The same playouts tell which facts change at most
+//! steps, and may gate the propositions that read them (see [`super::gates`]).
 
 use super::incremental::Live;
 use super::net::Net;
