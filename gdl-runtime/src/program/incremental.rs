@@ -315,7 +315,8 @@ impl Live {
             }
             self.outputs[w] = self.raw[w] & self.enabled[w];
         }
-        for &(w, mask) in &net.gate_words[net.gate_start[a] as usize..net.gate_start[a + 1] as usize] {
+        let gates = if atom < net.bases { net.gate_start[a] as usize..net.gate_start[a + 1] as usize } else { 0..0 };
+        for &(w, mask) in &net.gate_words[gates] {
             // A proposition whose rules counted apart need this fact changes when one holds.
             if w == NONE {
                 if self.support[mask as usize] > 0 {

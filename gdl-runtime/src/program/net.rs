@@ -59,8 +59,8 @@ pub(crate) struct Net {
     pub(super) out_start: Vec<u32>,
     pub(super) outputs: Vec<u32>,
     pub(super) legal_start: Vec<u32>,
-    /// What a change of base fact `a` does as a gate (see [`super::gates`]),
-    /// `gate_words[gate_start[a]..gate_start[a + 1]]`: the output slots it masks, as words of the
+    /// What a change of base fact `a` (below [`Net::bases`]) does as a gate (see
+    /// [`super::gates`]), `gate_words[gate_start[a]..gate_start[a + 1]]`: the output slots it masks, as words of the
     /// slots' bit set with a mask, and as `(NONE, index)` the support of rules counted apart
     /// that need it.
     pub(super) gate_start: Vec<u32>,
@@ -228,7 +228,9 @@ impl Net {
         let apart = self.apart_fact.iter().enumerate();
         effects.extend(apart.map(|(k, &fact)| (fact, NONE, (self.group.len() + k) as u64)));
         effects.sort_unstable_by_key(|&(fact, word, _)| (fact, word));
-        let mut counts = vec![0u32; self.atoms() + 1];
+        // Gates are base facts: the lists stop there, so that a proposition's change does not
+        // read them.
+        let mut counts = vec![0u32; self.bases as usize + 1];
         self.gate_words.clear();
         for (k, &(fact, word, mask)) in effects.iter().enumerate() {
             let same_word = k > 0 && word != NONE && effects[k - 1].0 == fact && effects[k - 1].1 == word;
