@@ -20,7 +20,7 @@
 //! holds when one of the others does, or `h` holds and one of them does (see
 //! [`super::net::Net`]).
 
-use super::net::NONE;
+use super::net::{is_deferred, output_literals, NONE};
 use super::{Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_NODE, KIND_SHIFT, NEGATED};
 use std::sync::OnceLock;
 
@@ -84,8 +84,11 @@ pub(super) fn any_candidate(program: &Program, members: &[u32], group: &[u32]) -
     propose(program, members, group, &|_| true, &vec![false; group.len()]).iter().any(|&g| g != NONE)
 }
 
+/// The code of the constant true, which a rule left with no literal reads.
+pub(super) const ALWAYS: u32 = KIND_CONST << KIND_SHIFT | 1;
+
 /// The code of the positive literal of base fact `fact`.
-fn fact_code(fact: u32) -> u32 {
+pub(super) fn fact_code(fact: u32) -> u32 {
     KIND_BASE << KIND_SHIFT | fact
 }
 
@@ -153,7 +156,7 @@ fn readers(program: &Program, members: &[u32], group: &[u32], gate: &[u32]) -> (
         let free = gate[n as usize] == NONE && group[n as usize] == NONE;
         for rule in program.rules_of(n) {
             let body = program.body(rule);
-            let searches = body.iter().any(|&code| code >> KIND_SHIFT & 7 == KIND_DEFERRED);
+            let searches = body.iter().any(|&code| is_deferred(code));
             for q in body.iter().filter_map(|&code| gated(code)) {
                 let g = gate[q as usize];
                 if gate[n as usize] == g || body.contains(&fact_code(g)) {
@@ -166,7 +169,7 @@ fn readers(program: &Program, members: &[u32], group: &[u32], gate: &[u32]) -> (
             }
         }
     }
-    let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+    let slots = output_literals(program);
     misread.extend(slots.filter(|&&code| code & NEGATED != 0).filter_map(|&code| gated(code)));
     let elsewhere = program.goals.iter().chain(&program.sees).flatten().map(|&(_, literal)| literal);
     misread.extend(elsewhere.chain([program.terminal]).filter_map(gated));
@@ -194,7 +197,7 @@ fn rewritten(program: &Program, gate: &[u32], mut added: Vec<(usize, u32)>) -> P
             literals.push(fact_code(fact));
         }
         if literals.len() == start && !body.is_empty() {
-            literals.push(KIND_CONST << KIND_SHIFT | 1);
+            literals.push(ALWAYS);
         }
         rule_literals.push(literals.len() as u32);
     }
@@ -232,7 +235,7 @@ fn mixed(program: &Program, members: &[u32], group: &[u32], gate: &[u32], often:
         facts.clear();
         for rule in program.rules_of(n) {
             let body = program.body(rule);
-            if body.iter().any(|&code| code >> KIND_SHIFT & 7 == KIND_DEFERRED) {
+            if body.iter().any(|&code| is_deferred(code)) {
                 continue;
             }
             facts.extend(body.iter().filter(|&&code| {

@@ -132,7 +132,7 @@ impl Live {
                 live.support[net.rule_node[rule] as usize] += u32::from(holds);
             }
         }
-        let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+        let slots = super::net::output_literals(program);
         for (slot, &code) in slots.enumerate() {
             if program.holds(code, &[], &live.joint, &live.values) {
                 live.raw[slot / 64] |= 1 << (slot % 64);

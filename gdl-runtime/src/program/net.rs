@@ -5,7 +5,7 @@
 
 use super::gates::Gated;
 use super::sample::Tally;
-use super::{Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
+use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
 use crate::rng::Rng;
 
 /// Marks a proposition that belongs to no recursive group, and a role with no move set.
@@ -20,8 +20,9 @@ pub(crate) struct Net {
     pub(super) bases: u32,
     /// The first atom of the derived propositions.
     pub(super) first_node: u32,
-    /// The proposition each rule derives, [`NONE`] for the rules of propositions no output
-    /// reads.
+    /// The proposition each rule derives (for a rule counted apart, see [`Net::count_apart`],
+    /// the support index past the propositions' that its proposition keeps for such rules),
+    /// [`NONE`] for the rules of propositions no output reads.
     pub(super) rule_node: Vec<u32>,
     /// For every proposition, the first proposition of its recursive group, or [`NONE`].
     pub(super) group: Vec<u32>,
@@ -120,7 +121,7 @@ impl Net {
     /// The network of `program`, whose propositions `gate` gates and `mixed` mixes (empty
     /// when none is).
     fn build(program: &Program, gate: &[u32], mixed: &[u32]) -> Option<Net> {
-        let outputs = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+        let outputs = output_literals(program);
         if outputs.into_iter().any(|&code| is_deferred(code)) {
             return None;
         }
@@ -198,7 +199,7 @@ impl Net {
         for &n in &self.members {
             let Some(&fact) = mixed.get(n as usize).filter(|&&fact| fact != NONE) else { continue };
             let index = (nodes + self.owner.len()) as u32;
-            let code = KIND_BASE << KIND_SHIFT | fact;
+            let code = super::gates::fact_code(fact);
             for rule in program.rules_of(n) {
                 let body = program.body(rule);
                 if body.contains(&code) && !body.iter().any(|&literal| is_deferred(literal)) {
@@ -216,7 +217,7 @@ impl Net {
     /// masks (those that read a proposition that `gate` gates), with their masks, and the
     /// supports of the rules counted apart on it, as `(NONE, index)`.
     fn lay_out_gates(&mut self, program: &Program, gate: &[u32]) {
-        let slots = program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal));
+        let slots = output_literals(program);
         let mut effects: Vec<(u32, u32, u64)> = Vec::new();
         for (slot, &code) in slots.enumerate() {
             if code >> KIND_SHIFT & 7 != KIND_NODE || code & NEGATED != 0 {
@@ -302,7 +303,7 @@ impl Net {
         for (rule, &skip) in self.rule_skip.iter().enumerate().filter(|&(_, &skip)| skip != NONE) {
             let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
             for code in self.watch_literals[range].iter_mut().filter(|code| **code == skip) {
-                *code = KIND_CONST << KIND_SHIFT | 1;
+                *code = super::gates::ALWAYS;
             }
         }
         // A first sample tells which atoms change often; watched rules then wait on the others,
@@ -404,13 +405,14 @@ impl Net {
 
     /// Gives every output a slot and lays out the atoms' lists of outputs.
     fn place_outputs(&mut self, program: &Program) {
-        let mut slots: Vec<u32> = program.next.clone();
+        let slots: Vec<u32> = output_literals(program).copied().collect();
         self.legal_start.clear();
+        let mut start = program.next.len();
         for moves in &program.legal {
-            self.legal_start.push(slots.len() as u32);
-            slots.extend(moves.iter().map(|&(_, literal)| literal));
+            self.legal_start.push(start as u32);
+            start += moves.len();
         }
-        self.legal_start.push(slots.len() as u32);
+        self.legal_start.push(start as u32);
         let atoms = self.atoms();
         let mut counts = vec![0u32; atoms + 1];
         for &code in &slots {
@@ -525,6 +527,12 @@ impl Outputs<'_> {
             out[words - 1] &= (1u64 << (facts % 64)) - 1;
         }
     }
+}
+
+/// The literals of a program's output slots, in slot order: the next state's facts, then every
+/// role's legal moves (see [`Net::place_outputs`]).
+pub(super) fn output_literals(program: &Program) -> impl Iterator<Item = &u32> {
+    program.next.iter().chain(program.legal.iter().flatten().map(|(_, literal)| literal))
 }
 
 /// The largest index of a literal of `kind` in the rules, 0 when there is none.
