@@ -94,11 +94,24 @@ impl Net {
     /// after its own outside its recursive group. Propositions that a fact changing at most
     /// steps gates (see [`super::gates`]) are evaluated without it, in a program of their own.
     pub(crate) fn new(program: &Program) -> Option<Net> {
-        let net = Net::build(program, &[], &[])?;
-        let Some(gated) = net.gated(program) else { return Some(net) };
-        let mut gated_net = Net::build(&gated.program, &gated.gate, &gated.mixed)?;
-        gated_net.gated_program = Some(Box::new(gated.program));
-        Some(gated_net)
+        let mut net = Net::build(program, &[], &[])?;
+        let crowd = net.watch_crowded(program);
+        // One sample, taken with every crowded rule watched, tells both which facts gate and
+        // which atoms watched rules should not wait on: the first sample shaping would take.
+        let candidate = super::gates::any_candidate(program, &net.members, &net.group);
+        let first = match candidate || net.watched.contains(&true) {
+            true => super::sample::tally(program, &net),
+            false => None,
+        };
+        if let Some(gated) = first.as_ref().filter(|_| candidate).and_then(|tally| net.gated(program, tally)) {
+            let mut gated_net = Net::build(&gated.program, &gated.gate, &gated.mixed)?;
+            let crowd = gated_net.watch_crowded(&gated.program);
+            gated_net.shape(&gated.program, &crowd, None);
+            gated_net.gated_program = Some(Box::new(gated.program));
+            return Some(gated_net);
+        }
+        net.shape(program, &crowd, first);
+        Some(net)
     }
 
     /// The program the network evaluates: `program` itself, or its gated form.
@@ -106,13 +119,9 @@ impl Net {
         self.gated_program.as_deref().unwrap_or(program)
     }
 
-    /// The gated form of `program`, when some of its propositions read a fact that a sample of
-    /// playouts sees change at a quarter of the steps or more.
-    fn gated(&self, program: &Program) -> Option<Gated> {
-        if !super::gates::any_candidate(program, &self.members, &self.group) {
-            return None;
-        }
-        let tally = super::sample::tally(program, self)?;
+    /// The gated form of `program`, when some of its propositions read a fact that `tally`, a
+    /// sample of playouts, saw change at a quarter of the steps or more.
+    fn gated(&self, program: &Program, tally: &Tally) -> Option<Gated> {
         let often =
             |fact: u32| tally.steps > 0 && tally.changes.get(fact as usize).is_some_and(|&c| 4 * c >= tally.steps);
         super::gates::gate(program, &self.members, &self.group, often)
@@ -186,7 +195,6 @@ impl Net {
         net.count_apart(program, mixed);
         net.place_outputs(program);
         net.lay_out_gates(program, gate);
-        net.count_or_watch(program);
         Some(net)
     }
 
@@ -268,18 +276,16 @@ impl Net {
         })
     }
 
-    /// Decides which rules are watched, and lays out the atoms' lists of counted rules. A rule
-    /// that reads a crowded atom (one that more than [`WATCHED_READERS`] rules read) is
-    /// watched, unless a sample of playouts finds counting the rules of that atom cheaper
-    /// (see [`super::sample`]).
-    fn count_or_watch(&mut self, program: &Program) {
+    /// Watches every rule that reads a crowded atom (one that more than [`WATCHED_READERS`]
+    /// rules read), counts the others, and lays out the atoms' lists of counted rules; gives,
+    /// for every rule, the crowded atom it reads that the most rules read, or [`NONE`]: the
+    /// rules of one such atom are counted or watched together (see [`Net::shape`]).
+    fn watch_crowded(&mut self, program: &Program) -> Vec<u32> {
         let atoms = self.atoms();
         let mut readers = vec![0u32; atoms + 1];
         for (_, _, watch) in self.member_literals(program) {
             readers[watch as usize >> 1] += 1;
         }
-        // For every rule, the crowded atom it reads that the most rules read, or NONE: the
-        // rules of one such atom are counted or watched together.
         let mut crowd = vec![NONE; self.rule_node.len()];
         for (rule, _, watch) in self.member_literals(program) {
             let (atom, current) = (watch >> 1, crowd[rule]);
@@ -295,23 +301,32 @@ impl Net {
             .collect();
         let watched: Vec<bool> = crowd.iter().map(|&atom| atom != NONE).collect();
         self.lay_out(program, watched);
+        if self.watched.contains(&true) {
+            self.watch_literals.clone_from(&program.literals);
+            // A watch does not wait on the literal a count leaves out: it reads true.
+            for (rule, &skip) in self.rule_skip.iter().enumerate().filter(|&(_, &skip)| skip != NONE) {
+                let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
+                for code in self.watch_literals[range].iter_mut().filter(|code| **code == skip) {
+                    *code = super::gates::ALWAYS;
+                }
+            }
+        }
+        crowd
+    }
+
+    /// Decides which of the rules of `crowd` (see [`Net::watch_crowded`]) stay watched: those
+    /// of the crowded atoms for which a sample of playouts finds watching cheaper than counting
+    /// (see [`super::sample`]). `first` is a sample already taken on this network, if any.
+    fn shape(&mut self, program: &Program, crowd: &[u32], first: Option<Tally>) {
         if !self.watched.contains(&true) {
             return;
         }
-        self.watch_literals.clone_from(&program.literals);
-        // A watch does not wait on the literal a count leaves out: it reads true.
-        for (rule, &skip) in self.rule_skip.iter().enumerate().filter(|&(_, &skip)| skip != NONE) {
-            let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
-            for code in self.watch_literals[range].iter_mut().filter(|code| **code == skip) {
-                *code = super::gates::ALWAYS;
-            }
-        }
         // A first sample tells which atoms change often; watched rules then wait on the others,
         // and a second sample measures what watching them so costs.
-        let Some(first) = super::sample::tally(program, self) else { return };
+        let Some(first) = first.or_else(|| super::sample::tally(program, self)) else { return };
         self.order_watches(program, &first);
         let tally = super::sample::tally(program, self).unwrap_or(first);
-        let watched = self.cheaper_watched(program, &crowd, &tally);
+        let watched = self.cheaper_watched(program, crowd, &tally);
         if watched != self.watched {
             self.lay_out(program, watched);
         }
@@ -340,7 +355,7 @@ impl Net {
     }
 
     /// Which rules to watch after a sample's `tally`: the rules of every crowded atom (see
-    /// `crowd` in [`Net::count_or_watch`]) whose wake-ups, at [`WAKE_TOUCHES`] touches each,
+    /// [`Net::watch_crowded`]) whose wake-ups, at [`WAKE_TOUCHES`] touches each,
     /// cost no more than the touches counting them would have cost.
     fn cheaper_watched(&self, program: &Program, crowd: &[u32], tally: &Tally) -> Vec<bool> {
         let mut touches = vec![0u64; self.atoms()];
