@@ -28,6 +28,8 @@
 //! state has few armed rules (chess's moves that would be legal if they left the king safe), so
 //! the searches are those a full pass makes.
 
+mod watch;
+
 use super::net::{is_deferred, Net, Outputs, NONE};
 use super::sample::Tally;
 use super::{Program, Values};
@@ -297,24 +299,15 @@ impl Live {
         self.settle(program, net);
     }
 
-    /// Atom `atom` now has value `value`: the rules waiting on the literal that became true
-    /// look for another false literal, and the rules holding with the literal that became false
-    /// stop holding.
+    /// Atom `atom` now has value `value`: the output slots and gates it sets, the counts of the
+    /// rules that read it and the supports of its direct rules' propositions follow, then the
+    /// watched rules that read it (see [`watch`]).
     fn atom_changed(&mut self, program: &Program, net: &Net, atom: u32, value: bool) {
         let a = atom as usize;
         if self.tally.is_some() {
             self.count_change(a);
         }
-        for &entry in &net.outputs[net.out_start[a] as usize..net.out_start[a + 1] as usize] {
-            let (slot, w) = ((entry >> 1) as usize, (entry >> 7) as usize);
-            let bit = 1u64 << (slot % 64);
-            if value != (entry & 1 != 0) {
-                self.raw[w] |= bit;
-            } else {
-                self.raw[w] &= !bit;
-            }
-            self.outputs[w] = self.raw[w] & self.enabled[w];
-        }
+        self.set_outputs(net, a, value);
         let gates = if atom < net.bases { net.gate_start[a] as usize..net.gate_start[a + 1] as usize } else { 0..0 };
         for &(w, mask) in &net.gate_words[gates] {
             // A proposition whose rules counted apart need this fact changes when one holds.
@@ -335,13 +328,13 @@ impl Live {
         for &n in &net.fanout[node_true] {
             self.support[n as usize] += 1;
             if self.support[n as usize] == 1 {
-                self.enqueue(net.owner_of(n as usize));
+                self.support_crossed(net, n as usize, true);
             }
         }
         for &n in &net.fanout[node_false] {
             self.support[n as usize] -= 1;
             if self.support[n as usize] == 0 {
-                self.enqueue(net.owner_of(n as usize));
+                self.support_crossed(net, n as usize, false);
             }
         }
         for &rule in &net.fanout[became_true] {
@@ -358,49 +351,8 @@ impl Live {
                 self.count_crossed(program, net, rule, false);
             }
         }
-        if !net.watched_atom[a] {
-            return;
-        }
-        let became_true = atom << 1 | u32::from(!value);
-        let became_false = atom << 1 | u32::from(value);
-        let mut waiting = std::mem::take(&mut self.waiting[became_true as usize]);
-        for &rule in &waiting {
-            let rule = rule as usize;
-            if self.engaged(rule) || self.watch[rule] != became_true {
-                continue;
-            }
-            self.woken(rule);
-            if self.rewatch(program, net, rule) {
-                self.rule_changed(net, rule, true);
-            }
-        }
-        waiting.clear();
-        // Rules that came to hold may have been added to this list meanwhile: keep them.
-        let added = std::mem::replace(&mut self.waiting[became_true as usize], waiting);
-        self.waiting[became_true as usize].extend(added);
-        let mut holding = std::mem::take(&mut self.holding[became_false as usize]);
-        for &(rule, epoch) in &holding {
-            let rule = rule as usize;
-            if self.engaged(rule) && self.epoch[rule] == epoch {
-                self.woken(rule);
-                let held = if net.volatile[rule] { self.disarm(rule) } else { std::mem::take(&mut self.holds[rule]) };
-                self.watch[rule] = became_false;
-                self.waiting[became_false as usize].push(rule as u32);
-                if held {
-                    self.rule_changed(net, rule, false);
-                }
-            }
-        }
-        holding.clear();
-        let added = std::mem::replace(&mut self.holding[became_false as usize], holding);
-        self.holding[became_false as usize].extend(added);
-    }
-
-    /// Counts a wake-up of watched rule `rule` in the tally, if one is kept.
-    #[inline]
-    fn woken(&mut self, rule: usize) {
-        if self.tally.is_some() {
-            self.count_wake(rule);
+        if net.watched_atom[a] {
+            self.watched_atom_changed(program, net, atom, value);
         }
     }
 
@@ -423,61 +375,6 @@ impl Live {
         }
     }
 
-    /// Whether watched rule `rule` is watched on all its literals: it holds, or it reads run-time
-    /// atoms and is armed.
-    fn engaged(&self, rule: usize) -> bool {
-        engaged(&self.holds, &self.armed_at, rule)
-    }
-
-    /// Makes `rule`, which is not engaged or is new, wait on a false literal of its body (not a
-    /// run-time atom), or else hold (or, when it reads run-time atoms, be armed), watched on all
-    /// its literals. Returns whether it holds.
-    fn rewatch(&mut self, program: &Program, net: &Net, rule: usize) -> bool {
-        let body = net.watch_body(program, rule);
-        let false_literal = body
-            .iter()
-            .find(|&&code| !is_deferred(code) && !program.holds(code, &self.state, &self.joint, &self.values));
-        match false_literal {
-            Some(&code) => {
-                // A false constant never changes: such a rule waits on nothing.
-                let watch = net.watch_of(code).unwrap_or(NONE);
-                self.watch[rule] = watch;
-                if watch != NONE {
-                    self.waiting[watch as usize].push(rule as u32);
-                }
-                self.holds[rule] = false;
-                false
-            }
-            None => {
-                self.watch[rule] = NONE;
-                self.epoch[rule] = self.epoch[rule].wrapping_add(1);
-                let epoch = self.epoch[rule];
-                for &code in body {
-                    if let Some(watch) = net.watch_of(code) {
-                        self.hold_on(watch, rule as u32, epoch);
-                    }
-                }
-                if net.volatile[rule] {
-                    self.arm(program, rule)
-                } else {
-                    self.holds[rule] = true;
-                    true
-                }
-            }
-        }
-    }
-
-    /// Adds a holding rule to the list of `watch`, first dropping the stale entries of a full
-    /// list, so that lists of literals that rarely become false do not grow without end.
-    fn hold_on(&mut self, watch: u32, rule: u32, epoch: u32) {
-        let (holds, armed_at, epochs) = (&self.holds, &self.armed_at, &self.epoch);
-        let list = &mut self.holding[watch as usize];
-        if list.len() == list.capacity() && list.len() >= 8 {
-            list.retain(|&(r, e)| engaged(holds, armed_at, r as usize) && epochs[r as usize] == e);
-        }
-        list.push((rule, epoch));
-    }
-
     /// A rule started or stopped holding.
     fn rule_changed(&mut self, net: &Net, rule: usize, holds: bool) {
         let n = net.rule_node[rule] as usize;
@@ -492,13 +389,50 @@ impl Live {
         if holds {
             *support += 1;
             if *support == 1 {
-                self.enqueue(net.owner_of(n));
+                self.support_crossed(net, n, true);
             }
         } else {
             *support -= 1;
             if *support == 0 {
-                self.enqueue(net.owner_of(n));
+                self.support_crossed(net, n, false);
             }
+        }
+    }
+
+    /// The support at index `n` (a proposition's, or that of a proposition's rules counted
+    /// apart) became non-zero (`holds`) or zero: an eager proposition (see [`Net::eager`])
+    /// changes at once, any other is queued.
+    #[inline(always)]
+    fn support_crossed(&mut self, net: &Net, n: usize, holds: bool) {
+        match net.eager.get(n) {
+            Some(true) => self.eager_changed(net, n, holds),
+            _ => self.enqueue(net.owner_of(n)),
+        }
+    }
+
+    /// Eager proposition `n` (see [`Net::eager`]) now has value `holds`.
+    #[inline(never)]
+    fn eager_changed(&mut self, net: &Net, n: usize, holds: bool) {
+        self.values.nodes[n] = holds;
+        let a = net.first_node as usize + n;
+        if self.tally.is_some() {
+            self.count_change(a);
+        }
+        self.set_outputs(net, a, holds);
+    }
+
+    /// Sets the output slots that read atom `a`, which now has value `value`.
+    #[inline(always)]
+    fn set_outputs(&mut self, net: &Net, a: usize, value: bool) {
+        for &entry in &net.outputs[net.out_start[a] as usize..net.out_start[a + 1] as usize] {
+            let (slot, w) = ((entry >> 1) as usize, (entry >> 7) as usize);
+            let bit = 1u64 << (slot % 64);
+            if value != (entry & 1 != 0) {
+                self.raw[w] |= bit;
+            } else {
+                self.raw[w] &= !bit;
+            }
+            self.outputs[w] = self.raw[w] & self.enabled[w];
         }
     }
 
@@ -588,10 +522,4 @@ fn push_changes(changed: &mut Vec<u32>, w: usize, old: u64, new: u64, bases: u32
             changed.push(i << 1 | u32::from(new >> bit & 1 != 0));
         }
     }
-}
-
-/// Whether watched rule `rule` holds or, when it reads run-time atoms, is armed (see
-/// [`Live::engaged`]), from the evaluation's `holds` and `armed_at`.
-fn engaged(holds: &[bool], armed_at: &[u32], rule: usize) -> bool {
-    holds[rule] || armed_at[rule] != NONE
 }

@@ -54,6 +54,10 @@ pub(crate) struct Net {
     /// became true and false, without a test of each entry.
     pub(super) fan_runs: Vec<u32>,
     pub(super) fanout: Vec<u32>,
+    /// Whether each proposition is read by no rule that the network evaluates and belongs to no
+    /// recursive group and has no rules counted apart: only outputs and queries read it, so a
+    /// change of its support passes on at once, without a place in the queue.
+    pub(super) eager: Vec<bool>,
     /// The outputs that read atom `a` are `outputs[out_start[a]..out_start[a + 1]]`, as
     /// `slot << 1 | negated`: slot `i` is base fact `i` of the next state, and the legal moves of
     /// role `r` follow from `legal_start[r]`, in the order of [`Program::legal`].
@@ -83,6 +87,11 @@ pub(crate) struct Net {
 /// A rule may be watched rather than counted when it reads an atom that more rules than this
 /// read: a crowded atom.
 const WATCHED_READERS: u32 = 1024;
+
+/// The most output slots that an eager proposition (see [`Net::eager`]) may have: a proposition
+/// whose support leaves zero and comes back within one step changes twice when eager, and once
+/// queued, not at all.
+const EAGER_OUTPUTS: u32 = 1;
 
 /// The touches of a counted rule that one wake-up of a watched rule costs: measured on racer4,
 /// kalaha_2009 and alexChess (see docs/performance.md).
@@ -181,6 +190,7 @@ impl Net {
             watch_literals: Vec::new(),
             fan_runs: Vec::new(),
             fanout: Vec::new(),
+            eager: Vec::new(),
             out_start: Vec::new(),
             outputs: Vec::new(),
             legal_start: Vec::new(),
@@ -404,6 +414,16 @@ impl Net {
             }
         }
         (self.fan_runs, self.fanout) = (runs, fanout);
+        self.eager = (0..self.group.len()).map(|n| self.is_eager(n)).collect();
+    }
+
+    /// Whether proposition `n` is read by no rule the network evaluates, and its value is
+    /// whether its support is not zero (see [`Net::eager`]).
+    fn is_eager(&self, n: usize) -> bool {
+        let a = self.first_node as usize + n;
+        let read = self.fan_runs[4 * a] != self.fan_runs[4 * a + 4] || self.watched_atom[a];
+        let outputs = self.out_start[a + 1] - self.out_start[a];
+        !read && outputs <= EAGER_OUTPUTS && self.group[n] == NONE && self.apart[n] == NONE
     }
 
     /// Whether `rule` is counted through its proposition's support alone: its body is one
