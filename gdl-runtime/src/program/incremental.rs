@@ -16,7 +16,8 @@
 //!
 //! The shape of the program ([`Net`]) is built once and shared by every thread; each thread
 //! keeps the values and watches of the last state and joint move it was asked about
-//! ([`Live`]). Changes travel in the order of the propositions' indices, which the grounder
+//! ([`Live`]), and a copy of them at the start of the last playout, to return to at the next
+//! start rather than undo the playout fact by fact, where that is cheaper ([`jump`]). Changes travel in the order of the propositions' indices, which the grounder
 //! numbers so that a rule reads only propositions numbered before its own (or of its own
 //! recursive group). A recursive group is evaluated again to its least fixpoint when one of its
 //! rules changes: counts cannot tell a proposition that supports itself through a cycle.
@@ -28,6 +29,7 @@
 //! state has few armed rules (chess's moves that would be legal if they left the king safe), so
 //! the searches are those a full pass makes.
 
+mod jump;
 mod watch;
 
 use super::net::{is_deferred, Net, Outputs, NONE};
@@ -82,6 +84,9 @@ pub(crate) struct Live {
     /// What the evaluation costs, counted while the network's shape is being chosen (see
     /// [`super::sample`]).
     pub(crate) tally: Option<Tally>,
+    /// The evaluation of the state of the last jump, and what jumps cost (see [`jump`]).
+    snapshot: Option<Box<Live>>,
+    jumps: jump::Jumps,
 }
 
 impl Live {
@@ -116,6 +121,8 @@ impl Live {
             scratch: Vec::new(),
             changed: Vec::new(),
             tally: None,
+            snapshot: None,
+            jumps: jump::Jumps::default(),
         };
         for &n in &net.members {
             for rule in program.rules_of(n) {
@@ -155,8 +162,20 @@ impl Live {
         Outputs { bits: &self.outputs, legal_start: &net.legal_start }
     }
 
-    /// Brings the evaluation to `state`.
+    /// Brings the evaluation to `state`: fact by fact, or, when `state` is a jump (a playout's
+    /// start, see [`jump`]), from the snapshot of the last one where that is cheaper.
     pub(crate) fn set_state(&mut self, program: &Program, net: &Net, state: &[u64]) {
+        self.diff_state(net, state);
+        if self.jumps.is_jump(self.changed.len()) && self.tally.is_none() && program.deferred.atoms.is_empty() {
+            self.jump(program, net, state);
+        } else {
+            self.pass_on_state(program, net);
+        }
+    }
+
+    /// Sets the evaluation's state to `state`, its changed base facts in [`Live::changed`],
+    /// not yet passed on.
+    fn diff_state(&mut self, net: &Net, state: &[u64]) {
         self.changed.clear();
         if self.state.len() != state.len() {
             self.state.resize(state.len().max(self.state.len()), 0);
@@ -177,6 +196,10 @@ impl Live {
             push_changes(&mut self.changed, v, self.state[v], 0, net.bases);
         }
         self.state.truncate(state.len());
+    }
+
+    /// Passes on the changes of base facts in [`Live::changed`].
+    fn pass_on_state(&mut self, program: &Program, net: &Net) {
         if self.changed.is_empty() {
             return;
         }

@@ -151,13 +151,33 @@ fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
 /// legal and next would draw from the same seed, and gives the same next state.
 #[test]
 fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
+    random_steps_follow_full_passes(false);
+}
+
+/// A jump that copies the evaluation of an earlier state back, and then changes the facts in
+/// which the two differ, gives what full passes give.
+#[test]
+fn a_jump_from_a_snapshot_follows_full_passes() {
+    random_steps_follow_full_passes(true);
+}
+
+/// Random steps of one incremental evaluation (every change of state a jump from the last
+/// snapshot when `always_jump`) against full passes, on programs of every kind of network.
+fn random_steps_follow_full_passes(always_jump: bool) {
     let singles = [(singles(), 0b00u64), (singles(), 0b01), (singles(), 0b10), (singles(), 0b11)];
     let others = [(sample(), 0b01u64), (sample(), 0b00), (mixed_turns(), 0b01), (mixed_turns(), 0b11)];
+    let counted =
+        [(counted(), 0b000u64), (counted(), 0b011), (counted(), 0b101), (toggled(), 0b0001), (toggled(), 0b1000)];
     let turns = [(1, false, 0b001), (2, false, 0b011), (1, true, 0b001), (2, true, 0b011)];
     let crowded = turns.map(|(other, turn, start)| (crowded(other, turn), start));
-    for (program, start) in singles.into_iter().chain(others).chain(crowded) {
+    for (program, start) in singles.into_iter().chain(others).chain(crowded).chain(counted) {
         let net = net::Net::new(&program).expect("the program reads no run-time atom");
         let mut live = Live::new(net.program(&program), &net);
+        // An evaluation brought to every state fact by fact, which one that jumps agrees with.
+        let mut by_facts = Live::new(net.program(&program), &net);
+        if always_jump {
+            live.always_jump();
+        }
         let (mut joint, mut passes_joint) = (Vec::new(), Vec::new());
         for seed in 0..5 {
             let (mut rng, mut passes_rng) = (Rng::seeded(seed), Rng::seeded(seed));
@@ -172,10 +192,63 @@ fn a_random_step_of_the_incremental_evaluation_follows_full_passes() {
                     break;
                 }
                 assert_eq!(joint, passes_joint, "seed {seed}, state {state:?}");
+                by_facts.set_state(net.program(&program), &net, &state);
+                by_facts.set_joint(net.program(&program), &net, &joint);
+                assert!(live.agrees_with(&by_facts), "seed {seed}, state {state:?}");
                 state = out;
             }
         }
     }
+}
+
+/// [`crowded`] with a fourth fact `d` (base 3), which holds after any move but 0, and rules
+/// `not t, not d`: neither literal is a gate, the rules are watched, and they come to hold and stop holding
+/// as `t` and `d` change.
+fn toggled() -> Program {
+    let mut p = crowded(3, false);
+    for k in 0..1100 {
+        p.literals[2 * k + 1] = literal_code(Literal::Base(3), false);
+    }
+    p.does = vec![(0, 0)];
+    p.next.push(literal_code(Literal::Does(0), false));
+    p
+}
+
+/// A one-role game over facts p, q and r (bases 0 to 2) whose propositions have rules of two
+/// literals, counted: node 0 :- p, q. node 1 :- q, not r. node 2 :- does 0, not p. node 2 :-
+/// does 1, q. node 3 :- does 1, not q. node 3 :- node 0, does 2. node 4 :- does 2, not r. node
+/// 4 :- p, does 0. Moves 0 to 2 are always legal, move 3 when node 0 holds, move 4 when node 1
+/// does; next p, q and r are nodes 2, 3 and 4.
+fn counted() -> Program {
+    let base = |i, positive| literal_code(Literal::Base(i), positive);
+    let node = |i| literal_code(Literal::Node(i), true);
+    let does = |i| literal_code(Literal::Does(i), true);
+    let rules = [
+        vec![vec![base(0, true), base(1, true)]],
+        vec![vec![base(1, true), base(2, false)]],
+        vec![vec![does(0), base(0, false)], vec![does(1), base(1, true)]],
+        vec![vec![does(1), base(1, false)], vec![node(0), does(2)]],
+        vec![vec![does(2), base(2, false)], vec![base(0, true), does(0)]],
+    ];
+    let mut p = Program::default();
+    p.node_rules.push(0);
+    p.rule_literals.push(0);
+    for node_rules in rules {
+        for rule in node_rules {
+            p.literals.extend(rule);
+            p.rule_literals.push(p.literals.len() as u32);
+        }
+        p.node_rules.push(p.rule_literals.len() as u32 - 1);
+    }
+    p.state_cone = vec![0, 1];
+    p.move_cone = vec![0, 2, 3, 4];
+    p.does = (0..5).map(|m| (0, m)).collect();
+    let always = literal_code(Literal::Const(true), true);
+    p.legal = vec![vec![(0, always), (1, always), (2, always), (3, node(0)), (4, node(1))]];
+    p.next = vec![node(2), node(3), node(4)];
+    p.terminal = literal_code(Literal::Const(false), true);
+    p.goals = vec![vec![(0, always)]];
+    p
 }
 
 /// A random step of `program` from `state` through full evaluations: terminal, every role's
