@@ -37,6 +37,9 @@ use super::sample::Tally;
 use super::{Program, Values};
 use crate::rng::Rng;
 
+/// The words of a state that a change of state compares at once.
+const DIFF_BLOCK: usize = 32;
+
 /// One thread's evaluation: the state and joint move it was brought to, the propositions'
 /// values, and the watches of the rules.
 pub(crate) struct Live {
@@ -176,26 +179,7 @@ impl Live {
     /// Sets the evaluation's state to `state`, its changed base facts in [`Live::changed`],
     /// not yet passed on.
     fn diff_state(&mut self, net: &Net, state: &[u64]) {
-        self.changed.clear();
-        if self.state.len() != state.len() {
-            self.state.resize(state.len().max(self.state.len()), 0);
-        }
-        let (old, new) = (&mut self.state[..state.len()], state);
-        // Four words at a time: a step changes few of a large state's words.
-        for (k, (old, new)) in old.chunks_mut(4).zip(new.chunks(4)).enumerate() {
-            if old.iter().zip(new).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0 {
-                continue;
-            }
-            for (v, (old, &new)) in old.iter_mut().zip(new).enumerate() {
-                push_changes(&mut self.changed, 4 * k + v, *old, new, net.bases);
-                *old = new;
-            }
-        }
-        // Words past the new state's end become empty.
-        for v in state.len()..self.state.len() {
-            push_changes(&mut self.changed, v, self.state[v], 0, net.bases);
-        }
-        self.state.truncate(state.len());
+        diff_words(&mut self.state, state, net.bases, &mut self.changed);
     }
 
     /// Passes on the changes of base facts in [`Live::changed`].
@@ -532,6 +516,32 @@ impl Live {
     }
 }
 
+/// Makes `old` the state `new`, the base facts below `bases` that change listed in `changed`
+/// (cleared first) in increasing order, as `fact << 1 | new value`.
+fn diff_words(old: &mut Vec<u64>, new: &[u64], bases: u32, changed: &mut Vec<u32>) {
+    changed.clear();
+    let len = old.len();
+    if len < new.len() {
+        old.resize(new.len(), 0);
+    }
+    // A block of words at a time, compared as bytes: a step changes few of a large state's words.
+    let blocks = old[..new.len()].chunks_mut(DIFF_BLOCK).zip(new.chunks(DIFF_BLOCK));
+    for (k, (old, new)) in blocks.enumerate() {
+        if *old == *new {
+            continue;
+        }
+        for (v, (old, &new)) in old.iter_mut().zip(new).enumerate() {
+            push_changes(changed, DIFF_BLOCK * k + v, *old, new, bases);
+            *old = new;
+        }
+    }
+    // Words past the new state's end become empty.
+    for (v, &word) in old.iter().enumerate().skip(new.len()) {
+        push_changes(changed, v, word, 0, bases);
+    }
+    old.truncate(new.len());
+}
+
 /// Appends to `changed` every base fact below `bases` that word `w` changes from `old` to `new`,
 /// as `fact << 1 | new value`.
 #[inline]
@@ -543,6 +553,33 @@ fn push_changes(changed: &mut Vec<u32>, w: usize, old: u64, new: u64, bases: u32
         let i = w as u32 * 64 + bit;
         if i < bases {
             changed.push(i << 1 | u32::from(new >> bit & 1 != 0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff_words;
+    use crate::rng::Rng;
+
+    /// The changes of a state of many words (several blocks, a shorter or longer state) are
+    /// every changed bit below the base facts' end, in order, and the old state becomes the new.
+    #[test]
+    fn a_change_of_state_lists_every_changed_fact() {
+        let mut rng = Rng::seeded(7);
+        let mut word = || (0..4).fold(0u64, |w, _| w << 16 | rng.below(1 << 16) as u64);
+        for (old_len, new_len, bases) in [(70, 70, 70 * 64), (70, 40, 70 * 64), (40, 70, 50 * 64), (33, 33, 2000)] {
+            let mut old: Vec<u64> = (0..old_len).map(|_| word()).collect();
+            let new: Vec<u64> = (0..new_len).map(|_| if word() % 3 == 0 { word() } else { 0 }).collect();
+            let bit = |state: &[u64], i: usize| state.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0);
+            let expected: Vec<u32> = (0..bases as usize)
+                .filter(|&i| bit(&old, i) != bit(&new, i))
+                .map(|i| (i as u32) << 1 | u32::from(bit(&new, i)))
+                .collect();
+            let mut changed = vec![1, 2, 3];
+            diff_words(&mut old, &new, bases, &mut changed);
+            assert_eq!(changed, expected, "{old_len} words to {new_len}");
+            assert_eq!(old, new);
         }
     }
 }
