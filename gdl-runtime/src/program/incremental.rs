@@ -102,7 +102,6 @@ impl Live {
         let rules = program.rule_literals.len() - 1;
         let watches = 2 * net.atoms();
         let mut live = Live {
-            state: Vec::new(),
             joint,
             values,
             outputs: vec![0; net.slots().div_ceil(64)],
@@ -112,20 +111,12 @@ impl Live {
             waiting: vec![Vec::new(); watches],
             holding: vec![Vec::new(); watches],
             holds: vec![false; rules],
-            armed: Vec::new(),
             armed_at: vec![NONE; rules],
             epoch: vec![0; rules],
             watch: vec![NONE; rules],
             support: vec![0; net.supports()],
             dirty: vec![0; (program.node_rules.len() - 1).div_ceil(64)],
-            dirty_low: usize::MAX,
-            dirty_high: 0,
-            settling: NONE,
-            scratch: Vec::new(),
-            changed: Vec::new(),
-            tally: None,
-            snapshot: None,
-            jumps: jump::Jumps::default(),
+            ..Live::empty()
         };
         for &n in &net.members {
             for rule in program.rules_of(n) {

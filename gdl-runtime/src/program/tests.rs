@@ -11,16 +11,7 @@ pub(crate) fn sample() -> Program {
     let base = |i| literal_code(Literal::Base(i), true);
     let node = |i| literal_code(Literal::Node(i), true);
     // Node 0: reach_a :- p. | reach_a :- reach_b.   Node 1: reach_b :- reach_a.
-    let rules = [vec![vec![base(0)], vec![node(1)]], vec![vec![node(0)]]];
-    p.node_rules.push(0);
-    p.rule_literals.push(0);
-    for node_rules in rules {
-        for rule in node_rules {
-            p.literals.extend(rule);
-            p.rule_literals.push(p.literals.len() as u32);
-        }
-        p.node_rules.push(p.rule_literals.len() as u32 - 1);
-    }
+    add_rules(&mut p, [vec![vec![base(0)], vec![node(1)]], vec![vec![node(0)]]]);
     p.cycles = vec![(0, 2)];
     p.move_cone = vec![0, 1];
     p.does = vec![(0, 0)];
@@ -30,6 +21,20 @@ pub(crate) fn sample() -> Program {
     p.terminal = base(1);
     p.goals = vec![vec![(100, base(1)), (0, literal_code(Literal::Base(1), false))]];
     p
+}
+
+/// Gives empty program `p` the rules `rules`: for every proposition in order, the bodies of its
+/// rules.
+fn add_rules<const N: usize>(p: &mut Program, rules: [Vec<Vec<u32>>; N]) {
+    p.node_rules.push(0);
+    p.rule_literals.push(0);
+    for node_rules in rules {
+        for rule in node_rules {
+            p.literals.extend(rule);
+            p.rule_literals.push(p.literals.len() as u32);
+        }
+        p.node_rules.push(p.rule_literals.len() as u32 - 1);
+    }
 }
 
 /// Every state and move of the sample game, evaluated incrementally in a long walk, gives the
@@ -231,15 +236,7 @@ fn counted() -> Program {
         vec![vec![does(2), base(2, false)], vec![base(0, true), does(0)]],
     ];
     let mut p = Program::default();
-    p.node_rules.push(0);
-    p.rule_literals.push(0);
-    for node_rules in rules {
-        for rule in node_rules {
-            p.literals.extend(rule);
-            p.rule_literals.push(p.literals.len() as u32);
-        }
-        p.node_rules.push(p.rule_literals.len() as u32 - 1);
-    }
+    add_rules(&mut p, rules);
     p.state_cone = vec![0, 1];
     p.move_cone = vec![0, 2, 3, 4];
     p.does = (0..5).map(|m| (0, m)).collect();

@@ -135,8 +135,9 @@ impl Live {
         }
     }
 
-    /// An empty evaluation to copy this one into ([`Live::copy_from`] fills what it reads).
-    fn empty() -> Live {
+    /// An evaluation with nothing in it: the start of [`Live::new`], and a snapshot to copy an
+    /// evaluation into ([`Live::copy_from`] fills what it reads).
+    pub(super) fn empty() -> Live {
         Live {
             state: Vec::new(),
             joint: Vec::new(),
