@@ -17,10 +17,11 @@
 //! The shape of the program ([`Net`]) is built once and shared by every thread; each thread
 //! keeps the values and watches of the last state and joint move it was asked about
 //! ([`Live`]), and a copy of them at the start of the last playout, to return to at the next
-//! start rather than undo the playout fact by fact, where that is cheaper ([`jump`]). Changes travel in the order of the propositions' indices, which the grounder
-//! numbers so that a rule reads only propositions numbered before its own (or of its own
-//! recursive group). A recursive group is evaluated again to its least fixpoint when one of its
-//! rules changes: counts cannot tell a proposition that supports itself through a cycle.
+//! start rather than undo the playout fact by fact, where that is cheaper ([`jump`]). Changes
+//! travel in the order of the propositions' indices, which the grounder numbers so that a rule
+//! reads only propositions numbered before its own (or of its own recursive group). A recursive
+//! group is evaluated again to its least fixpoint when one of its rules changes: counts cannot
+//! tell a proposition that supports itself through a cycle.
 //!
 //! Atoms proved at run time (chess's threats, searched for top-down in the state, see
 //! [`crate::prover`]) have no counts to keep: a rule that reads them counts or watches its other

@@ -83,35 +83,43 @@ impl Live {
     pub(super) fn jump(&mut self, program: &Program, net: &Net, state: &[u64]) {
         let start = Instant::now();
         let facts = self.changed.len();
-        if let Some(snapshot) = self.snapshot.take() {
-            let restore = self.jumps.worth_restoring(facts, facts_apart(&snapshot.state, state));
-            if restore {
-                self.copy_from(&snapshot, net);
-                self.jumps.copied(start.elapsed().as_nanos() as u64);
-            }
-            self.snapshot = Some(snapshot);
-            if restore {
-                self.diff_state(net, state);
-                self.pass_on_state(program, net);
-                return;
-            }
+        let apart = self.snapshot.as_ref().map(|snapshot| facts_apart(&snapshot.state, state));
+        if apart.is_some_and(|apart| self.jumps.worth_restoring(facts, apart)) {
+            self.restore(net);
+            self.jumps.copied(start.elapsed().as_nanos() as u64);
+            self.diff_state(net, state);
+            self.pass_on_state(program, net);
+            return;
         }
         self.pass_on_state(program, net);
         let ns = start.elapsed().as_nanos() as u64;
         self.jumps.made_by_facts(facts, ns);
         // A new snapshot pays for itself when a jump made fact by fact costs more than two copies.
         if self.snapshot.is_none() || (ns > 2 * self.jumps.copy_ns && !self.jumps.always) {
-            let fresh = self.snapshot.is_none();
-            let mut snapshot = self.snapshot.take().unwrap_or_else(|| Box::new(Live::empty()));
-            // The first copy into a new snapshot allocates its lists: the second is timed.
-            if fresh {
-                snapshot.copy_from(self, net);
-            }
-            let start = Instant::now();
-            snapshot.copy_from(self, net);
-            self.jumps.copy_ns = start.elapsed().as_nanos() as u64;
+            self.save(net);
+        }
+    }
+
+    /// Copies the snapshot back into the evaluation.
+    fn restore(&mut self, net: &Net) {
+        if let Some(snapshot) = self.snapshot.take() {
+            self.copy_from(&snapshot, net);
             self.snapshot = Some(snapshot);
         }
+    }
+
+    /// Copies the evaluation into the snapshot, and times the copy.
+    fn save(&mut self, net: &Net) {
+        let fresh = self.snapshot.is_none();
+        let mut snapshot = self.snapshot.take().unwrap_or_else(|| Box::new(Live::empty()));
+        // The first copy into a new snapshot allocates its lists: the second is timed.
+        if fresh {
+            snapshot.copy_from(self, net);
+        }
+        let start = Instant::now();
+        snapshot.copy_from(self, net);
+        self.jumps.copy_ns = start.elapsed().as_nanos() as u64;
+        self.snapshot = Some(snapshot);
     }
 
     /// Makes this evaluation that of `other`, at rest (nothing queued), in the network `net`.
