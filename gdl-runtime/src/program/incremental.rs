@@ -33,7 +33,7 @@
 mod jump;
 mod watch;
 
-use super::net::{is_deferred, Net, Outputs, NONE};
+use super::net::{is_deferred, Net, Outputs, Unsat, NONE};
 use super::sample::Tally;
 use super::{Program, Values};
 use crate::rng::Rng;
@@ -55,7 +55,7 @@ pub(crate) struct Live {
     /// Whether each output slot's gate holds (set for the slots without a gate).
     enabled: Vec<u64>,
     /// For every counted rule, the number of its literals that do not hold.
-    unsat: Vec<u32>,
+    unsat: Vec<Unsat>,
     /// For every watch (see [`Net::watch_of`]), the watched rules that do not hold and wait on
     /// it, false.
     waiting: Vec<Vec<u32>>,
@@ -127,7 +127,7 @@ impl Live {
                     let skip = net.rule_skip[rule];
                     let body = program.body(rule).iter().filter(|&&l| !is_deferred(l) && l != skip);
                     let failing = body.filter(|&&l| !program.holds(l, &[], &live.joint, &live.values)).count();
-                    live.unsat[rule] = failing as u32;
+                    live.unsat[rule] = Unsat::try_from(failing).unwrap_or(Unsat::MAX);
                     match (failing, net.volatile[rule]) {
                         (0, true) => live.arm(program, rule),
                         (failing, _) => failing == 0,

@@ -8,6 +8,10 @@ use super::sample::Tally;
 use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
 use crate::rng::Rng;
 
+mod watched;
+
+pub(super) use watched::Unsat;
+
 /// Marks a proposition that belongs to no recursive group, and a role with no move set.
 pub(super) const NONE: u32 = u32::MAX;
 
@@ -84,18 +88,10 @@ pub(crate) struct Net {
     pub(super) apart_fact: Vec<u32>,
 }
 
-/// A rule may be watched rather than counted when it reads an atom that more rules than this
-/// read: a crowded atom.
-const WATCHED_READERS: u32 = 1024;
-
 /// The most output slots that an eager proposition (see [`Net::eager`]) may have: a proposition
 /// whose support leaves zero and comes back within one step changes twice when eager, and once
 /// queued, not at all.
 const EAGER_OUTPUTS: u32 = 1;
-
-/// The touches of a counted rule that one wake-up of a watched rule costs: measured on racer4,
-/// kalaha_2009 and alexChess (see docs/performance.md).
-const WAKE_TOUCHES: u64 = 16;
 
 impl Net {
     /// The network of `program`, or `None` when it cannot be evaluated incrementally: an
@@ -286,99 +282,10 @@ impl Net {
         })
     }
 
-    /// Watches every rule that reads a crowded atom (one that more than [`WATCHED_READERS`]
-    /// rules read), counts the others, and lays out the atoms' lists of counted rules; gives,
-    /// for every rule, the crowded atom it reads that the most rules read, or [`NONE`]: the
-    /// rules of one such atom are counted or watched together (see [`Net::shape`]).
-    fn watch_crowded(&mut self, program: &Program) -> Vec<u32> {
-        let atoms = self.atoms();
-        let mut readers = vec![0u32; atoms + 1];
-        for (_, _, watch) in self.member_literals(program) {
-            readers[watch as usize >> 1] += 1;
-        }
-        let mut crowd = vec![NONE; self.rule_node.len()];
-        for (rule, _, watch) in self.member_literals(program) {
-            let (atom, current) = (watch >> 1, crowd[rule]);
-            let more = current == NONE || readers[atom as usize] > readers[current as usize];
-            if readers[atom as usize] > WATCHED_READERS && more {
-                crowd[rule] = atom;
-            }
-        }
-        // A rule that reads run-time atoms is watched on its other literals (a watch cannot
-        // wait on a run-time atom), and armed while they all hold.
-        self.volatile = (0..self.rule_node.len())
-            .map(|rule| self.rule_node[rule] != NONE && program.body(rule).iter().any(|&code| is_deferred(code)))
-            .collect();
-        let watched: Vec<bool> = crowd.iter().map(|&atom| atom != NONE).collect();
-        self.lay_out(program, watched);
-        if self.watched.contains(&true) {
-            self.watch_literals.clone_from(&program.literals);
-            // A watch does not wait on the literal a count leaves out: it reads true.
-            for (rule, &skip) in self.rule_skip.iter().enumerate().filter(|&(_, &skip)| skip != NONE) {
-                let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
-                for code in self.watch_literals[range].iter_mut().filter(|code| **code == skip) {
-                    *code = super::gates::ALWAYS;
-                }
-            }
-        }
-        crowd
-    }
-
-    /// Decides which of the rules of `crowd` (see [`Net::watch_crowded`]) stay watched: those
-    /// of the crowded atoms for which a sample of playouts finds watching cheaper than counting
-    /// (see [`super::sample`]). `first` is a sample already taken on this network, if any.
-    fn shape(&mut self, program: &Program, crowd: &[u32], first: Option<Tally>) {
-        if !self.watched.contains(&true) {
-            return;
-        }
-        // A first sample tells which atoms change often; watched rules then wait on the others,
-        // and a second sample measures what watching them so costs.
-        let Some(first) = first.or_else(|| super::sample::tally(program, self)) else { return };
-        self.order_watches(program, &first);
-        let tally = super::sample::tally(program, self).unwrap_or(first);
-        let watched = self.cheaper_watched(program, crowd, &tally);
-        if watched != self.watched {
-            self.lay_out(program, watched);
-        }
-        if !self.watched.contains(&true) {
-            self.watch_literals = Vec::new();
-        }
-    }
-
-    /// Sorts the literals of every watched rule in [`Net::watch_literals`] by how often
-    /// `tally` saw their atoms change, least first (literals of constants and run-time atoms,
-    /// which no watch waits on, keep their places among them as if they never changed).
-    fn order_watches(&mut self, program: &Program, tally: &Tally) {
-        let mut literals = std::mem::take(&mut self.watch_literals);
-        let changes = |code: &u32| self.watch_of(*code).map_or(0, |watch| tally.changes[watch as usize >> 1]);
-        for rule in (0..self.watched.len()).filter(|&rule| self.watched[rule]) {
-            let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
-            literals[range].sort_by_key(changes);
-        }
-        self.watch_literals = literals;
-    }
-
     /// The literals of `rule`, in the order a watch looks for a false one among them.
     pub(super) fn watch_body<'p>(&'p self, program: &'p Program, rule: usize) -> &'p [u32] {
         let range = program.rule_literals[rule] as usize..program.rule_literals[rule + 1] as usize;
         self.watch_literals.get(range).unwrap_or(program.body(rule))
-    }
-
-    /// Which rules to watch after a sample's `tally`: the rules of every crowded atom (see
-    /// [`Net::watch_crowded`]) whose wake-ups, at [`WAKE_TOUCHES`] touches each,
-    /// cost no more than the touches counting them would have cost.
-    fn cheaper_watched(&self, program: &Program, crowd: &[u32], tally: &Tally) -> Vec<bool> {
-        let mut touches = vec![0u64; self.atoms()];
-        let mut wakes = vec![0u64; self.atoms()];
-        for (rule, &atom) in crowd.iter().enumerate().filter(|&(_, &atom)| atom != NONE) {
-            let changes = program.body(rule).iter().filter_map(|&code| self.watch_of(code));
-            touches[atom as usize] += changes.map(|watch| u64::from(tally.changes[watch as usize >> 1])).sum::<u64>();
-            wakes[atom as usize] += u64::from(tally.wakes[rule]);
-        }
-        crowd
-            .iter()
-            .map(|&atom| atom != NONE && wakes[atom as usize] * WAKE_TOUCHES <= touches[atom as usize])
-            .collect()
     }
 
     /// Lays out the atoms' lists of counted rules, the rules of `watched` being watched instead.

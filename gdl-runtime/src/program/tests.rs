@@ -176,9 +176,10 @@ fn random_steps_follow_full_passes(always_jump: bool) {
     let others = [(sample(), 0b01u64), (sample(), 0b00), (mixed_turns(), 0b01), (mixed_turns(), 0b11)];
     let counted =
         [(counted(), 0b000u64), (counted(), 0b011), (counted(), 0b101), (toggled(), 0b0001), (toggled(), 0b1000)];
+    let long = [(long(), 0b000u64), (long(), 0b011), (long(), 0b110)];
     let turns = [(1, false, 0b001), (2, false, 0b011), (1, true, 0b001), (2, true, 0b011)];
     let crowded = turns.map(|(other, turn, start)| (crowded(other, turn), start));
-    for (program, start) in singles.into_iter().chain(others).chain(crowded).chain(counted) {
+    for (program, start) in singles.into_iter().chain(others).chain(crowded).chain(counted).chain(long) {
         let net = net::Net::new(&program).expect("the program reads no run-time atom");
         let mut live = Live::new(net.program(&program), &net);
         // An evaluation brought to every state fact by fact, which one that jumps agrees with.
@@ -248,6 +249,27 @@ fn counted() -> Program {
     p.terminal = literal_code(Literal::Const(false), true);
     p.goals = vec![vec![(0, always)]];
     p
+}
+
+/// [`counted`] with node 0's rule `p, q` written 150 times over: 300 literals, more than a
+/// rule's count holds.
+fn long() -> Program {
+    let mut p = counted();
+    let body: Vec<u32> = p.body(0).iter().copied().cycle().take(300).collect();
+    p.literals.splice(0..2, body);
+    for end in &mut p.rule_literals[1..] {
+        *end += 298;
+    }
+    p
+}
+
+/// A rule with more literals than a count holds is watched, whatever a sample finds, and the
+/// short rules beside it are counted.
+#[test]
+fn a_rule_too_long_to_count_is_watched() {
+    let net = net::Net::new(&long()).expect("the program reads no run-time atom");
+    assert_eq!(net.watched.iter().filter(|&&w| w).count(), 1);
+    assert!(net.watched[0], "the long rule is watched");
 }
 
 /// A random step of `program` from `state` through full evaluations: terminal, every role's
