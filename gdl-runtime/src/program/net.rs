@@ -10,7 +10,7 @@ use crate::rng::Rng;
 
 mod watched;
 
-pub(super) use watched::Unsat;
+pub(super) use watched::{Unsat, CROWDED_READERS, WIDE_READERS};
 
 /// Marks a proposition that belongs to no recursive group, and a role with no move set.
 pub(super) const NONE: u32 = u32::MAX;
@@ -98,9 +98,23 @@ impl Net {
     /// output reads an atom proved at run time itself, or a rule reads a proposition numbered
     /// after its own outside its recursive group. Propositions that a fact changing at most
     /// steps gates (see [`super::gates`]) are evaluated without it, in a program of their own.
+    /// The rules of an atom that many rules read may be watched (see [`Net::watch_crowded`]);
+    /// how many readers make an atom crowded is chosen by a race of the two networks, when they
+    /// differ (see [`super::sample::faster`]).
     pub(crate) fn new(program: &Program) -> Option<Net> {
+        let crowded = Net::shaped(program, CROWDED_READERS)?;
+        let Some(wide) = Net::shaped(program, WIDE_READERS) else { return Some(crowded) };
+        if wide.same_shape(&crowded) {
+            return Some(crowded);
+        }
+        Some(super::sample::faster(program, crowded, wide))
+    }
+
+    /// The network of `program` whose crowded atoms (see [`Net::watch_crowded`]) are those
+    /// that more than `crowded` rules read.
+    pub(super) fn shaped(program: &Program, crowded: u32) -> Option<Net> {
         let mut net = Net::build(program, &[], &[])?;
-        let crowd = net.watch_crowded(program);
+        let crowd = net.watch_crowded(program, crowded);
         // One sample, taken with every crowded rule watched, tells both which facts gate and
         // which atoms watched rules should not wait on: the first sample shaping would take.
         let candidate = super::gates::any_candidate(program, &net.members, &net.group);
@@ -110,13 +124,23 @@ impl Net {
         };
         if let Some(gated) = first.as_ref().filter(|_| candidate).and_then(|tally| net.gated(program, tally)) {
             let mut gated_net = Net::build(&gated.program, &gated.gate, &gated.mixed)?;
-            let crowd = gated_net.watch_crowded(&gated.program);
+            let crowd = gated_net.watch_crowded(&gated.program, crowded);
             gated_net.shape(&gated.program, &crowd, None);
             gated_net.gated_program = Some(Box::new(gated.program));
             return Some(gated_net);
         }
         net.shape(program, &crowd, first);
         Some(net)
+    }
+
+    /// Whether this network and `other`, of one program, watch the same rules and count the
+    /// same rules through the same gates.
+    fn same_shape(&self, other: &Net) -> bool {
+        self.watched == other.watched
+            && self.fan_runs == other.fan_runs
+            && self.fanout == other.fanout
+            && self.gate_words == other.gate_words
+            && self.rule_skip == other.rule_skip
     }
 
     /// The program the network evaluates: `program` itself, or its gated form.

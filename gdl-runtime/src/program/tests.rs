@@ -109,22 +109,27 @@ fn damaged_tables_are_refused() {
 /// Move 0 is always legal, and move `k + 1` when proposition `k` holds, so that every
 /// proposition is read.
 fn crowded(other: u32, turn: bool) -> Program {
+    crowded_by(1100, other, turn)
+}
+
+/// [`crowded`] with `rules` propositions rather than 1100.
+fn crowded_by(rules: u32, other: u32, turn: bool) -> Program {
     let base = |i, positive| literal_code(Literal::Base(i), positive);
     let always = literal_code(Literal::Const(true), true);
     let mut p = Program::default();
     p.node_rules.push(0);
     p.rule_literals.push(0);
-    for _ in 0..1100 {
+    for _ in 0..rules {
         p.literals.extend([base(0, turn), base(other, true)]);
         p.rule_literals.push(p.literals.len() as u32);
         p.node_rules.push(p.rule_literals.len() as u32 - 1);
     }
     let node = |k| literal_code(Literal::Node(k), true);
-    p.legal = vec![std::iter::once((0, always)).chain((0..1100).map(|k| (k + 1, node(k)))).collect()];
+    p.legal = vec![std::iter::once((0, always)).chain((0..rules).map(|k| (k + 1, node(k)))).collect()];
     p.next = vec![base(0, false), base(0, true), base(2, true)];
     p.terminal = literal_code(Literal::Const(false), true);
     p.goals = vec![vec![(0, always)]];
-    p.state_cone = (0..1100).collect();
+    p.state_cone = (0..rules).collect();
     p.initial = vec![0];
     p
 }
@@ -150,6 +155,20 @@ fn a_sample_of_playouts_tells_which_crowded_rules_to_watch() {
             assert_eq!(live.values.nodes, full.nodes, "rules `not t, {other}`, state {state:#b}");
         }
     }
+}
+
+/// The rules of an atom that tens of rules read are watched only in the network of the wider
+/// crowd (see [`net::Net::new`]), when the sample finds that cheaper; the race between the two
+/// networks gives one of them.
+#[test]
+fn the_wider_crowd_watches_the_rules_of_an_atom_of_tens_of_readers() {
+    let program = crowded_by(40, 2, false);
+    let crowded = net::Net::shaped(&program, net::CROWDED_READERS).expect("no run-time atom");
+    let wide = net::Net::shaped(&program, net::WIDE_READERS).expect("no run-time atom");
+    assert!(crowded.watched.iter().all(|&w| !w), "40 readers are not a crowd of {}", net::CROWDED_READERS);
+    assert!(wide.watched.iter().all(|&w| w), "40 readers are a crowd of {}", net::WIDE_READERS);
+    let raced = net::Net::new(&program).expect("no run-time atom");
+    assert!(raced.watched == crowded.watched || raced.watched == wide.watched);
 }
 
 /// A random step from one incremental evaluation draws the move a full evaluation's terminal,
@@ -179,8 +198,13 @@ fn random_steps_follow_full_passes(always_jump: bool) {
     let long = [(long(), 0b000u64), (long(), 0b011), (long(), 0b110)];
     let turns = [(1, false, 0b001), (2, false, 0b011), (1, true, 0b001), (2, true, 0b011)];
     let crowded = turns.map(|(other, turn, start)| (crowded(other, turn), start));
-    for (program, start) in singles.into_iter().chain(others).chain(crowded).chain(counted).chain(long) {
-        let net = net::Net::new(&program).expect("the program reads no run-time atom");
+    let tens = turns.map(|(other, turn, start)| (crowded_by(40, other, turn), start));
+    let programs = singles.into_iter().chain(others).chain(crowded).chain(counted).chain(long).chain(tens);
+    let shapes = programs.flat_map(|(program, start)| {
+        [net::CROWDED_READERS, net::WIDE_READERS].map(|readers| (program.clone(), start, readers))
+    });
+    for (program, start, readers) in shapes {
+        let net = net::Net::shaped(&program, readers).expect("the program reads no run-time atom");
         let mut live = Live::new(net.program(&program), &net);
         // An evaluation brought to every state fact by fact, which one that jumps agrees with.
         let mut by_facts = Live::new(net.program(&program), &net);

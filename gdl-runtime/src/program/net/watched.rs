@@ -7,7 +7,13 @@ use crate::program::Program;
 
 /// A rule may be watched rather than counted when it reads an atom that more rules than this
 /// read: a crowded atom.
-const WATCHED_READERS: u32 = 1024;
+pub(in crate::program) const CROWDED_READERS: u32 = 1024;
+
+/// The fewer readers that make an atom crowded in the network that races the one of
+/// [`CROWDED_READERS`] (see [`Net::new`]): for some games watching the rules of an atom that
+/// tens of rules read is faster (urmAdd, racer, crossers3, kalaha_2009), for others much slower
+/// (gt_two_thirds_6p).
+pub(in crate::program) const WIDE_READERS: u32 = 16;
 
 /// A counted rule's count of its literals that do not hold: a byte, so that the counts of a
 /// large program stay in the cache. A rule with more literals than a byte counts is always
@@ -19,12 +25,11 @@ pub(in crate::program) type Unsat = u8;
 const WAKE_TOUCHES: u64 = 16;
 
 impl Net {
-    /// Watches every rule that reads a crowded atom (one that more than [`WATCHED_READERS`]
-    /// rules read) and every rule too long for its count to fit an [`Unsat`], counts the
+    /// Watches every rule that reads a crowded atom (one that more than `crowded` rules read) and every rule too long for its count to fit an [`Unsat`], counts the
     /// others, and lays out the atoms' lists of counted rules; gives, for every rule watched,
     /// the atom it reads that the most rules read, or [`NONE`]: the rules of one such atom are
     /// counted or watched together (see [`Net::shape`]).
-    pub(super) fn watch_crowded(&mut self, program: &Program) -> Vec<u32> {
+    pub(super) fn watch_crowded(&mut self, program: &Program, crowded: u32) -> Vec<u32> {
         let atoms = self.atoms();
         let mut readers = vec![0u32; atoms + 1];
         for (_, _, watch) in self.member_literals(program) {
@@ -34,7 +39,7 @@ impl Net {
         for (rule, _, watch) in self.member_literals(program) {
             let (atom, current) = (watch >> 1, crowd[rule]);
             let more = current == NONE || readers[atom as usize] > readers[current as usize];
-            if (readers[atom as usize] > WATCHED_READERS || too_long_to_count(program, rule)) && more {
+            if (readers[atom as usize] > crowded || too_long_to_count(program, rule)) && more {
                 crowd[rule] = atom;
             }
         }
