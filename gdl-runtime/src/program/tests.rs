@@ -25,7 +25,7 @@ pub(crate) fn sample() -> Program {
 
 /// Gives empty program `p` the rules `rules`: for every proposition in order, the bodies of its
 /// rules.
-fn add_rules<const N: usize>(p: &mut Program, rules: [Vec<Vec<u32>>; N]) {
+fn add_rules(p: &mut Program, rules: impl IntoIterator<Item = Vec<Vec<u32>>>) {
     p.node_rules.push(0);
     p.rule_literals.push(0);
     for node_rules in rules {
@@ -117,13 +117,7 @@ fn crowded_by(rules: u32, other: u32, turn: bool) -> Program {
     let base = |i, positive| literal_code(Literal::Base(i), positive);
     let always = literal_code(Literal::Const(true), true);
     let mut p = Program::default();
-    p.node_rules.push(0);
-    p.rule_literals.push(0);
-    for _ in 0..rules {
-        p.literals.extend([base(0, turn), base(other, true)]);
-        p.rule_literals.push(p.literals.len() as u32);
-        p.node_rules.push(p.rule_literals.len() as u32 - 1);
-    }
+    add_rules(&mut p, (0..rules).map(|_| vec![vec![base(0, turn), base(other, true)]]));
     let node = |k| literal_code(Literal::Node(k), true);
     p.legal = vec![std::iter::once((0, always)).chain((0..rules).map(|k| (k + 1, node(k)))).collect()];
     p.next = vec![base(0, false), base(0, true), base(2, true)];

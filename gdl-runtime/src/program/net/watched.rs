@@ -25,10 +25,11 @@ pub(in crate::program) type Unsat = u8;
 const WAKE_TOUCHES: u64 = 16;
 
 impl Net {
-    /// Watches every rule that reads a crowded atom (one that more than `crowded` rules read) and every rule too long for its count to fit an [`Unsat`], counts the
-    /// others, and lays out the atoms' lists of counted rules; gives, for every rule watched,
-    /// the atom it reads that the most rules read, or [`NONE`]: the rules of one such atom are
-    /// counted or watched together (see [`Net::shape`]).
+    /// Watches every rule that reads a crowded atom (one that more than `crowded` rules read)
+    /// and every rule too long for its count to fit an [`Unsat`], counts the others, and lays
+    /// out the atoms' lists of counted rules; gives, for every rule watched, the atom it reads
+    /// that the most rules read, or [`NONE`]: the rules of one such atom are counted or watched
+    /// together (see [`Net::shape`]).
     pub(super) fn watch_crowded(&mut self, program: &Program, crowded: u32) -> Vec<u32> {
         let atoms = self.atoms();
         let mut readers = vec![0u32; atoms + 1];
