@@ -77,6 +77,9 @@ pub struct LiftedGame {
     fixed: Vec<Table>,
     /// For `true`, then `does`: the relation of each function, by its symbol and arity.
     splits: [FastMap<(u32, usize), usize>; 2],
+    /// For `true`, then `does`: the relation of the function of every term of `terms`, or
+    /// [`NO_SPLIT`], so that loading a state or a move of known terms looks up no symbol.
+    split_of: [Box<[u32]>; 2],
     initial: State,
     /// The flat encodings of the short terms of `terms`.
     flats: FlatCache,
@@ -142,13 +145,16 @@ impl LiftedGame {
             }
             table.ensure_index(positions);
         }
+        fixed.iter_mut().for_each(Table::freeze);
         if !program.role_terms.iter().chain(program.initial).all(|&t| known(t)) {
             return Err(BadProgram("a role or initial fact is not a known term"));
         }
         let flats = FlatCache::new(&terms);
         let initial = State::of_terms(program.initial.iter().copied(), &terms, &flats);
-        let splits = program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
-        Ok(LiftedGame { program, symbols, terms, fixed, splits, initial, flats })
+        let splits: [FastMap<(u32, usize), usize>; 2] =
+            program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
+        let split_of = [0, 1].map(|k| split_of_terms(&terms, &splits[k]));
+        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats })
     }
 
     /// The tables of an evaluation, empty: those this thread used last for this game, cleared
@@ -311,9 +317,15 @@ impl LiftedGame {
             joined(outer, &[last], |fact| eval.tables[whole].insert(fact));
         }
         let node: &Node = eval.store.node(last);
-        if let Some(&rel) = self.splits[k].get(&(node.sym, node.args.len())) {
-            joined(outer, &node.args, |fact| eval.tables[rel].insert(fact));
-        }
+        let rel = match self.split_of[k].get(last as usize) {
+            Some(&NO_SPLIT) => return,
+            Some(&rel) => rel as usize,
+            None => match self.splits[k].get(&(node.sym, node.args.len())) {
+                Some(&rel) => rel,
+                None => return,
+            },
+        };
+        joined(outer, &node.args, |fact| eval.tables[rel].insert(fact));
     }
 
     /// For each fact of `output` whose first argument is a role's term, that role and the second
@@ -341,6 +353,22 @@ impl LiftedGame {
             values.dedup();
         }
         goals
+    }
+}
+
+/// What [`LiftedGame::split_of`] holds for a term whose function no rule reads by its
+/// arguments.
+const NO_SPLIT: u32 = u32::MAX;
+
+/// The relation in `splits` of the function of every term of `terms`, or [`NO_SPLIT`].
+fn split_of_terms(terms: &Terms, splits: &FastMap<(u32, usize), usize>) -> Box<[u32]> {
+    let relation_of = |id: usize| {
+        let node = terms.node(id as TermId);
+        splits.get(&(node.sym, node.args.len())).map_or(NO_SPLIT, |&rel| rel as u32)
+    };
+    match splits.is_empty() {
+        true => Box::default(),
+        false => (0..terms.len()).map(relation_of).collect(),
     }
 }
 

@@ -11,6 +11,7 @@
 //! in a flat encoding ([`State`], [`Move`]), so that a state may hold terms no rule names.
 
 mod bits;
+mod dense;
 mod game;
 pub mod hash;
 pub mod store;

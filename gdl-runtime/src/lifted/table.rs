@@ -8,6 +8,7 @@
 //! first of each chain through a set of the same kind. Adding a fact allocates nothing but the
 //! growth of those vectors, and a table cleared for the next state keeps its memory.
 
+use super::dense::{DenseIndex, DenseSet};
 use super::store::{with_words, TermId};
 
 /// Tables with fewer facts than this, complete before the rules that read them run, are not
@@ -73,6 +74,11 @@ pub struct Table {
     slots: Vec<u64>,
     /// The indexes, each on its combination of positions.
     indexes: Vec<Index>,
+    /// The set of facts as an array, for a table frozen with few values at each position (see
+    /// [`Table::freeze`]).
+    dense: Option<DenseSet>,
+    /// Whether [`Table::freeze`] built array lookups that a change must drop.
+    frozen: bool,
 }
 
 /// The facts of a table grouped by their terms at some argument positions (a group's key):
@@ -89,6 +95,9 @@ struct Index {
     groups: Vec<(u32, u32)>,
     /// The next fact of each fact's group, or [`EMPTY`] after the last.
     next: Vec<u32>,
+    /// The groups as arrays, for a table frozen with few values at the positions (see
+    /// [`Table::freeze`]).
+    dense: Option<DenseIndex>,
 }
 
 /// The hash of a fact, or of a key: its words mixed as [`super::hash::WordHasher`] mixes them.
@@ -126,7 +135,7 @@ fn with_key<R>(fact: &[TermId], positions: &[usize], f: impl FnOnce(&[TermId]) -
 impl Index {
     /// An empty index on `positions`.
     fn new(positions: &[usize]) -> Index {
-        Index { positions: positions.into(), slots: Vec::new(), groups: Vec::new(), next: Vec::new() }
+        Index { positions: positions.into(), slots: Vec::new(), groups: Vec::new(), next: Vec::new(), dense: None }
     }
 
     /// The slot of the group of `key`, whose hash is `hash`, or the empty slot where it would
@@ -280,6 +289,7 @@ impl Table {
         }
         let at = self.len as u32;
         self.slots[slot] = slot_entry(hash, at);
+        self.thaw();
         for index in &mut self.indexes {
             index.add(&self.data, self.width, fact, at);
         }
@@ -290,10 +300,12 @@ impl Table {
 
     /// Removes every fact, keeping the memory and the indexed positions (their indexes emptied),
     /// for the next evaluation of the same relation.
+    #[inline]
     pub fn clear(&mut self) {
         if self.len > 0 {
             self.slots.fill(EMPTY_SLOT);
         }
+        self.thaw();
         self.len = 0;
         self.data.clear();
         self.indexes.iter_mut().for_each(Index::clear);
@@ -302,6 +314,9 @@ impl Table {
     /// Whether the table has `fact`.
     #[inline]
     pub fn contains(&self, fact: &[TermId]) -> bool {
+        if let Some(dense) = &self.dense {
+            return dense.contains(fact);
+        }
         !self.slots.is_empty() && self.slots[self.slot_of(fact, hash_fact(fact))] != EMPTY_SLOT
     }
 
@@ -340,10 +355,40 @@ impl Table {
     /// or every fact when the table has no index on them.
     #[inline]
     pub fn candidates<'t>(&'t self, positions: &[usize], key: &[TermId]) -> Candidates<'t> {
-        match self.lookup(positions, key) {
-            Some(found) => Candidates::Found(found),
+        match self.indexes.iter().find(|index| same(&index.positions, positions)) {
+            Some(Index { dense: Some(dense), .. }) => Candidates::Run(dense.find(key).iter()),
+            Some(index) => Candidates::Found(index.find(&self.data, self.width, key)),
             None => Candidates::All(0..self.len as u32),
         }
+    }
+
+    /// Adds array lookups (see [`super::dense`]) beside the hash set and indexes, where the
+    /// facts' terms take few values: for a static relation, whose facts are all added. Adding
+    /// a fact or clearing the table drops them.
+    pub fn freeze(&mut self) {
+        let data = &self.data[..self.len * self.width];
+        self.dense = DenseSet::new(data, self.width);
+        for index in &mut self.indexes {
+            index.dense = DenseIndex::new(data, self.width, &index.positions);
+        }
+        self.frozen = true;
+    }
+
+    /// Drops the array lookups of [`Table::freeze`].
+    #[inline]
+    fn thaw(&mut self) {
+        if self.frozen {
+            self.drop_arrays();
+        }
+    }
+
+    /// The work of [`Table::thaw`], out of the way of the tables that were never frozen.
+    #[cold]
+    #[inline(never)]
+    fn drop_arrays(&mut self) {
+        self.frozen = false;
+        self.dense = None;
+        self.indexes.iter_mut().for_each(|index| index.dense = None);
     }
 }
 
@@ -403,6 +448,8 @@ pub enum Candidates<'t> {
     Found(Chain<'t>),
     /// Every position of a table with no index.
     All(std::ops::Range<u32>),
+    /// The positions an index of a frozen table gave (see [`Table::freeze`]).
+    Run(std::slice::Iter<'t, u32>),
 }
 
 impl Iterator for Candidates<'_> {
@@ -413,6 +460,7 @@ impl Iterator for Candidates<'_> {
         match self {
             Candidates::Found(found) => found.next(),
             Candidates::All(range) => range.next().map(|i| i as usize),
+            Candidates::Run(run) => run.next().map(|&i| i as usize),
         }
     }
 }
@@ -462,6 +510,30 @@ mod tests {
             table.clear();
             assert_eq!(table.candidates(&[1, 2], &[0, 0]).count(), 0);
         }
+    }
+
+    #[test]
+    fn a_frozen_table_answers_as_before_until_it_changes() {
+        let mut table = Table::default();
+        table.ensure_index(&[0]);
+        table.ensure_index(&[1, 2]);
+        for i in 0..300u32 {
+            table.insert(&[i % 7, i % 11, i % 3]);
+        }
+        let probes: Vec<[u32; 3]> = (0..12u32).flat_map(|a| (0..12).map(move |b| [a, b, (a + b) % 4])).collect();
+        let answers = |table: &Table| {
+            let facts: Vec<bool> = probes.iter().map(|fact| table.contains(fact)).collect();
+            let by_first: Vec<Vec<usize>> = (0..12).map(|a| table.candidates(&[0], &[a]).collect()).collect();
+            let by_rest: Vec<Vec<usize>> = probes.iter().map(|p| table.candidates(&[1, 2], &p[1..]).collect()).collect();
+            (facts, by_first, by_rest)
+        };
+        let hashed = answers(&table);
+        table.freeze();
+        assert!(table.dense.is_some() && table.indexes.iter().all(|index| index.dense.is_some()));
+        assert_eq!(answers(&table), hashed);
+        assert!(table.insert(&[20, 0, 0]) && table.contains(&[20, 0, 0]));
+        assert_eq!(table.candidates(&[0], &[20]).collect::<Vec<_>>(), [table.len() - 1]);
+        assert!(table.dense.is_none(), "a change drops the arrays");
     }
 
     #[test]
