@@ -10,12 +10,16 @@ use super::store::TermId;
 
 /// The most cells (combinations of ranks) a lookup may have for a relation of `len` facts: a
 /// relation whose arguments take many values keeps its hash lookups.
-fn most_cells(len: usize) -> usize {
+pub(super) fn most_cells(len: usize) -> usize {
     (16 * len).max(1_024)
 }
 
-/// The most terms a position's ranks may cover (the largest term id there, plus one).
-const MOST_TERM_IDS: usize = 1 << 20;
+/// The most terms a position's ranks may cover (the largest term id there, plus one), for
+/// `rows` facts: a few facts of large term ids keep their hash lookups rather than make arrays
+/// many times their size.
+fn most_term_ids(rows: usize) -> usize {
+    (64 * rows + 65_536).min(1 << 20)
+}
 
 /// What a term that never occurs at a position ranks as.
 const UNRANKED: u32 = u32::MAX;
@@ -35,7 +39,7 @@ impl Ranks {
     fn new(data: &[TermId], width: usize, position: usize) -> Option<Ranks> {
         let column = || data.chunks_exact(width).map(|fact| fact[position] as usize);
         let largest = column().max().unwrap_or(0);
-        if largest >= MOST_TERM_IDS {
+        if largest >= most_term_ids(data.len() / width) {
             return None;
         }
         let mut of = vec![UNRANKED; largest + 1].into_boxed_slice();
@@ -61,15 +65,16 @@ impl Ranks {
 
 /// The ranks of several positions, read as the digits of a cell number.
 #[derive(Clone, Debug)]
-struct Digits {
+pub(super) struct Digits {
     ranks: Box<[Ranks]>,
-    cells: usize,
+    /// The number of cells: the product of the positions' numbers of terms.
+    pub(super) cells: usize,
 }
 
 impl Digits {
     /// The digits of `positions` of the facts in `data`; `None` when a position cannot be
     /// ranked or the cells would be more than `most`.
-    fn new(data: &[TermId], width: usize, positions: &[usize], most: usize) -> Option<Digits> {
+    pub(super) fn new(data: &[TermId], width: usize, positions: &[usize], most: usize) -> Option<Digits> {
         let ranks = positions.iter().map(|&p| Ranks::new(data, width, p)).collect::<Option<Box<[Ranks]>>>()?;
         let cells = ranks.iter().try_fold(1usize, |cells, r| cells.checked_mul(r.count).filter(|&c| c <= most))?;
         Some(Digits { ranks, cells })
@@ -78,7 +83,7 @@ impl Digits {
     /// The cell of the terms `key` (one a position), `None` when one does not occur at its
     /// position.
     #[inline]
-    fn cell(&self, key: impl Iterator<Item = TermId>) -> Option<usize> {
+    pub(super) fn cell(&self, key: impl Iterator<Item = TermId>) -> Option<usize> {
         let mut cell = 0;
         for (ranks, id) in self.ranks.iter().zip(key) {
             cell = cell * ranks.count + ranks.of(id)?;

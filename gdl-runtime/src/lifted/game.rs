@@ -120,6 +120,7 @@ impl LiftedGame {
                 terms.intern_flat(&flat);
             }
         }
+        terms.freeze();
         let known = |id: TermId| (id as usize) < terms.len();
         let mut fixed = vec![Table::default(); program.relations];
         let words = words(program.fixed)?;

@@ -198,6 +198,12 @@ impl Terms {
         fold_flat(flat, &mut |sym, args| self.find(sym, args))
     }
 
+    /// Lets the store find its terms through arrays where their arguments take few values,
+    /// until a term is added (see [`super::dense`]): for a store that no longer grows.
+    pub fn freeze(&mut self) {
+        self.ids.freeze(&self.nodes);
+    }
+
     /// Adds a term; returns its id, the existing one when the store has it already.
     pub fn intern(&mut self, node: Node) -> TermId {
         if let Some(id) = self.find(node.sym, &node.args) {

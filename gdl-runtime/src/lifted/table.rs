@@ -524,7 +524,8 @@ mod tests {
         let answers = |table: &Table| {
             let facts: Vec<bool> = probes.iter().map(|fact| table.contains(fact)).collect();
             let by_first: Vec<Vec<usize>> = (0..12).map(|a| table.candidates(&[0], &[a]).collect()).collect();
-            let by_rest: Vec<Vec<usize>> = probes.iter().map(|p| table.candidates(&[1, 2], &p[1..]).collect()).collect();
+            let by_rest: Vec<Vec<usize>> =
+                probes.iter().map(|p| table.candidates(&[1, 2], &p[1..]).collect()).collect();
             (facts, by_first, by_rest)
         };
         let hashed = answers(&table);
