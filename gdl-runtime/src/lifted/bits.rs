@@ -3,9 +3,10 @@
 //! play a game that gdlc also grounded (see [`crate::program::TablesOrLifted`]). Each base
 //! fact and move is a term of the game's store (loaded with them) and known by its id.
 
-use super::game::{run_new, LiftedGame};
+use super::game::LiftedGame;
 use super::store::{TermId, TermRead};
 use super::Eval;
+use super::{run_all, run_query};
 use crate::rng::Rng;
 
 /// A [`LiftedGame`] read and written through bits of base facts and move indices.
@@ -152,7 +153,7 @@ impl OnBits {
     pub fn legal(&self, state: &[u64], legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
         let queries = &self.game.program().queries;
         let mut eval = self.load(state);
-        run_new(&mut eval, queries.legal, &mut Vec::new());
+        run_query(&mut eval, queries.legal);
         let answer = self.legal_of(&eval, legal);
         self.game.recycle(eval);
         answer
@@ -163,7 +164,7 @@ impl OnBits {
         let queries = &self.game.program().queries;
         let mut eval = self.load(state);
         self.add_joint(&mut eval, joint);
-        run_new(&mut eval, queries.next, &mut Vec::new());
+        run_query(&mut eval, queries.next);
         let answer = self.next_of(&eval, out);
         self.game.recycle(eval);
         answer
@@ -173,7 +174,7 @@ impl OnBits {
     pub fn terminal(&self, state: &[u64]) -> bool {
         let program = self.game.program();
         let mut eval = self.load(state);
-        run_new(&mut eval, program.queries.terminal, &mut Vec::new());
+        run_query(&mut eval, program.queries.terminal);
         let terminal = !eval.output(program.outputs.terminal).is_empty();
         self.game.recycle(eval);
         terminal
@@ -183,7 +184,7 @@ impl OnBits {
     pub fn goals(&self, state: &[u64], out: &mut [Option<u32>]) {
         let program = self.game.program();
         let mut eval = self.load(state);
-        run_new(&mut eval, program.queries.goal, &mut Vec::new());
+        run_query(&mut eval, program.queries.goal);
         out.iter_mut().for_each(|goal| *goal = None);
         for (role, term) in self.game.by_role(&eval, program.outputs.goal) {
             let value = self.game.symbols().natural(eval.store.node(term));
@@ -218,18 +219,18 @@ impl OnBits {
             return self.next(state, joint, out).map(|()| true);
         }
         let mut eval = self.load(state);
-        let mut ran = Vec::new();
-        run_new(&mut eval, program.queries.terminal, &mut ran);
+        let [terminal, legal_components, next] = self.game.step_plan();
+        run_all(&mut eval, terminal);
         let answer = if !eval.output(program.outputs.terminal).is_empty() {
             Ok(false)
         } else {
-            run_new(&mut eval, program.queries.legal, &mut ran);
+            run_all(&mut eval, legal_components);
             self.legal_of(&eval, legal).and_then(|()| {
                 if crate::draw_joint(legal, rng, joint).is_none() {
                     return Ok(false);
                 }
                 self.add_joint(&mut eval, joint);
-                run_new(&mut eval, program.queries.next, &mut ran);
+                run_all(&mut eval, next);
                 self.next_of(&eval, out).map(|()| true)
             })
         };

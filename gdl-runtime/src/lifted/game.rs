@@ -4,7 +4,7 @@
 
 use super::hash::FastMap;
 use super::store::{with_words, FlatCache, Node, Symbols, TermId, TermRead, Terms};
-use super::{run, Component, Eval, Output, Program, Table};
+use super::{run, run_all, step_plan, Component, Eval, Output, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -83,6 +83,10 @@ pub struct LiftedGame {
     initial: State,
     /// The flat encodings of the short terms of `terms`.
     flats: FlatCache,
+    /// The components a random step runs when one evaluation answers `terminal`, `legal` and
+    /// `next` ([`super::Queries::shared_step`]): those of `terminal`, then those of `legal`
+    /// and of `next` that an earlier query has not run.
+    step_plan: [Box<[&'static Component]>; 3],
 }
 
 /// Why a [`Program`] does not load: its data contradicts itself (gdlc wrote something else than
@@ -155,7 +159,8 @@ impl LiftedGame {
         let splits: [FastMap<(u32, usize), usize>; 2] =
             program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
         let split_of = [0, 1].map(|k| split_of_terms(&terms, &splits[k]));
-        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats })
+        let step_plan = step_plan(&program.queries);
+        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, step_plan })
     }
 
     /// The tables of an evaluation, empty: those this thread used last for this game, cleared
@@ -237,6 +242,11 @@ impl LiftedGame {
         self.program
     }
 
+    /// The components of a random step of one evaluation (see [`LiftedGame::step_plan`]).
+    pub(super) fn step_plan(&self) -> &[Box<[&'static Component]>; 3] {
+        &self.step_plan
+    }
+
     /// The game's symbols.
     pub(super) fn symbols(&self) -> &Symbols {
         &self.symbols
@@ -273,13 +283,13 @@ impl LiftedGame {
             return Some(self.next_state(state, joint));
         }
         let mut eval = self.load_state(state, &[]);
-        let mut ran: Vec<usize> = Vec::new();
-        run_new(&mut eval, queries.terminal, &mut ran);
+        let [terminal, legal_components, next] = &self.step_plan;
+        run_all(&mut eval, terminal);
         if !eval.output(self.program.outputs.terminal).is_empty() {
             self.recycle(eval);
             return None;
         }
-        run_new(&mut eval, queries.legal, &mut ran);
+        run_all(&mut eval, legal_components);
         self.legal_of(&eval, legal);
         if crate::draw_joint(legal, rng, joint).is_none() {
             self.recycle(eval);
@@ -288,7 +298,7 @@ impl LiftedGame {
         for (role, mv) in joint.iter().enumerate() {
             self.add_move(&mut eval, role, &mv.0);
         }
-        run_new(&mut eval, queries.next, &mut ran);
+        run_all(&mut eval, next);
         let next = self.next_of(&eval);
         self.recycle(eval);
         Some(next)
@@ -388,18 +398,6 @@ thread_local! {
     /// This thread's tables of its last evaluation, with the address of the program they were
     /// for: clearing them costs less than making new ones for every query.
     static POOL: RefCell<Option<(usize, Vec<Table>)>> = const { RefCell::new(None) };
-}
-
-/// Runs the components of `query` that did not run yet in this evaluation (a component is
-/// known by its first relation, in `ran`).
-pub(super) fn run_new(eval: &mut Eval<'_>, query: &[Component], ran: &mut Vec<usize>) {
-    for component in query {
-        let Some(&first) = component.relations.first() else { continue };
-        if !ran.contains(&first) {
-            run(eval, component);
-            ran.push(first);
-        }
-    }
 }
 
 impl Game for LiftedGame {

@@ -150,6 +150,33 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
     }
 }
 
+/// Runs the components of `query`, in order.
+pub(super) fn run_query(eval: &mut Eval<'_>, query: &[Component]) {
+    query.iter().filter(|component| !component.relations.is_empty()).for_each(|component| run(eval, component));
+}
+
+/// Runs `components`, in order.
+pub(super) fn run_all(eval: &mut Eval<'_>, components: &[&Component]) {
+    components.iter().for_each(|component| run(eval, component));
+}
+
+/// The components that a random step of one evaluation runs for `terminal`, `legal` and `next`
+/// in turn: each query's that an earlier one did not run (a component is known by its first
+/// relation).
+pub(super) fn step_plan(queries: &'static Queries) -> [Box<[&'static Component]>; 3] {
+    let mut ran = Vec::new();
+    [queries.terminal, queries.legal, queries.next].map(|query| {
+        let mut new = |component: &&'static Component| match component.relations.first() {
+            Some(first) if !ran.contains(first) => {
+                ran.push(*first);
+                true
+            }
+            _ => false,
+        };
+        query.iter().filter(|component| new(component)).collect()
+    })
+}
+
 /// Adds the derived facts to their tables, and sets `changed` to the relations that got new
 /// ones, sorted.
 fn add(eval: &mut Eval<'_>, derived: &mut Derived, changed: &mut Vec<usize>) {

@@ -199,7 +199,7 @@ impl Terms {
     }
 
     /// Lets the store find its terms through arrays where their arguments take few values,
-    /// until a term is added (see [`super::dense`]): for a store that no longer grows.
+    /// until a term is added (see the module `dense`): for a store that no longer grows.
     pub fn freeze(&mut self) {
         self.ids.freeze(&self.nodes);
     }

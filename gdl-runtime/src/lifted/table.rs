@@ -362,7 +362,7 @@ impl Table {
         }
     }
 
-    /// Adds array lookups (see [`super::dense`]) beside the hash set and indexes, where the
+    /// Adds array lookups (see the module `dense`) beside the hash set and indexes, where the
     /// facts' terms take few values: for a static relation, whose facts are all added. Adding
     /// a fact or clearing the table drops them.
     pub fn freeze(&mut self) {
