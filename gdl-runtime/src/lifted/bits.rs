@@ -225,8 +225,13 @@ impl OnBits {
             Ok(false)
         } else {
             run_all(&mut eval, legal_components);
-            self.legal_of(&eval, legal).and_then(|()| {
-                if crate::draw_joint(legal, rng, joint).is_none() {
+            // Static legal moves are drawn from where they are kept, not copied first.
+            let drawn = match &self.fixed_legal {
+                Some(fixed) => Ok(crate::draw_joint(fixed, rng, joint)),
+                None => self.legal_of(&eval, legal).map(|()| crate::draw_joint(legal, rng, joint)),
+            };
+            drawn.and_then(|drawn| {
+                if drawn.is_none() {
                     return Ok(false);
                 }
                 self.add_joint(&mut eval, joint);

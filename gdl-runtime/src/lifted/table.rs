@@ -302,9 +302,11 @@ impl Table {
     /// for the next evaluation of the same relation.
     #[inline]
     pub fn clear(&mut self) {
-        if self.len > 0 {
-            self.slots.fill(EMPTY_SLOT);
+        // An empty table that was never frozen has nothing to clear: its indexes are empty too.
+        if self.len == 0 && !self.frozen {
+            return;
         }
+        self.slots.fill(EMPTY_SLOT);
         self.thaw();
         self.len = 0;
         self.data.clear();
