@@ -10,7 +10,7 @@ use super::store::TermId;
 
 /// The most cells (combinations of ranks) a lookup may have for a relation of `len` facts: a
 /// relation whose arguments take many values keeps its hash lookups.
-pub(super) fn most_cells(len: usize) -> usize {
+fn most_cells(len: usize) -> usize {
     (16 * len).max(1_024)
 }
 
@@ -18,7 +18,7 @@ pub(super) fn most_cells(len: usize) -> usize {
 /// `rows` facts: a few facts of large term ids keep their hash lookups rather than make arrays
 /// many times their size.
 fn most_term_ids(rows: usize) -> usize {
-    (64 * rows + 65_536).min(1 << 20)
+    (64 * rows + 4_096).min(1 << 20)
 }
 
 /// What a term that never occurs at a position ranks as.

@@ -1,7 +1,7 @@
 //! The ids of a store's terms by their symbol and arguments ([`TermIds`]): how a term is found
 //! before it is interned again.
 
-use super::dense::{most_cells, Digits};
+use super::dense::Digits;
 use super::hash::FastMap;
 use super::store::{Node, Sym, TermId};
 
@@ -135,7 +135,10 @@ impl DenseIds {
         let of_arity = || ids.iter().map(|&id| (id, &nodes[id as usize].args)).filter(|(_, args)| args.len() == arity);
         let data: Vec<TermId> = of_arity().flat_map(|(_, args)| args.iter().copied()).collect();
         let positions: Vec<usize> = (0..arity).collect();
-        let digits = Digits::new(&data, arity, &positions, most_cells(of_arity().count()))?;
+        // Terms fill most of their cells (a board's every cell is a term), so the arrays may
+        // be at most about twice as many as the terms.
+        let count = of_arity().count();
+        let digits = Digits::new(&data, arity, &positions, 2 * count + 1_024)?;
         let mut cells = vec![NO_ID; digits.cells].into_boxed_slice();
         for (id, args) in of_arity() {
             cells[digits.cell(args.iter().copied())?] = id;
