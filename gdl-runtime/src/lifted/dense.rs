@@ -105,7 +105,7 @@ impl DenseSet {
         if width == 0 {
             return None;
         }
-        let len = data.len() / width.max(1);
+        let len = data.len() / width;
         let positions: Vec<usize> = (0..width).collect();
         let digits = Digits::new(data, width, &positions, 64 * most_cells(len))?;
         let mut bits = vec![0u64; digits.cells.div_ceil(64)].into_boxed_slice();
@@ -144,7 +144,7 @@ impl DenseIndex {
         if width == 0 {
             return None;
         }
-        let len = data.len() / width.max(1);
+        let len = data.len() / width;
         let digits = Digits::new(data, width, positions, most_cells(len))?;
         let cells = data
             .chunks_exact(width)

@@ -349,15 +349,21 @@ impl Table {
     /// a candidate).
     #[inline]
     pub fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<Chain<'_>> {
-        let index = self.indexes.iter().find(|index| same(&index.positions, positions))?;
+        let index = self.index_on(positions)?;
         Some(index.find(&self.data, self.width, key))
+    }
+
+    /// The index on `positions`, if the table has one.
+    #[inline]
+    fn index_on(&self, positions: &[usize]) -> Option<&Index> {
+        self.indexes.iter().find(|index| same(&index.positions, positions))
     }
 
     /// The positions of the facts that may have `key` at `positions`: those the index gives,
     /// or every fact when the table has no index on them.
     #[inline]
     pub fn candidates<'t>(&'t self, positions: &[usize], key: &[TermId]) -> Candidates<'t> {
-        match self.indexes.iter().find(|index| same(&index.positions, positions)) {
+        match self.index_on(positions) {
             Some(Index { dense: Some(dense), .. }) => Candidates::Run(dense.find(key).iter()),
             Some(index) => Candidates::Found(index.find(&self.data, self.width, key)),
             None => Candidates::All(0..self.len as u32),
