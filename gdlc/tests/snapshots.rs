@@ -73,10 +73,16 @@ snapshot!(realtime, "realtime", Form::Straight, ["RealTimeGame"]);
 snapshot!(gdl_ii, "gdl_ii", Form::Straight, ["pub fn sees(", "RANDOM_ROLE"]);
 
 // `lifted/`: the rules with variables as generated joins, a recursive relation's delta variant
-// among them, with the line of each rule.
+// among them, with the line of each rule, and a rule's test of the moves for the demand pass.
 snapshot!(
     lifted,
     "lifted",
     Form::Lifted,
-    ["fn engine_0_rule_", "_delta_0(", ".intern_args(", "// Rule at lifted.kif:"]
+    [
+        "fn engine_0_rule_",
+        "_delta_0(",
+        ".intern_args(",
+        "// Rule at lifted.kif:",
+        "guards: &[::gdl_runtime::lifted::Guard::Has("
+    ]
 );

@@ -6,7 +6,6 @@
 use super::game::LiftedGame;
 use super::store::{TermId, TermRead};
 use super::Eval;
-use super::{run_all, run_query};
 use crate::rng::Rng;
 
 /// A [`LiftedGame`] read and written through bits of base facts and move indices.
@@ -151,9 +150,8 @@ impl OnBits {
 
     /// Every role's legal moves in `state`, each role's in increasing order.
     pub fn legal(&self, state: &[u64], legal: &mut Vec<Vec<u32>>) -> Result<(), Unmapped> {
-        let queries = &self.game.program().queries;
         let mut eval = self.load(state);
-        run_query(&mut eval, queries.legal);
+        self.game.plans().legal.run(&mut eval);
         let answer = self.legal_of(&eval, legal);
         self.game.recycle(eval);
         answer
@@ -161,10 +159,9 @@ impl OnBits {
 
     /// Writes the state after `joint` (a move index per role) into `out`.
     pub fn next(&self, state: &[u64], joint: &[u32], out: &mut [u64]) -> Result<(), Unmapped> {
-        let queries = &self.game.program().queries;
         let mut eval = self.load(state);
         self.add_joint(&mut eval, joint);
-        run_query(&mut eval, queries.next);
+        self.game.plans().next.run(&mut eval);
         let answer = self.next_of(&eval, out);
         self.game.recycle(eval);
         answer
@@ -174,7 +171,7 @@ impl OnBits {
     pub fn terminal(&self, state: &[u64]) -> bool {
         let program = self.game.program();
         let mut eval = self.load(state);
-        run_query(&mut eval, program.queries.terminal);
+        self.game.plans().terminal.run(&mut eval);
         let terminal = !eval.output(program.outputs.terminal).is_empty();
         self.game.recycle(eval);
         terminal
@@ -184,7 +181,7 @@ impl OnBits {
     pub fn goals(&self, state: &[u64], out: &mut [Option<u32>]) {
         let program = self.game.program();
         let mut eval = self.load(state);
-        run_query(&mut eval, program.queries.goal);
+        self.game.plans().goal.run(&mut eval);
         out.iter_mut().for_each(|goal| *goal = None);
         for (role, term) in self.game.by_role(&eval, program.outputs.goal) {
             let value = self.game.symbols().natural(eval.store.node(term));
@@ -219,12 +216,12 @@ impl OnBits {
             return self.next(state, joint, out).map(|()| true);
         }
         let mut eval = self.load(state);
-        let [terminal, legal_components, next] = self.game.step_plan();
-        run_all(&mut eval, terminal);
+        let plans = self.game.plans();
+        plans.run_step(0, &mut eval);
         let answer = if !eval.output(program.outputs.terminal).is_empty() {
             Ok(false)
         } else {
-            run_all(&mut eval, legal_components);
+            plans.run_step(1, &mut eval);
             // Static legal moves are drawn from where they are kept, not copied first.
             let drawn = match &self.fixed_legal {
                 Some(fixed) => Ok(crate::draw_joint(fixed, rng, joint)),
@@ -235,7 +232,7 @@ impl OnBits {
                     return Ok(false);
                 }
                 self.add_joint(&mut eval, joint);
-                run_all(&mut eval, next);
+                plans.run_step(2, &mut eval);
                 self.next_of(&eval, out).map(|()| true)
             })
         };

@@ -2,9 +2,10 @@
 //! query loads the state and the moves into tables, runs the query's components, and reads the
 //! facts of the relation that answers it.
 
+use super::demand::{Plan, Plans};
 use super::hash::FastMap;
 use super::store::{with_words, FlatCache, Node, Symbols, TermId, TermRead, Terms};
-use super::{run, run_all, step_plan, Component, Eval, Output, Program, Table};
+use super::{Eval, Output, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -83,10 +84,8 @@ pub struct LiftedGame {
     initial: State,
     /// The flat encodings of the short terms of `terms`.
     flats: FlatCache,
-    /// The components a random step runs when one evaluation answers `terminal`, `legal` and
-    /// `next` ([`super::Queries::shared_step`]): those of `terminal`, then those of `legal`
-    /// and of `next` that an earlier query has not run.
-    step_plan: [Box<[&'static Component]>; 3],
+    /// The components of each query, with what the pass that skips those not needed reads.
+    plans: Plans,
 }
 
 /// Why a [`Program`] does not load: its data contradicts itself (gdlc wrote something else than
@@ -159,8 +158,8 @@ impl LiftedGame {
         let splits: [FastMap<(u32, usize), usize>; 2] =
             program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
         let split_of = [0, 1].map(|k| split_of_terms(&terms, &splits[k]));
-        let step_plan = step_plan(&program.queries);
-        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, step_plan })
+        let plans = Plans::new(program);
+        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, plans })
     }
 
     /// The tables of an evaluation, empty: those this thread used last for this game, cleared
@@ -242,9 +241,9 @@ impl LiftedGame {
         self.program
     }
 
-    /// The components of a random step of one evaluation (see [`LiftedGame::step_plan`]).
-    pub(super) fn step_plan(&self) -> &[Box<[&'static Component]>; 3] {
-        &self.step_plan
+    /// The plans of the game's queries.
+    pub(super) fn plans(&self) -> &Plans {
+        &self.plans
     }
 
     /// The game's symbols.
@@ -252,12 +251,10 @@ impl LiftedGame {
         &self.symbols
     }
 
-    /// Runs `query` in `state` with `moves` and reads its answer with `read`.
-    fn evaluate<R>(&self, query: &[Component], state: &State, moves: &[Move], read: impl FnOnce(&Eval<'_>) -> R) -> R {
+    /// Runs `plan` in `state` with `moves` and reads its answer with `read`.
+    fn evaluate<R>(&self, plan: &Plan, state: &State, moves: &[Move], read: impl FnOnce(&Eval<'_>) -> R) -> R {
         let mut eval = self.load_state(state, moves);
-        for component in query {
-            run(&mut eval, component);
-        }
+        plan.run(&mut eval);
         let answer = read(&eval);
         self.recycle(eval);
         answer
@@ -283,13 +280,13 @@ impl LiftedGame {
             return Some(self.next_state(state, joint));
         }
         let mut eval = self.load_state(state, &[]);
-        let [terminal, legal_components, next] = &self.step_plan;
-        run_all(&mut eval, terminal);
+        let plans = &self.plans;
+        plans.run_step(0, &mut eval);
         if !eval.output(self.program.outputs.terminal).is_empty() {
             self.recycle(eval);
             return None;
         }
-        run_all(&mut eval, legal_components);
+        plans.run_step(1, &mut eval);
         self.legal_of(&eval, legal);
         if crate::draw_joint(legal, rng, joint).is_none() {
             self.recycle(eval);
@@ -298,7 +295,7 @@ impl LiftedGame {
         for (role, mv) in joint.iter().enumerate() {
             self.add_move(&mut eval, role, &mv.0);
         }
-        run_all(&mut eval, next);
+        plans.run_step(2, &mut eval);
         let next = self.next_of(&eval);
         self.recycle(eval);
         Some(next)
@@ -354,7 +351,7 @@ impl LiftedGame {
 
     fn goal_values_all(&self, state: &State) -> Vec<Vec<u32>> {
         let mut goals = vec![Vec::new(); self.program.roles.len()];
-        self.evaluate(self.program.queries.goal, state, &[], |eval| {
+        self.evaluate(&self.plans.goal, state, &[], |eval| {
             for (role, term) in self.by_role(eval, self.program.outputs.goal) {
                 goals[role].extend(self.symbols.natural(eval.store.node(term)));
             }
@@ -423,16 +420,16 @@ impl Game for LiftedGame {
     }
 
     fn all_legal_moves(&self, state: &State, out: &mut Vec<Vec<Move>>) {
-        self.evaluate(self.program.queries.legal, state, &[], |eval| self.legal_of(eval, out));
+        self.evaluate(&self.plans.legal, state, &[], |eval| self.legal_of(eval, out));
     }
 
     fn next_state(&self, state: &State, joint: &[Move]) -> State {
-        self.evaluate(self.program.queries.next, state, joint, |eval| self.next_of(eval))
+        self.evaluate(&self.plans.next, state, joint, |eval| self.next_of(eval))
     }
 
     fn is_terminal(&self, state: &State) -> bool {
         let terminal = self.program.outputs.terminal;
-        self.evaluate(self.program.queries.terminal, state, &[], |eval| !eval.output(terminal).is_empty())
+        self.evaluate(&self.plans.terminal, state, &[], |eval| !eval.output(terminal).is_empty())
     }
 
     fn random_step(
@@ -499,7 +496,7 @@ impl Game for LiftedGame {
         if !self.program.gdl_ii {
             return;
         }
-        self.evaluate(self.program.queries.sees, state, joint, |eval| {
+        self.evaluate(&self.plans.sees, state, joint, |eval| {
             for (role, term) in self.by_role(eval, self.program.outputs.sees) {
                 out[role].push(self.symbols.kif(&self.flats.encoded(&eval.store, term)));
             }

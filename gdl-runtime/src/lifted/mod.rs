@@ -3,7 +3,8 @@
 //! asked for it with `--form lifted`): each rule becomes a generated function of nested loops
 //! over the facts of the relations its body reads (a join, in the order and through the
 //! indexes the interpreter's planner chose), and this module runs those functions bottom-up,
-//! component by component and semi-naive within recursive ones, as the interpreter does.
+//! component by component and semi-naive within recursive ones, as the interpreter does,
+//! skipping the components that no rule able to fire in the evaluation reads ([`Demand`]).
 //!
 //! A game in this form is a [`Program`] of static data (symbols, terms, the facts of the static
 //! relations, the components of each query) that generated code writes, loaded once into a
@@ -11,6 +12,7 @@
 //! in a flat encoding ([`State`], [`Move`]), so that a state may hold terms no rule names.
 
 mod bits;
+mod demand;
 mod dense;
 mod game;
 pub mod hash;
@@ -19,6 +21,7 @@ mod table;
 mod term_ids;
 
 pub use bits::{OnBits, Unmapped};
+pub use demand::{Demand, Guard};
 pub use game::{LiftedGame, Move, State};
 pub use table::{Candidates, Chain, Facts, Table};
 
@@ -86,6 +89,9 @@ pub struct Component {
     /// The indexes its joins look facts up by in the tables of this evaluation: a relation and
     /// the argument positions of the index.
     pub indexes: &'static [(usize, &'static [usize])],
+    /// What its rules that read relations of the evaluation need, for the pass that skips the
+    /// components no rule able to fire reads (see the module `demand`).
+    pub demands: &'static [Demand],
 }
 
 /// The buffers of [`run`], kept on each thread between runs so that a run allocates nothing
@@ -148,33 +154,6 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
         }
         add(eval, derived, changed);
     }
-}
-
-/// Runs the components of `query`, in order.
-pub(super) fn run_query(eval: &mut Eval<'_>, query: &[Component]) {
-    query.iter().filter(|component| !component.relations.is_empty()).for_each(|component| run(eval, component));
-}
-
-/// Runs `components`, in order.
-pub(super) fn run_all(eval: &mut Eval<'_>, components: &[&Component]) {
-    components.iter().for_each(|component| run(eval, component));
-}
-
-/// The components that a random step of one evaluation runs for `terminal`, `legal` and `next`
-/// in turn: each query's that an earlier one did not run (a component is known by its first
-/// relation).
-pub(super) fn step_plan(queries: &'static Queries) -> [Box<[&'static Component]>; 3] {
-    let mut ran = Vec::new();
-    [queries.terminal, queries.legal, queries.next].map(|query| {
-        let mut new = |component: &&'static Component| match component.relations.first() {
-            Some(first) if !ran.contains(first) => {
-                ran.push(*first);
-                true
-            }
-            _ => false,
-        };
-        query.iter().filter(|component| new(component)).collect()
-    })
 }
 
 /// Adds the derived facts to their tables, and sets `changed` to the relations that got new

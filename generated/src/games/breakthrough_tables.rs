@@ -626,6 +626,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1, 2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[11],
@@ -633,6 +634,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[22],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
@@ -649,6 +656,16 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Has(2, &[0u32])],
+                            reads: &[11],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Has(2, &[1u32])],
+                            reads: &[11],
+                        },
+                    ],
                 },
             ],
             next: &[
@@ -663,6 +680,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[0, 1])],
+                    demands: &[],
                 },
             ],
             terminal: &[
@@ -672,6 +690,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[15],
@@ -682,6 +701,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[20],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[21],
@@ -689,6 +714,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[17],
@@ -699,6 +725,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[21],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[16],
@@ -709,6 +741,16 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                    ],
                 },
             ],
             goal: &[
@@ -718,6 +760,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[15],
@@ -728,6 +771,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[20],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[21],
@@ -735,6 +784,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[17],
@@ -745,6 +795,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[21],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[18],
@@ -757,6 +813,24 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                    ],
                 },
             ],
             sees: &[],

@@ -113,6 +113,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         terminal: &[
@@ -125,6 +126,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         goal: &[
@@ -139,6 +141,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         sees: &[],

@@ -197,6 +197,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
             ],
             terminal: &[
@@ -209,6 +210,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
             ],
             goal: &[
@@ -223,6 +225,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
             ],
             sees: &[],

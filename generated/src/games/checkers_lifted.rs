@@ -323,6 +323,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[21],
@@ -341,6 +342,32 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2]), (13, &[0, 1, 2])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                ],
             },
         ],
         next: &[
@@ -350,6 +377,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[11],
@@ -411,6 +439,52 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     (5, &[0]),
                     (13, &[0, 1, 2, 5, 6]),
                 ],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(1)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(2)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(1)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(2)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(2)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(2)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(1)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(1)],
+                        reads: &[13],
+                    },
+                ],
             },
         ],
         terminal: &[
@@ -420,6 +494,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[21],
@@ -438,6 +513,32 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2]), (13, &[0, 1, 2])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[27],
@@ -449,6 +550,20 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(21, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[21],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[21],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[21],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[28],
@@ -456,6 +571,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[27],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[29],
@@ -467,6 +588,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(5, &[1])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[28],
+                    },
+                ],
             },
         ],
         goal: &[
@@ -483,6 +610,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(5, &[0])],
+                demands: &[],
             },
         ],
         sees: &[],

@@ -90,6 +90,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[24],
@@ -97,6 +98,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[16, 23],
@@ -113,6 +115,24 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 recursive: true,
                 indexes: &[(0, &[1]), (16, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[22],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[23],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[24],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[12],
@@ -120,6 +140,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(16, &[1])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[11],
@@ -132,6 +158,16 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Has(2, &[0u32])],
+                        reads: &[12],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Has(2, &[1u32])],
+                        reads: &[12],
+                    },
+                ],
             },
         ],
         next: &[
@@ -141,6 +177,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
@@ -148,6 +185,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(16, &[1])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[14],
@@ -161,6 +204,16 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(16, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[16],
+                    },
+                ],
             },
         ],
         terminal: &[
@@ -170,6 +223,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[24],
@@ -177,6 +231,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[16, 23],
@@ -193,6 +248,24 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 recursive: true,
                 indexes: &[(0, &[1]), (16, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[22],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[23],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[24],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[12],
@@ -200,6 +273,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(16, &[1])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[19],
@@ -207,6 +286,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[25],
@@ -219,6 +304,16 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[19],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
@@ -231,6 +326,24 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[2])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[18],
@@ -242,6 +355,20 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[19],
+                    },
+                ],
             },
         ],
         goal: &[
@@ -251,6 +378,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[24],
@@ -258,6 +386,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[16, 23],
@@ -274,6 +403,24 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 recursive: true,
                 indexes: &[(0, &[1]), (16, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[22],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[23],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[24],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[12],
@@ -281,6 +428,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(16, &[1])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[19],
@@ -288,6 +441,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[25],
@@ -300,6 +459,16 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[19],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
@@ -312,6 +481,24 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[2])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[25],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[20],
@@ -328,6 +515,40 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[17, 19],
+                    },
+                ],
             },
         ],
         sees: &[],

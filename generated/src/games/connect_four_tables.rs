@@ -282,6 +282,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[24],
@@ -289,6 +290,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[16, 23],
@@ -305,6 +307,24 @@ mod lifted {
                     ],
                     recursive: true,
                     indexes: &[(0, &[1]), (16, &[0])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[22],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[23],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[24],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
@@ -312,6 +332,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(16, &[1])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[11],
@@ -324,6 +350,16 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Has(2, &[0u32])],
+                            reads: &[12],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Has(2, &[1u32])],
+                            reads: &[12],
+                        },
+                    ],
                 },
             ],
             next: &[
@@ -333,6 +369,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[13],
@@ -340,6 +377,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(16, &[1])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[14],
@@ -353,6 +396,16 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(16, &[0])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                            reads: &[13],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                            reads: &[16],
+                        },
+                    ],
                 },
             ],
             terminal: &[
@@ -362,6 +415,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[24],
@@ -369,6 +423,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[16, 23],
@@ -385,6 +440,24 @@ mod lifted {
                     ],
                     recursive: true,
                     indexes: &[(0, &[1]), (16, &[0])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[22],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[23],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[24],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
@@ -392,6 +465,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(16, &[1])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[19],
@@ -399,6 +478,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[12],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[25],
@@ -411,6 +496,16 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[19],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[19],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[17],
@@ -423,6 +518,24 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[18],
@@ -434,6 +547,20 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[19],
+                        },
+                    ],
                 },
             ],
             goal: &[
@@ -443,6 +570,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[24],
@@ -450,6 +578,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[16, 23],
@@ -466,6 +595,24 @@ mod lifted {
                     ],
                     recursive: true,
                     indexes: &[(0, &[1]), (16, &[0])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[22],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[23],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[24],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Any(0)],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
@@ -473,6 +620,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(16, &[1])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[16],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[19],
@@ -480,6 +633,12 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[12],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[25],
@@ -492,6 +651,16 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[19],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[19],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[17],
@@ -504,6 +673,24 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[25],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[20],
@@ -520,6 +707,40 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17, 19],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17, 19],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17, 19],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17, 19],
+                        },
+                    ],
                 },
             ],
             sees: &[],

@@ -123,6 +123,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         next: &[
@@ -132,6 +133,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
@@ -139,6 +141,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[11],
@@ -152,6 +155,20 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0]), (2, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                ],
             },
         ],
         terminal: &[
@@ -161,6 +178,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         goal: &[
@@ -175,6 +193,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 recursive: true,
                 indexes: &[(2, &[0]), (14, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[15],
@@ -188,6 +212,28 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(14, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                ],
             },
         ],
         sees: &[],

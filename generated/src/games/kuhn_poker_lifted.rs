@@ -114,6 +114,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         next: &[
@@ -135,6 +136,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0])],
+                demands: &[],
             },
         ],
         terminal: &[
@@ -144,6 +146,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         goal: &[
@@ -153,6 +156,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
@@ -160,6 +164,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[18],
@@ -167,6 +172,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(2, &[1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[19],
@@ -188,6 +194,40 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 17, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 17, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 17, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 17, 18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[16, 18],
+                    },
+                ],
             },
         ],
         sees: &[
@@ -202,6 +242,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0]), (5, &[0])],
+                demands: &[],
             },
         ],
         shared_step: true,

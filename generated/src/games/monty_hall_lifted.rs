@@ -103,6 +103,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         next: &[
@@ -122,6 +123,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0]), (1, &[0])],
+                demands: &[],
             },
         ],
         terminal: &[
@@ -131,6 +133,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         goal: &[
@@ -144,6 +147,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
         ],
         sees: &[
@@ -156,6 +160,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(2, &[0])],
+                demands: &[],
             },
         ],
         shared_step: true,

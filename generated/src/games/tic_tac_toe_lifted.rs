@@ -92,6 +92,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[2])],
+                demands: &[],
             },
         ],
         next: &[
@@ -109,6 +110,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0]), (1, &[2])],
+                demands: &[],
             },
         ],
         terminal: &[
@@ -118,6 +120,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[12],
@@ -125,6 +128,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
@@ -135,6 +139,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0, 1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[14],
@@ -146,6 +151,20 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[11],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[15],
@@ -153,6 +172,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[2])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[18],
@@ -164,6 +184,20 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                ],
             },
         ],
         goal: &[
@@ -173,6 +207,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[12],
@@ -180,6 +215,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
@@ -190,6 +226,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0, 1])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[14],
@@ -201,6 +238,20 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[11],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[15],
@@ -208,6 +259,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[2])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
@@ -222,6 +274,32 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14, 15],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14, 15],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[14],
+                    },
+                ],
             },
         ],
         sees: &[],

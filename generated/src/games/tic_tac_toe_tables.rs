@@ -202,6 +202,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
             ],
             next: &[
@@ -219,6 +220,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(0, &[0]), (1, &[2])],
+                    demands: &[],
                 },
             ],
             terminal: &[
@@ -228,6 +230,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
@@ -235,6 +238,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[0])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[13],
@@ -245,6 +249,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[0, 1])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[14],
@@ -256,6 +261,20 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[11],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[12],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[13],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[15],
@@ -263,6 +282,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[18],
@@ -274,6 +294,20 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                    ],
                 },
             ],
             goal: &[
@@ -283,6 +317,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[1])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[12],
@@ -290,6 +325,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[0])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[13],
@@ -300,6 +336,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[0, 1])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[14],
@@ -311,6 +348,20 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[11],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[12],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[13],
+                        },
+                    ],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[15],
@@ -318,6 +369,7 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[2])],
+                    demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[17],
@@ -332,6 +384,32 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14, 15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14, 15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[14],
+                        },
+                    ],
                 },
             ],
             sees: &[],

@@ -88,6 +88,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[11],
@@ -95,6 +96,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[10],
+                    },
+                ],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[12],
@@ -105,6 +112,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[11],
+                    },
+                ],
             },
         ],
         next: &[
@@ -114,6 +127,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[14],
@@ -125,6 +139,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(0, &[0]), (1, &[0])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[13],
+                    },
+                ],
             },
         ],
         terminal: &[
@@ -134,6 +154,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[16],
@@ -144,6 +165,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                ],
             },
         ],
         goal: &[
@@ -153,6 +180,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
+                demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
@@ -163,6 +191,16 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                ],
             },
         ],
         sees: &[],

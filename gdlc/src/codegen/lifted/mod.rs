@@ -4,6 +4,7 @@
 //! functions, and packs the game's symbols, terms and static relations as the interpreter
 //! computed them, in a `gdl_runtime::lifted::Program` that the runtime evaluates bottom-up.
 
+mod demand;
 mod joins;
 
 use super::notes::{note, Notes};
@@ -164,6 +165,7 @@ fn component(
     let relations = component.relations.iter().map(|&r| Literal::usize_unsuffixed(r));
     let recursive = component.recursive;
     let indexes = indexes.iter().map(index);
+    let demands = demand::demands(interp, engine, component);
     quote! {
         ::gdl_runtime::lifted::Component {
             relations: &[#(#relations),*],
@@ -171,6 +173,7 @@ fn component(
             variants: &[#(#variants),*],
             recursive: #recursive,
             indexes: &[#(#indexes),*],
+            demands: #demands,
         }
     }
 }

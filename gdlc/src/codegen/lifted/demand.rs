@@ -1,0 +1,77 @@
+//! What each rule of a component needs, for the runtime's pass that skips the components that
+//! no rule able to fire reads (`gdl_runtime::lifted::Demand`): the tests of the state and the
+//! moves that its body makes, and the relations of the evaluation that it reads.
+
+use crate::datalog::compile::{CLit, PTerm, Pattern};
+use crate::datalog::eval::Component;
+use crate::interp::Interpreter;
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use std::collections::BTreeSet;
+
+/// The `demands` of `component` of `engine`: one for each rule that reads a relation computed
+/// in the evaluation.
+pub(super) fn demands(interp: &Interpreter, engine: usize, component: &Component) -> TokenStream {
+    let is_fixed = &interp.engines[engine].is_fixed;
+    let inputs = input_relations(interp);
+    let moves = move_relations(interp);
+    let demands = component.rules.iter().filter_map(|planned| {
+        let rule = &interp.engines[engine].rules[planned.rule];
+        let mut guards = Vec::new();
+        let mut reads = BTreeSet::new();
+        for literal in &rule.body {
+            let (pattern, positive) = match literal {
+                CLit::Pos(p) => (p, true),
+                CLit::Neg(p) => (p, false),
+                CLit::Distinct(..) | CLit::Equal(..) => continue,
+            };
+            if inputs.contains(&pattern.rel) {
+                guards.extend(guard(pattern, positive, moves.contains(&pattern.rel)));
+            } else if !is_fixed.get(pattern.rel).copied().unwrap_or(false) {
+                reads.insert(pattern.rel);
+            }
+        }
+        let reads = reads.into_iter().map(Literal::usize_unsuffixed).collect::<Vec<_>>();
+        (!reads.is_empty())
+            .then(|| quote!(::gdl_runtime::lifted::Demand { guards: &[#(#guards),*], reads: &[#(#reads),*] }))
+    });
+    quote!(&[#(#demands),*])
+}
+
+/// The relations the state and the moves are loaded into: `true`, `does` and their splits.
+fn input_relations(interp: &Interpreter) -> BTreeSet<usize> {
+    let inputs = &interp.inputs;
+    let splits = inputs.splits.iter().flat_map(|splits| splits.values().copied());
+    [inputs.true_, inputs.does].into_iter().chain(splits).collect()
+}
+
+/// The relations the moves are loaded into: `does` and its splits.
+fn move_relations(interp: &Interpreter) -> BTreeSet<usize> {
+    let inputs = &interp.inputs;
+    std::iter::once(inputs.does).chain(inputs.splits[1].values().copied()).collect()
+}
+
+/// The test of the inputs that a literal of an input relation makes, when it is one that
+/// holds or fails for the whole evaluation and is worth making: a positive literal needs its
+/// fact when that is ground, or else a fact of its relation when that is a relation of the
+/// moves (`(does ?p (shoot ?x ?y))`: which kinds of move were played); a state rarely lacks a
+/// fact of a function that its rules read by pattern. A negative literal needs the absence of
+/// its fact when that is ground.
+fn guard(pattern: &Pattern, positive: bool, of_moves: bool) -> Option<TokenStream> {
+    let rel = Literal::usize_unsuffixed(pattern.rel);
+    let ground: Option<Vec<u32>> = pattern
+        .args
+        .iter()
+        .map(|arg| match arg {
+            PTerm::Ground(term) => Some(*term),
+            PTerm::Var(_) | PTerm::Func(..) => None,
+        })
+        .collect();
+    match (positive, ground) {
+        (true, Some(fact)) => Some(quote!(::gdl_runtime::lifted::Guard::Has(#rel, &[#(#fact),*]))),
+        (true, None) if of_moves => Some(quote!(::gdl_runtime::lifted::Guard::Any(#rel))),
+        (true, None) => None,
+        (false, Some(fact)) => Some(quote!(::gdl_runtime::lifted::Guard::Lacks(#rel, &[#(#fact),*]))),
+        (false, None) => None,
+    }
+}
