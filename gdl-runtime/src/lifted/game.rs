@@ -380,9 +380,13 @@ fn split_of_terms(terms: &Terms, splits: &FastMap<(u32, usize), usize>) -> Box<[
     }
 }
 
-/// Calls `f` with `outer` followed by `args`.
+/// Calls `f` with `outer` followed by `args`: `args` itself when `outer` is empty (a fact of
+/// the state), else a copy.
 #[inline]
 fn joined<R>(outer: &[TermId], args: &[TermId], f: impl FnOnce(&[TermId]) -> R) -> R {
+    if outer.is_empty() {
+        return f(args);
+    }
     let fill = |fact: &mut [TermId]| {
         let (head, tail) = fact.split_at_mut(outer.len());
         head.copy_from_slice(outer);
