@@ -15,6 +15,10 @@ use super::store::{with_words, TermId};
 /// indexed: trying every fact costs less than building an index.
 const SMALL_TABLE: usize = 16;
 
+/// Tables that have never held this many facts keep no set: a new fact is compared with each,
+/// which costs less than hashing it and probing a set that is rarely in the cache.
+const LINEAR: usize = 8;
+
 /// The end of a chain.
 const EMPTY: u32 = u32::MAX;
 
@@ -70,8 +74,11 @@ pub struct Table {
     /// The facts' arguments, `width` per fact, in the order the facts were added.
     data: Vec<TermId>,
     /// The set of facts: the position of a fact, with its tag, in each slot its hash leads to,
-    /// or [`EMPTY_SLOT`]; a power of two long, at most half full.
+    /// or [`EMPTY_SLOT`]; a power of two long, at most half full. Kept only once `hashed`.
     slots: Vec<u64>,
+    /// Whether the table keeps its set: once it has held [`LINEAR`] facts (and ever after, when
+    /// cleared for another evaluation: its relation tends to be that large).
+    hashed: bool,
     /// The indexes, each on its combination of positions.
     indexes: Vec<Index>,
     /// The set of facts as an array, for a table frozen with few values at each position (see
@@ -282,21 +289,64 @@ impl Table {
             self.width = fact.len();
         }
         debug_assert_eq!(fact.len(), self.width, "a fact of another width");
+        if !self.hashed {
+            if self.scan(fact) {
+                return false;
+            }
+            self.push(fact);
+            if self.len == LINEAR {
+                self.hash_all();
+            }
+            return true;
+        }
         self.grow_set();
         let hash = hash_fact(fact);
         let slot = self.slot_of(fact, hash);
         if self.slots[slot] != EMPTY_SLOT {
             return false;
         }
+        self.slots[slot] = slot_entry(hash, self.len as u32);
+        self.push(fact);
+        true
+    }
+
+    /// Appends `fact`, known to be new, to the facts and the indexes.
+    #[inline]
+    fn push(&mut self, fact: &[TermId]) {
         let at = self.len as u32;
-        self.slots[slot] = slot_entry(hash, at);
         self.thaw();
         for index in &mut self.indexes {
             index.add(&self.data, self.width, fact, at);
         }
         self.data.extend_from_slice(fact);
         self.len += 1;
-        true
+    }
+
+    /// Whether one of the facts is `fact`, tried one by one: how a table that keeps no set
+    /// (fewer than [`LINEAR`] facts) answers.
+    #[inline]
+    fn scan(&self, fact: &[TermId]) -> bool {
+        if self.width == 0 {
+            // Facts without arguments are all the one fact.
+            return self.len > 0;
+        }
+        self.data.chunks_exact(self.width).any(|other| same(other, fact))
+    }
+
+    /// Puts every fact in the set, which is empty: a table that reached [`LINEAR`] facts keeps
+    /// it from then on, in later evaluations too.
+    #[cold]
+    #[inline(never)]
+    fn hash_all(&mut self) {
+        self.hashed = true;
+        if (self.len + 1) * 2 > self.slots.len() {
+            let size = ((self.len + 1) * 2).next_power_of_two().max(16);
+            self.slots = vec![EMPTY_SLOT; size];
+        }
+        for i in 0..self.len {
+            let hash = hash_fact(self.fact(i));
+            place(&mut self.slots, hash, i as u32);
+        }
     }
 
     /// Removes every fact, keeping the memory and the indexed positions (their indexes emptied),
@@ -307,7 +357,9 @@ impl Table {
         if self.len == 0 && !self.frozen {
             return;
         }
-        self.slots.fill(EMPTY_SLOT);
+        if self.hashed {
+            self.slots.fill(EMPTY_SLOT);
+        }
         self.thaw();
         self.len = 0;
         self.data.clear();
@@ -320,7 +372,10 @@ impl Table {
         if let Some(dense) = &self.dense {
             return dense.contains(fact);
         }
-        !self.slots.is_empty() && self.slots[self.slot_of(fact, hash_fact(fact))] != EMPTY_SLOT
+        if !self.hashed {
+            return self.scan(fact);
+        }
+        self.slots[self.slot_of(fact, hash_fact(fact))] != EMPTY_SLOT
     }
 
     /// Indexes the facts by their terms at `positions`, unless they are already.
@@ -475,84 +530,4 @@ impl Iterator for Candidates<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn facts_are_kept_once_in_order_and_found_by_index() {
-        let mut table = Table::default();
-        for fact in [[1, 2], [3, 4], [1, 2], [1, 5]] {
-            table.insert(&fact);
-        }
-        assert_eq!(table.facts().collect::<Vec<_>>(), [&[1, 2][..], &[3, 4], &[1, 5]]);
-        assert!(table.contains(&[3, 4]) && !table.contains(&[4, 3]));
-        table.ensure_index(&[0]);
-        table.insert(&[1, 9]);
-        assert_eq!(table.candidates(&[0], &[1]).collect::<Vec<_>>(), [0, 2, 3]);
-        assert_eq!(table.facts_in(1, 3).count(), 2);
-    }
-
-    #[test]
-    fn a_table_of_facts_without_arguments_holds_at_most_one() {
-        let mut table = Table::default();
-        assert!(!table.contains(&[]));
-        assert!(table.insert(&[]) && !table.insert(&[]));
-        assert_eq!((table.len(), table.facts().count()), (1, 1));
-    }
-
-    #[test]
-    fn an_index_finds_every_fact_of_a_key_in_order_through_growth_and_clearing() {
-        let mut table = Table::default();
-        table.ensure_index(&[1, 2]);
-        for round in 0..2u32 {
-            for i in 0..3_000u32 {
-                table.insert(&[i, (i * 7 + round) % 13, i % 5]);
-            }
-            for a in 0..14u32 {
-                for b in 0..6u32 {
-                    let found: Vec<usize> = table.candidates(&[1, 2], &[a, b]).collect();
-                    let scanned: Vec<usize> =
-                        (0..table.len()).filter(|&i| table.fact(i)[1] == a && table.fact(i)[2] == b).collect();
-                    assert_eq!(found, scanned, "key ({a} {b}) in round {round}");
-                }
-            }
-            table.clear();
-            assert_eq!(table.candidates(&[1, 2], &[0, 0]).count(), 0);
-        }
-    }
-
-    #[test]
-    fn a_frozen_table_answers_as_before_until_it_changes() {
-        let mut table = Table::default();
-        table.ensure_index(&[0]);
-        table.ensure_index(&[1, 2]);
-        for i in 0..300u32 {
-            table.insert(&[i % 7, i % 11, i % 3]);
-        }
-        let probes: Vec<[u32; 3]> = (0..12u32).flat_map(|a| (0..12).map(move |b| [a, b, (a + b) % 4])).collect();
-        let answers = |table: &Table| {
-            let facts: Vec<bool> = probes.iter().map(|fact| table.contains(fact)).collect();
-            let by_first: Vec<Vec<usize>> = (0..12).map(|a| table.candidates(&[0], &[a]).collect()).collect();
-            let by_rest: Vec<Vec<usize>> =
-                probes.iter().map(|p| table.candidates(&[1, 2], &p[1..]).collect()).collect();
-            (facts, by_first, by_rest)
-        };
-        let hashed = answers(&table);
-        table.freeze();
-        assert!(table.dense.is_some() && table.indexes.iter().all(|index| index.dense.is_some()));
-        assert_eq!(answers(&table), hashed);
-        assert!(table.insert(&[20, 0, 0]) && table.contains(&[20, 0, 0]));
-        assert_eq!(table.candidates(&[0], &[20]).collect::<Vec<_>>(), [table.len() - 1]);
-        assert!(table.dense.is_none(), "a change drops the arrays");
-    }
-
-    #[test]
-    fn the_set_grows_past_many_facts() {
-        let mut table = Table::default();
-        for i in 0..10_000u32 {
-            assert!(table.insert(&[i, i / 7]));
-        }
-        assert!((0..10_000u32).all(|i| table.contains(&[i, i / 7])) && !table.contains(&[3, 3]));
-        assert_eq!(table.len(), 10_000);
-    }
-}
+mod tests;
