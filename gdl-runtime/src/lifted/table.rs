@@ -74,11 +74,10 @@ pub struct Table {
     /// The facts' arguments, `width` per fact, in the order the facts were added.
     data: Vec<TermId>,
     /// The set of facts: the position of a fact, with its tag, in each slot its hash leads to,
-    /// or [`EMPTY_SLOT`]; a power of two long, at most half full. Kept only once `hashed`.
+    /// or [`EMPTY_SLOT`]; a power of two long, at most half full. Empty until the table first
+    /// holds [`LINEAR`] facts, and kept from then on, when cleared for another evaluation too
+    /// (its relation tends to be that large): see [`Table::hashed`].
     slots: Vec<u64>,
-    /// Whether the table keeps its set: once it has held [`LINEAR`] facts (and ever after, when
-    /// cleared for another evaluation: its relation tends to be that large).
-    hashed: bool,
     /// The indexes, each on its combination of positions.
     indexes: Vec<Index>,
     /// The set of facts as an array, for a table frozen with few values at each position (see
@@ -270,7 +269,8 @@ impl Table {
         }
     }
 
-    /// Doubles the set when it would be more than half full with one more fact.
+    /// Doubles the set when it would be more than half full with one more fact (makes it, of 16
+    /// slots, when the table has none), and puts every fact in it again.
     fn grow_set(&mut self) {
         if (self.len + 1) * 2 <= self.slots.len() {
             return;
@@ -289,13 +289,14 @@ impl Table {
             self.width = fact.len();
         }
         debug_assert_eq!(fact.len(), self.width, "a fact of another width");
-        if !self.hashed {
+        if !self.hashed() {
             if self.scan(fact) {
                 return false;
             }
             self.push(fact);
             if self.len == LINEAR {
-                self.hash_all();
+                // The set, empty so far, is made and takes every fact.
+                self.grow_set();
             }
             return true;
         }
@@ -333,20 +334,10 @@ impl Table {
         self.data.chunks_exact(self.width).any(|other| same(other, fact))
     }
 
-    /// Puts every fact in the set, which is empty: a table that reached [`LINEAR`] facts keeps
-    /// it from then on, in later evaluations too.
-    #[cold]
-    #[inline(never)]
-    fn hash_all(&mut self) {
-        self.hashed = true;
-        if (self.len + 1) * 2 > self.slots.len() {
-            let size = ((self.len + 1) * 2).next_power_of_two().max(16);
-            self.slots = vec![EMPTY_SLOT; size];
-        }
-        for i in 0..self.len {
-            let hash = hash_fact(self.fact(i));
-            place(&mut self.slots, hash, i as u32);
-        }
+    /// Whether the table keeps its set of facts (else it tries them one by one).
+    #[inline]
+    fn hashed(&self) -> bool {
+        !self.slots.is_empty()
     }
 
     /// Removes every fact, keeping the memory and the indexed positions (their indexes emptied),
@@ -357,7 +348,7 @@ impl Table {
         if self.len == 0 && !self.frozen {
             return;
         }
-        if self.hashed {
+        if self.hashed() {
             self.slots.fill(EMPTY_SLOT);
         }
         self.thaw();
@@ -372,7 +363,7 @@ impl Table {
         if let Some(dense) = &self.dense {
             return dense.contains(fact);
         }
-        if !self.hashed {
+        if !self.hashed() {
             return self.scan(fact);
         }
         self.slots[self.slot_of(fact, hash_fact(fact))] != EMPTY_SLOT
