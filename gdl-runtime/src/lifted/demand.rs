@@ -108,53 +108,29 @@ impl Plan {
     #[inline]
     pub(super) fn run(&self, eval: &mut Eval<'_>) {
         if self.selective {
-            self.run_needed(eval, true);
+            self.run_after(eval, true);
         } else {
             self.components.iter().for_each(|component| run(eval, component));
         }
     }
 
     /// Runs the components of the plan that `eval` needs (all when the plan is not selective)
-    /// and has not run, in order: `fresh` when `eval` has run no other plan.
+    /// and has not run, in order, and records them as run: `fresh` when `eval` has run no other
+    /// plan.
     fn run_after(&self, eval: &mut Eval<'_>, fresh: bool) {
-        if self.selective {
-            return self.run_needed(eval, fresh);
-        }
         let chosen = SCRATCH.with_borrow_mut(|scratch| {
             if fresh {
                 scratch.ran.reset(eval.tables.len());
             }
             let mut chosen = std::mem::take(&mut scratch.chosen);
             chosen.clear();
-            for k in (0..self.components.len()).rev() {
-                if !scratch.ran.contains(self.first(k)) {
-                    scratch.ran.insert(self.first(k));
-                    chosen.push(k);
-                }
+            if self.selective {
+                self.choose(&eval.tables, scratch, &mut chosen);
+            } else {
+                self.choose_not_run(scratch, &mut chosen);
             }
             chosen
         });
-        self.run_chosen(eval, chosen);
-    }
-
-    /// Runs the components that `eval` needs and has not run, in order, and records them as
-    /// run: `fresh` when `eval` has run no other plan.
-    fn run_needed(&self, eval: &mut Eval<'_>, fresh: bool) {
-        let chosen = SCRATCH.with_borrow_mut(|scratch| {
-            if fresh {
-                scratch.ran.reset(eval.tables.len());
-            }
-            let mut chosen = std::mem::take(&mut scratch.chosen);
-            chosen.clear();
-            self.choose(&eval.tables, scratch, &mut chosen);
-            chosen
-        });
-        self.run_chosen(eval, chosen);
-    }
-
-    /// Runs the components `chosen` (positions in the plan, last first), and gives the list
-    /// back to the scratch.
-    fn run_chosen(&self, eval: &mut Eval<'_>, chosen: Vec<usize>) {
         for &k in chosen.iter().rev() {
             run(eval, self.components[k]);
         }
@@ -165,6 +141,16 @@ impl Plan {
     #[inline]
     fn first(&self, k: usize) -> usize {
         self.components[k].relations[0]
+    }
+
+    /// Puts in `chosen`, last first, the components not yet run, and records them as run.
+    fn choose_not_run(&self, scratch: &mut Scratch, chosen: &mut Vec<usize>) {
+        for k in (0..self.components.len()).rev() {
+            if !scratch.ran.contains(self.first(k)) {
+                scratch.ran.insert(self.first(k));
+                chosen.push(k);
+            }
+        }
     }
 
     /// Puts in `chosen`, last first, the components not yet run whose relations the output
