@@ -85,6 +85,12 @@ impl Inputs {
         Inputs { true_: relations.id("true", 1), does: relations.id("does", 2), splits: by_input, read_whole }
     }
 
+    /// The relations that the state (`k` 0) or the joint move (`k` 1) is loaded into: `true` or
+    /// `does`, and the splits of its functions.
+    pub(crate) fn loaded_into(&self, k: usize) -> impl Iterator<Item = RelId> + '_ {
+        std::iter::once([self.true_, self.does][k]).chain(self.splits[k].values().copied())
+    }
+
     /// Adds `(true fact)`.
     pub(super) fn add_true(&self, tables: &mut [Table], terms: &impl TermRead, fact: TermId) {
         if self.read_whole[0] {

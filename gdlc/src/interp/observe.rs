@@ -99,12 +99,8 @@ impl Interpreter {
     fn observed_relations(&self, engine: usize, query: Query) -> impl Iterator<Item = RelId> + '_ {
         let planned =
             self.engines[engine].plans[query as usize].iter().flatten().flat_map(|c| c.relations.iter().copied());
-        let inputs = &self.inputs;
         let moves = matches!(query, Query::Next | Query::Sees);
-        let read = std::iter::once(inputs.true_)
-            .chain(inputs.splits[0].values().copied())
-            .chain(moves.then_some(inputs.does))
-            .chain(inputs.splits[1].values().copied().filter(move |_| moves));
+        let read = self.inputs.loaded_into(0).chain(self.inputs.loaded_into(1).filter(move |_| moves));
         planned.chain(read)
     }
 

@@ -9,12 +9,28 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use std::collections::BTreeSet;
 
+/// The relations the state and the moves are loaded into, which a rule's tests read.
+pub(super) struct Loaded {
+    /// The relations of the state and of the moves.
+    inputs: BTreeSet<usize>,
+    /// Those of the moves.
+    moves: BTreeSet<usize>,
+}
+
+impl Loaded {
+    /// The relations of `interp`'s inputs.
+    pub(super) fn of(interp: &Interpreter) -> Loaded {
+        let moves: BTreeSet<usize> = interp.inputs.loaded_into(1).collect();
+        let inputs = interp.inputs.loaded_into(0).chain(moves.iter().copied()).collect();
+        Loaded { inputs, moves }
+    }
+}
+
 /// The `demands` of `component` of `engine`: one for each rule that reads a relation computed
 /// in the evaluation.
-pub(super) fn demands(interp: &Interpreter, engine: usize, component: &Component) -> TokenStream {
+pub(super) fn demands(loaded: &Loaded, interp: &Interpreter, engine: usize, component: &Component) -> TokenStream {
     let is_fixed = &interp.engines[engine].is_fixed;
-    let inputs = input_relations(interp);
-    let moves = move_relations(interp);
+    let Loaded { inputs, moves } = loaded;
     let demands = component.rules.iter().filter_map(|planned| {
         let rule = &interp.engines[engine].rules[planned.rule];
         let mut guards = Vec::new();
@@ -36,19 +52,6 @@ pub(super) fn demands(interp: &Interpreter, engine: usize, component: &Component
             .then(|| quote!(::gdl_runtime::lifted::Demand { guards: &[#(#guards),*], reads: &[#(#reads),*] }))
     });
     quote!(&[#(#demands),*])
-}
-
-/// The relations the state and the moves are loaded into: `true`, `does` and their splits.
-fn input_relations(interp: &Interpreter) -> BTreeSet<usize> {
-    let inputs = &interp.inputs;
-    let splits = inputs.splits.iter().flat_map(|splits| splits.values().copied());
-    [inputs.true_, inputs.does].into_iter().chain(splits).collect()
-}
-
-/// The relations the moves are loaded into: `does` and its splits.
-fn move_relations(interp: &Interpreter) -> BTreeSet<usize> {
-    let inputs = &interp.inputs;
-    std::iter::once(inputs.does).chain(inputs.splits[1].values().copied()).collect()
 }
 
 /// The test of the inputs that a literal of an input relation makes, when it is one that

@@ -76,6 +76,7 @@ pub(crate) fn companion(interp: &Interpreter, notes: Option<&Notes>) -> TokenStr
 fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
     let mut joins: BTreeMap<JoinKey, Ident> = BTreeMap::new();
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
+    let loaded = demand::Loaded::of(interp);
     let [legal, next, terminal, goal, sees] = Query::ALL.map(|query| {
         let engine = interp.chosen[query as usize];
         let components = interp.engines[engine].plans[query as usize].as_deref().unwrap_or(&[]);
@@ -83,7 +84,7 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
         let components = components
             .iter()
             .filter(|c| !c.rules.is_empty())
-            .map(|c| component(interp, engine, c, &mut joins, &mut fixed_indexes));
+            .map(|c| component(interp, &loaded, engine, c, &mut joins, &mut fixed_indexes));
         quote!(&[#(#components),*])
     });
     let functions = joins.iter().map(|(&(engine, rule, variant), name)| {
@@ -129,9 +130,11 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
 }
 
 /// A component of a query's plan as a `gdl_runtime::lifted::Component`, its joins named in
-/// `joins` and the indexes of static relations they use added to `fixed_indexes`.
+/// `joins`, the indexes of static relations they use added to `fixed_indexes`, and its rules'
+/// tests of the relations in `loaded` listed.
 fn component(
     interp: &Interpreter,
+    loaded: &demand::Loaded,
     engine: usize,
     component: &Component,
     joins: &mut BTreeMap<JoinKey, Ident>,
@@ -165,7 +168,7 @@ fn component(
     let relations = component.relations.iter().map(|&r| Literal::usize_unsuffixed(r));
     let recursive = component.recursive;
     let indexes = indexes.iter().map(index);
-    let demands = demand::demands(interp, engine, component);
+    let demands = demand::demands(loaded, interp, engine, component);
     quote! {
         ::gdl_runtime::lifted::Component {
             relations: &[#(#relations),*],
