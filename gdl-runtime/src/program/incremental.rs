@@ -30,6 +30,7 @@
 //! state has few armed rules (chess's moves that would be legal if they left the king safe), so
 //! the searches are those a full pass makes.
 
+mod count;
 mod jump;
 mod watch;
 
@@ -37,6 +38,7 @@ use super::net::{is_deferred, Net, Outputs, Unsat, NONE};
 use super::sample::Tally;
 use super::{Program, Values};
 use crate::rng::Rng;
+use count::count_run;
 
 /// The words of a state that a change of state compares at once.
 const DIFF_BLOCK: usize = 32;
@@ -85,6 +87,8 @@ pub(crate) struct Live {
     scratch: Vec<bool>,
     /// The base facts that changed in the last step.
     changed: Vec<u32>,
+    /// The counts of a run of [`Live::atom_changed`] that crossed zero (see [`count_run`]).
+    crossed: Vec<u32>,
     /// What the evaluation costs, counted while the network's shape is being chosen (see
     /// [`super::sample`]).
     pub(crate) tally: Option<Tally>,
@@ -324,32 +328,28 @@ impl Live {
         let (became_true, became_false) = if value { (run(0), run(1)) } else { (run(1), run(0)) };
         let (node_true, node_false) = if value { (run(2), run(3)) } else { (run(3), run(2)) };
         // Rules whose one literal became true or false: their propositions' support changes.
-        for &n in &net.fanout[node_true] {
-            self.support[n as usize] += 1;
-            if self.support[n as usize] == 1 {
-                self.support_crossed(net, n as usize, true);
-            }
+        // Each run is counted first, the counts that cross zero collected without a branch
+        // (which of them cross is as good as random), then the crossings passed on in order:
+        // passing one on changes no count of its run.
+        let mut crossed = std::mem::take(&mut self.crossed);
+        let k = count_run(&mut self.support, &net.fanout[node_true], true, &mut crossed);
+        for &n in &crossed[..k] {
+            self.support_crossed(net, n as usize, true);
         }
-        for &n in &net.fanout[node_false] {
-            self.support[n as usize] -= 1;
-            if self.support[n as usize] == 0 {
-                self.support_crossed(net, n as usize, false);
-            }
+        let k = count_run(&mut self.support, &net.fanout[node_false], false, &mut crossed);
+        for &n in &crossed[..k] {
+            self.support_crossed(net, n as usize, false);
         }
-        for &rule in &net.fanout[became_true] {
-            let rule = rule as usize;
-            self.unsat[rule] -= 1;
-            if self.unsat[rule] == 0 {
-                self.count_crossed(program, net, rule, true);
-            }
+        // Rules one of whose literals became true or false: their counts of false literals.
+        let k = count_run(&mut self.unsat, &net.fanout[became_true], false, &mut crossed);
+        for &rule in &crossed[..k] {
+            self.count_crossed(program, net, rule as usize, true);
         }
-        for &rule in &net.fanout[became_false] {
-            let rule = rule as usize;
-            self.unsat[rule] += 1;
-            if self.unsat[rule] == 1 {
-                self.count_crossed(program, net, rule, false);
-            }
+        let k = count_run(&mut self.unsat, &net.fanout[became_false], true, &mut crossed);
+        for &rule in &crossed[..k] {
+            self.count_crossed(program, net, rule as usize, false);
         }
+        self.crossed = crossed;
         if net.watched_atom[a] {
             self.watched_atom_changed(program, net, atom, value);
         }

@@ -168,6 +168,7 @@ impl Live {
             settling: NONE,
             scratch: Vec::new(),
             changed: Vec::new(),
+            crossed: Vec::new(),
             tally: None,
             snapshot: None,
             jumps: Jumps::default(),
