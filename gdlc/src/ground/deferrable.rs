@@ -48,14 +48,22 @@ pub struct Checked {
     pub variants: BTreeMap<u64, Vec<(usize, Vec<usize>)>>,
 }
 
-/// The largest set of relations that can be checked at run time, with their orders. With
-/// `foldable`, a grounded rule may leave free the variables of a checked literal that occur
-/// nowhere else in it (see [`absorb`], which folds such literals before grounding).
-pub(crate) fn plan(rules: &[Rule<'_, '_>], dynamic: &BTreeSet<String>, deps: &Dependencies, foldable: bool) -> Plan {
+/// The largest set of relations that can be checked at run time, among those of `eligible`
+/// when it is given, with their orders. With `foldable`, a grounded rule may leave free the
+/// variables of a checked literal that occur nowhere else in it (see [`absorb`], which folds
+/// such literals before grounding).
+pub(crate) fn plan(
+    rules: &[Rule<'_, '_>],
+    dynamic: &BTreeSet<String>,
+    eligible: Option<&BTreeSet<String>>,
+    deps: &Dependencies,
+    foldable: bool,
+) -> Plan {
     let mut candidates: BTreeSet<&str> = rules
         .iter()
         .map(|r| r.head.name.as_str())
         .filter(|&name| dynamic.contains(name) && !RELATION_KEYWORDS.contains(&name))
+        .filter(|&name| eligible.is_none_or(|eligible| eligible.contains(name)))
         .collect();
     // Syntactic conditions, rule by rule.
     for rule in rules {

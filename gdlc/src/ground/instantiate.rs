@@ -89,6 +89,9 @@ struct Passes {
     dynamic: BTreeSet<String>,
     /// The rules after inlining, absorbing checked relations and decomposing.
     decomposed: super::decompose::Decomposed,
+    /// Under a narrow strategy (see [`Strategy::Deferred`]), the relations that read a forced
+    /// static relation, directly or not, as written: the only ones to check at run time.
+    narrow: Option<BTreeSet<String>>,
 }
 
 impl Passes {
@@ -106,11 +109,17 @@ impl Passes {
         // Relations checked at run time are chosen on the rules as written, so that they are
         // searched rule by rule, then again after decomposition, which may split a checked
         // literal off a grounded rule together with the literals only it needs.
-        let mut keep = if strategy.defers_relations() { checkable(&inlined, &dynamic) } else { BTreeSet::new() };
+        let narrow = strategy.narrow().then(|| deps.dependents_of(&strategy.forced().collect::<Vec<_>>()));
+        let mut keep = match strategy.defers_relations() {
+            true => checkable(&inlined, &dynamic, narrow.as_ref()),
+            false => BTreeSet::new(),
+        };
         let absorbed =
             if keep.is_empty() { inlined } else { super::deferrable::absorb(&inlined, &mut keep, &mut dynamic) };
+        // The relations that absorbing folded checked literals into may be checked too.
+        let narrow = narrow.map(|narrow| narrow.union(&keep).cloned().collect());
         let decomposed = super::decompose::decompose_except(&absorbed, &mut dynamic, &keep);
-        Ok(Passes { prepared, deps, state_dependent, dynamic, decomposed })
+        Ok(Passes { prepared, deps, state_dependent, dynamic, decomposed, narrow })
     }
 
     /// Whether the static relation `name`, which went past the limit, can be checked at run
@@ -123,8 +132,13 @@ impl Passes {
     }
 }
 
-/// The relations of `description` that can be checked at run time, chosen rule by rule.
-fn checkable(description: &Description, dynamic: &BTreeSet<String>) -> BTreeSet<String> {
+/// The relations of `description` that can be checked at run time, chosen rule by rule, among
+/// `eligible` when it is given.
+fn checkable(
+    description: &Description,
+    dynamic: &BTreeSet<String>,
+    eligible: Option<&BTreeSet<String>>,
+) -> BTreeSet<String> {
     let conjunctions: Vec<(&Atom, Vec<Basic<'_>>)> = description
         .rules
         .iter()
@@ -132,7 +146,8 @@ fn checkable(description: &Description, dynamic: &BTreeSet<String>) -> BTreeSet<
         .collect();
     let rules: Vec<super::deferrable::Rule<'_, '_>> =
         conjunctions.iter().map(|(head, body)| super::deferrable::Rule { head, body }).collect();
-    super::deferrable::plan(&rules, dynamic, &Dependencies::build(description), true).relations.into_keys().collect()
+    let deps = Dependencies::build(description);
+    super::deferrable::plan(&rules, dynamic, eligible, &deps, true).relations.into_keys().collect()
 }
 
 /// The alternatives as the rules that [`super::deferrable`] plans checks over.
@@ -150,8 +165,14 @@ fn check_plan(
         return Ok(super::deferrable::Plan::default());
     }
     let rules = check_rules(alternatives);
-    let plan =
-        super::deferrable::plan(&rules, &passes.dynamic, &Dependencies::build(&passes.decomposed.description), false);
+    let description = &passes.decomposed.description;
+    let plan = super::deferrable::plan(
+        &rules,
+        &passes.dynamic,
+        passes.narrow.as_ref(),
+        &Dependencies::build(description),
+        false,
+    );
     if plan.relations.is_empty() {
         return Err(Failure::NothingToDefer);
     }

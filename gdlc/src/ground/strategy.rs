@@ -17,8 +17,10 @@ pub(super) enum Strategy {
     /// On demand too, with the relations that can be checked at run time (see
     /// [`super::deferrable`]) left out of the grounding. The static relations of `forced`, and
     /// those that depend on them, are read as if they depended on the state, so that they can
-    /// be checked at run time as well.
-    Deferred { forced: BTreeSet<String> },
+    /// be checked at run time as well. With `narrow` (a limit of steps of joins), only those
+    /// are checked, and the others grounded: their atoms are then read from the state's values
+    /// rather than searched for in every state.
+    Deferred { forced: BTreeSet<String>, narrow: Option<usize> },
 }
 
 impl Strategy {
@@ -32,10 +34,15 @@ impl Strategy {
         matches!(self, Strategy::Deferred { .. })
     }
 
+    /// Whether only the relations that read a forced one are checked at run time.
+    pub(super) fn narrow(&self) -> bool {
+        matches!(self, Strategy::Deferred { narrow: Some(_), .. })
+    }
+
     /// The static relations read as if they depended on the state.
     pub(super) fn forced(&self) -> impl Iterator<Item = &str> {
         let forced = match self {
-            Strategy::Deferred { forced } => Some(forced),
+            Strategy::Deferred { forced, .. } => Some(forced),
             Strategy::Plain | Strategy::Demanded { .. } => None,
         };
         forced.into_iter().flatten().map(String::as_str)
@@ -44,8 +51,8 @@ impl Strategy {
     /// The steps of joins the attempt may take.
     pub(super) fn work_limit(&self, options: &Options) -> usize {
         match self {
-            Strategy::Demanded { work_limit } => *work_limit,
-            Strategy::Plain | Strategy::Deferred { .. } => full_work_limit(options),
+            Strategy::Demanded { work_limit } | Strategy::Deferred { narrow: Some(work_limit), .. } => *work_limit,
+            Strategy::Plain | Strategy::Deferred { narrow: None, .. } => full_work_limit(options),
         }
     }
 }
@@ -67,12 +74,14 @@ fn full_work_limit(options: &Options) -> usize {
 /// restriction's extra rules cost some games far more than they save, so it is tried only
 /// when plain grounding goes past the limit, with a few times the work that attempt spent.
 /// Then the relations that can be checked at run time are deferred; when a static relation
-/// still goes past the limit, it is forced to be checked too, one relation at a time. With
+/// still goes past the limit, it is forced to be checked too, one relation at a time. Once
+/// that succeeds with forced relations, one more attempt, within the demand attempt's work,
+/// checks only the relations that read a forced one, and is kept when it succeeds. With
 /// [`Options::defer_relations`], deferring comes first.
 pub(super) fn instantiate(description: &Description, options: &Options) -> Result<Ground, Error> {
     let run = |strategy: Strategy| attempt(description, options, &strategy);
     if options.defer_relations {
-        return match run(Strategy::Deferred { forced: BTreeSet::new() }) {
+        return match run(Strategy::Deferred { forced: BTreeSet::new(), narrow: None }) {
             Err(Failure::NothingToDefer) => {
                 run(Strategy::Demanded { work_limit: full_work_limit(options) }).map_err(Failure::into_error)
             }
@@ -90,8 +99,13 @@ pub(super) fn instantiate(description: &Description, options: &Options) -> Resul
     };
     let mut forced = BTreeSet::new();
     loop {
-        match run(Strategy::Deferred { forced: forced.clone() }) {
+        match run(Strategy::Deferred { forced: forced.clone(), narrow: None }) {
             Err(Failure::NothingToDefer) => return Err(error),
+            // The relations that read no forced one may ground within the limit of the demand
+            // attempt: then they are not searched for in every state (sudoku's empty cells).
+            Ok(ground) if !forced.is_empty() => {
+                return Ok(run(Strategy::Deferred { forced, narrow: Some(work_limit) }).unwrap_or(ground));
+            }
             Err(Failure::Failed { error: failed, static_relation: Some(relation), .. })
                 if !forced.contains(&relation) =>
             {

@@ -146,6 +146,18 @@ fn a_static_relation_past_the_limit_that_only_checked_rules_read_is_checked_too(
 }
 
 #[test]
+fn only_the_relations_that_read_a_forced_static_relation_are_checked_when_the_rest_grounds() {
+    // Past a limit of 250, `exactlyone` is forced to be checked. `open` and `filled`, which read
+    // the state alone, ground within it, so `terminal` reads them without a search; past a
+    // limit of 100 they do not, and are checked too.
+    let state_only = |atom: &String| atom.contains("open") || atom.contains("filled");
+    let g = ground_with(LATIN_ROW, &Options { max_instances: 250, ..Options::default() }).unwrap();
+    assert_eq!(g.deferred_atoms, ["(good)"]);
+    let g = ground_with(LATIN_ROW, &Options { max_instances: 100, ..Options::default() }).unwrap();
+    assert!(g.deferred_atoms.iter().any(state_only), "{:?}", g.deferred_atoms);
+}
+
+#[test]
 fn a_game_past_the_limit_is_located_at_a_rule_of_the_relation() {
     let mut text = String::from("(role a) (init (c 0)) (legal a noop) (<= terminal (true (c 0))) (goal a 0)\n");
     for i in 0..50 {
