@@ -31,12 +31,40 @@ impl Fixed<'_> {
 /// The body of the function of `rule`: `delta_first` when it is a delta variant, whose first
 /// literal ranges over the facts in `delta`.
 pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool) -> TokenStream {
+    let rule = &tests_first(rule, delta_first);
     let access = access_paths(rule);
     let mut writer = Writer { rule, fixed, access, bound: vec![false; rule.num_vars], fresh: 0, delta_first };
     let code = writer.literal(0);
     quote! {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         #code
+    }
+}
+
+/// `rule` with the literals that read no variable (a test of a ground fact, present or absent:
+/// `(true shoot)`) moved to the front, after the first literal of a delta variant: each is then
+/// tested once per run of the rule, not once per fact of the loops it followed. The tables do
+/// not change while a rule runs, so a test answers the same wherever it is made; the other
+/// literals keep their order and their access paths, since a test binds nothing.
+fn tests_first(rule: &CRule, delta_first: bool) -> CRule {
+    let fixed_start = usize::from(delta_first).min(rule.body.len());
+    let (start, rest) = rule.body.split_at(fixed_start);
+    let (tests, others): (Vec<CLit>, Vec<CLit>) = rest.iter().cloned().partition(reads_no_variable);
+    CRule { body: start.iter().cloned().chain(tests).chain(others).collect(), ..rule.clone() }
+}
+
+/// Whether literal `lit` reads no variable.
+fn reads_no_variable(lit: &CLit) -> bool {
+    fn ground(term: &PTerm) -> bool {
+        match term {
+            PTerm::Var(_) => false,
+            PTerm::Ground(_) => true,
+            PTerm::Func(_, args) => args.iter().all(ground),
+        }
+    }
+    match lit {
+        CLit::Pos(p) | CLit::Neg(p) => p.args.iter().all(ground),
+        CLit::Distinct(x, y) | CLit::Equal(x, y) => ground(x) && ground(y),
     }
 }
 
@@ -262,5 +290,47 @@ impl Writer<'_> {
             #lets
             out.push(#rel, &[#(#parts),*]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{join_body, tests_first, Fixed};
+    use crate::datalog::compile::{CLit, CRule, PTerm, Pattern};
+
+    fn pattern(rel: usize, args: Vec<PTerm>) -> Pattern {
+        Pattern { rel, args: args.into_boxed_slice() }
+    }
+
+    /// `h(X) :- p(X, Y), q(5), not r(Y), not s(6)`: the tests of ground facts `q(5)` and
+    /// `not s(6)` go first, the others keep their order; a delta variant keeps its first literal.
+    fn rule() -> CRule {
+        let (x, y) = (PTerm::Var(0), PTerm::Var(1));
+        CRule {
+            head: pattern(0, vec![x.clone()]),
+            body: vec![
+                CLit::Pos(pattern(1, vec![x, y.clone()])),
+                CLit::Pos(pattern(2, vec![PTerm::Ground(5)])),
+                CLit::Neg(pattern(3, vec![y])),
+                CLit::Neg(pattern(4, vec![PTerm::Ground(6)])),
+            ],
+            num_vars: 2,
+            delta_variants: Vec::new(),
+            span: Default::default(),
+        }
+    }
+
+    fn relations(rule: &CRule) -> Vec<usize> {
+        rule.body.iter().map(|lit| if let CLit::Pos(p) | CLit::Neg(p) = lit { p.rel } else { usize::MAX }).collect()
+    }
+
+    #[test]
+    fn tests_of_ground_facts_come_before_the_loops() {
+        assert_eq!(relations(&tests_first(&rule(), false)), [2, 4, 1, 3]);
+        assert_eq!(relations(&tests_first(&rule(), true)), [1, 2, 4, 3]);
+        let code = join_body(&rule(), &Fixed(&[false; 5]), false).to_string();
+        let test = code.find("tables [2] . contains").expect("q(5) is tested");
+        let others = ["tables [4] . contains", "tables [1] . facts"];
+        assert!(others.iter().all(|other| code.find(other).is_some_and(|at| test < at)), "{code}");
     }
 }
