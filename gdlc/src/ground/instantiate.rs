@@ -104,12 +104,13 @@ impl Passes {
         let deps = Dependencies::build(&prepared);
         let mut dynamic = deps.dependents_of(&["true", "does"]);
         let state_dependent = dynamic.clone();
-        dynamic.extend(deps.dependents_of(&strategy.forced().collect::<Vec<_>>()));
+        let forced_dependents = deps.dependents_of(&strategy.forced().collect::<Vec<_>>());
+        dynamic.extend(forced_dependents.iter().cloned());
         let inlined = super::inline::inline(&prepared, &dynamic);
         // Relations checked at run time are chosen on the rules as written, so that they are
         // searched rule by rule, then again after decomposition, which may split a checked
         // literal off a grounded rule together with the literals only it needs.
-        let narrow = strategy.narrow().then(|| deps.dependents_of(&strategy.forced().collect::<Vec<_>>()));
+        let narrow = strategy.narrow().then_some(forced_dependents);
         let mut keep = match strategy.defers_relations() {
             true => checkable(&inlined, &dynamic, narrow.as_ref()),
             false => BTreeSet::new(),
