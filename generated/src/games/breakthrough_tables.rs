@@ -1002,6 +1002,7 @@ mod lifted {
     }
     // Rule at breakthrough.kif:199
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_0_rule_66(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
@@ -1021,11 +1022,13 @@ mod lifted {
             }
             if fixed[6].contains(&[v0]) {
                 out.push(15, &[]);
+                return;
             }
         }
     }
     // Rule at breakthrough.kif:202
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_0_rule_67(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
@@ -1043,6 +1046,7 @@ mod lifted {
             }
             if fixed[6].contains(&[v0]) {
                 out.push(17, &[]);
+                return;
             }
         }
     }
@@ -1072,6 +1076,7 @@ mod lifted {
     }
     // Rule at breakthrough.kif:211
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_0_rule_70(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
@@ -1086,11 +1091,13 @@ mod lifted {
             }
             if fixed[19].contains(&[v0, v1]) {
                 out.push(21, &[]);
+                return;
             }
         }
     }
     // Rule at breakthrough.kif:214
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_0_rule_71(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
@@ -1105,6 +1112,7 @@ mod lifted {
             }
             if fixed[19].contains(&[v0, v1]) {
                 out.push(20, &[]);
+                return;
             }
         }
     }

@@ -1695,7 +1695,7 @@ fn engine_0_rule_106(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].candidates(&[0], &[0u32]).map(|i| tables[5].fact(i)) {
+    'l0: for f0 in tables[5].candidates(&[0], &[0u32]).map(|i| tables[5].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
@@ -1712,6 +1712,7 @@ fn engine_0_rule_106(
             if fixed[15].contains(&[1u32, v2, v3, v4, v5]) {
                 let t1 = store.intern_args(5u32, &[0u32, v0]);
                 out.push(11, &[t1]);
+                continue 'l0;
             }
         }
     }
@@ -1729,7 +1730,7 @@ fn engine_0_rule_107(
             continue;
         }
         let v0 = f0[1];
-        for f1 in fixed[16].candidates(&[0], &[v0]).map(|i| fixed[16].fact(i)) {
+        'l1: for f1 in fixed[16].candidates(&[0], &[v0]).map(|i| fixed[16].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -1766,6 +1767,7 @@ fn engine_0_rule_107(
                     }
                     let t1 = store.intern_args(5u32, &[0u32, v1]);
                     out.push(11, &[t1]);
+                    continue 'l1;
                 }
             }
         }
@@ -1784,7 +1786,7 @@ fn engine_0_rule_108(
             continue;
         }
         let v0 = f0[1];
-        for f1 in fixed[17].candidates(&[0], &[v0]).map(|i| fixed[17].fact(i)) {
+        'l1: for f1 in fixed[17].candidates(&[0], &[v0]).map(|i| fixed[17].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -1802,6 +1804,7 @@ fn engine_0_rule_108(
                 let v8 = f2[7];
                 let t1 = store.intern_args(5u32, &[0u32, v1]);
                 out.push(11, &[t1]);
+                continue 'l1;
             }
         }
     }
@@ -1819,7 +1822,7 @@ fn engine_0_rule_109(
             continue;
         }
         let v0 = f0[1];
-        for f1 in fixed[18].candidates(&[0], &[v0]).map(|i| fixed[18].fact(i)) {
+        'l1: for f1 in fixed[18].candidates(&[0], &[v0]).map(|i| fixed[18].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -1839,6 +1842,7 @@ fn engine_0_rule_109(
                 let v10 = f2[9];
                 let t1 = store.intern_args(5u32, &[0u32, v1]);
                 out.push(11, &[t1]);
+                continue 'l1;
             }
         }
     }
@@ -1851,7 +1855,7 @@ fn engine_0_rule_110(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].candidates(&[0], &[1u32]).map(|i| tables[5].fact(i)) {
+    'l0: for f0 in tables[5].candidates(&[0], &[1u32]).map(|i| tables[5].fact(i)) {
         if f0[0] != 1u32 {
             continue;
         }
@@ -1868,6 +1872,7 @@ fn engine_0_rule_110(
             if fixed[15].contains(&[0u32, v2, v3, v4, v5]) {
                 let t1 = store.intern_args(5u32, &[1u32, v0]);
                 out.push(11, &[t1]);
+                continue 'l0;
             }
         }
     }
@@ -1885,7 +1890,7 @@ fn engine_0_rule_111(
             continue;
         }
         let v0 = f0[1];
-        for f1 in fixed[16].candidates(&[0], &[v0]).map(|i| fixed[16].fact(i)) {
+        'l1: for f1 in fixed[16].candidates(&[0], &[v0]).map(|i| fixed[16].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -1922,6 +1927,7 @@ fn engine_0_rule_111(
                     }
                     let t1 = store.intern_args(5u32, &[1u32, v1]);
                     out.push(11, &[t1]);
+                    continue 'l1;
                 }
             }
         }
@@ -1940,7 +1946,7 @@ fn engine_0_rule_112(
             continue;
         }
         let v0 = f0[1];
-        for f1 in fixed[17].candidates(&[0], &[v0]).map(|i| fixed[17].fact(i)) {
+        'l1: for f1 in fixed[17].candidates(&[0], &[v0]).map(|i| fixed[17].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -1958,6 +1964,7 @@ fn engine_0_rule_112(
                 let v8 = f2[7];
                 let t1 = store.intern_args(5u32, &[1u32, v1]);
                 out.push(11, &[t1]);
+                continue 'l1;
             }
         }
     }
@@ -1975,7 +1982,7 @@ fn engine_0_rule_113(
             continue;
         }
         let v0 = f0[1];
-        for f1 in fixed[18].candidates(&[0], &[v0]).map(|i| fixed[18].fact(i)) {
+        'l1: for f1 in fixed[18].candidates(&[0], &[v0]).map(|i| fixed[18].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
@@ -1995,6 +2002,7 @@ fn engine_0_rule_113(
                 let v10 = f2[9];
                 let t1 = store.intern_args(5u32, &[1u32, v1]);
                 out.push(11, &[t1]);
+                continue 'l1;
             }
         }
     }
@@ -2663,7 +2671,7 @@ fn engine_0_rule_135(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[19].facts() {
+    'l0: for f0 in fixed[19].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
@@ -2686,6 +2694,7 @@ fn engine_0_rule_135(
             let v5 = p5;
             let v6 = p6;
             out.push(27, &[v1]);
+            continue 'l0;
         }
     }
 }
@@ -2697,7 +2706,7 @@ fn engine_0_rule_136(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[19].facts() {
+    'l0: for f0 in fixed[19].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
@@ -2722,6 +2731,7 @@ fn engine_0_rule_136(
             let v7 = p7;
             let v8 = p8;
             out.push(27, &[v1]);
+            continue 'l0;
         }
     }
 }
@@ -2733,7 +2743,7 @@ fn engine_0_rule_137(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[19].facts() {
+    'l0: for f0 in fixed[19].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
@@ -2760,6 +2770,7 @@ fn engine_0_rule_137(
             let v9 = p9;
             let v10 = p10;
             out.push(27, &[v1]);
+            continue 'l0;
         }
     }
 }
@@ -2780,6 +2791,7 @@ fn engine_0_rule_138(
 }
 // Rule at checkers.kif:433
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_139(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2790,11 +2802,13 @@ fn engine_0_rule_139(
         let v0 = f0[0];
         if tables[28].contains(&[v0]) {
             out.push(29, &[]);
+            return;
         }
     }
 }
 // Rule at checkers.kif:437
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_140(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2807,6 +2821,7 @@ fn engine_0_rule_140(
             continue;
         }
         out.push(29, &[]);
+        return;
     }
 }
 // Rule at checkers.kif:440
@@ -2823,6 +2838,7 @@ fn engine_0_rule_141(
 }
 // Rule at checkers.kif:443
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_142(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2841,12 +2857,14 @@ fn engine_0_rule_142(
             let v1 = f1[1];
             if fixed[30].contains(&[v0, v1]) {
                 out.push(31, &[0u32, 97u32]);
+                return;
             }
         }
     }
 }
 // Rule at checkers.kif:448
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_143(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2860,11 +2878,13 @@ fn engine_0_rule_143(
         let v0 = f0[1];
         if tables[5].contains(&[1u32, v0]) {
             out.push(31, &[0u32, 98u32]);
+            return;
         }
     }
 }
 // Rule at checkers.kif:452
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_144(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2883,12 +2903,14 @@ fn engine_0_rule_144(
             let v1 = f1[1];
             if fixed[30].contains(&[v1, v0]) {
                 out.push(31, &[0u32, 95u32]);
+                return;
             }
         }
     }
 }
 // Rule at checkers.kif:457
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_145(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2907,12 +2929,14 @@ fn engine_0_rule_145(
             let v1 = f1[1];
             if fixed[30].contains(&[v1, v0]) {
                 out.push(31, &[1u32, 97u32]);
+                return;
             }
         }
     }
 }
 // Rule at checkers.kif:462
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_146(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2926,11 +2950,13 @@ fn engine_0_rule_146(
         let v0 = f0[1];
         if tables[5].contains(&[1u32, v0]) {
             out.push(31, &[1u32, 98u32]);
+            return;
         }
     }
 }
 // Rule at checkers.kif:466
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_147(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -2949,6 +2975,7 @@ fn engine_0_rule_147(
             let v1 = f1[1];
             if fixed[30].contains(&[v0, v1]) {
                 out.push(31, &[1u32, 95u32]);
+                return;
             }
         }
     }

@@ -583,7 +583,7 @@ fn engine_0_rule_13(
     for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
+        'l1: for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
             if f1[0] != v1 {
                 continue;
             }
@@ -596,6 +596,7 @@ fn engine_0_rule_13(
                 if !(tables[16].contains(&[v1, v3])) {
                     let t1 = store.intern_args(1u32, &[v1, v2, v0]);
                     out.push(14, &[t1]);
+                    continue 'l1;
                 }
             }
         }
@@ -679,6 +680,7 @@ fn engine_0_rule_30(
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_1_rule_3(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -689,6 +691,7 @@ fn engine_1_rule_3(
         let v0 = f0[0];
         if tables[12].contains(&[v0]) {
             out.push(19, &[]);
+            return;
         }
     }
 }
@@ -1029,7 +1032,7 @@ fn engine_1_rule_30(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts() {
+    'l0: for f0 in tables[25].facts() {
         let v0 = f0[0];
         for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
@@ -1062,6 +1065,7 @@ fn engine_1_rule_30(
                                 let v5 = f6[1];
                                 if tables[1].contains(&[v5, v2, v0]) {
                                     out.push(17, &[v0]);
+                                    continue 'l0;
                                 }
                             }
                         }
@@ -1079,7 +1083,7 @@ fn engine_1_rule_31(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts() {
+    'l0: for f0 in tables[25].facts() {
         let v0 = f0[0];
         for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
@@ -1112,6 +1116,7 @@ fn engine_1_rule_31(
                                 let v5 = f6[1];
                                 if tables[1].contains(&[v1, v5, v0]) {
                                     out.push(17, &[v0]);
+                                    continue 'l0;
                                 }
                             }
                         }
@@ -1129,7 +1134,7 @@ fn engine_1_rule_32(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts() {
+    'l0: for f0 in tables[25].facts() {
         let v0 = f0[0];
         for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
@@ -1183,6 +1188,7 @@ fn engine_1_rule_32(
                                             let v8 = f9[1];
                                             if tables[1].contains(&[v5, v8, v0]) {
                                                 out.push(17, &[v0]);
+                                                continue 'l0;
                                             }
                                         }
                                     }
@@ -1203,7 +1209,7 @@ fn engine_1_rule_33(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[25].facts() {
+    'l0: for f0 in tables[25].facts() {
         let v0 = f0[0];
         for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
             let v1 = f1[0];
@@ -1257,6 +1263,7 @@ fn engine_1_rule_33(
                                             }
                                             if tables[1].contains(&[v5, v8, v0]) {
                                                 out.push(17, &[v0]);
+                                                continue 'l0;
                                             }
                                         }
                                     }
@@ -1334,7 +1341,7 @@ fn engine_1_rule_38_delta_0(
     for f0 in tables[16].facts_in(delta.0, delta.1) {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
+        'l1: for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
             let v2 = f1[0];
             if f1[1] != v1 {
                 continue;
@@ -1345,6 +1352,7 @@ fn engine_1_rule_38_delta_0(
                     continue;
                 }
                 out.push(23, &[v0, v2]);
+                continue 'l1;
             }
         }
     }

@@ -775,7 +775,8 @@ mod lifted {
         for f0 in tables[0].facts() {
             let v0 = f0[0];
             let v1 = f0[1];
-            for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i)) {
+            'l1: for f1 in tables[16].candidates(&[0], &[v1]).map(|i| tables[16].fact(i))
+            {
                 if f1[0] != v1 {
                     continue;
                 }
@@ -788,6 +789,7 @@ mod lifted {
                     if !(tables[16].contains(&[v1, v3])) {
                         let t1 = store.intern_args(1u32, &[v1, v2, v0]);
                         out.push(14, &[t1]);
+                        continue 'l1;
                     }
                 }
             }
@@ -871,6 +873,7 @@ mod lifted {
     }
     // Rule written by gdlc
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_1_rule_3(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
@@ -881,6 +884,7 @@ mod lifted {
             let v0 = f0[0];
             if tables[12].contains(&[v0]) {
                 out.push(19, &[]);
+                return;
             }
         }
     }
@@ -1221,7 +1225,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[25].facts() {
+        'l0: for f0 in tables[25].facts() {
             let v0 = f0[0];
             for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
                 let v1 = f1[0];
@@ -1254,6 +1258,7 @@ mod lifted {
                                     let v5 = f6[1];
                                     if tables[1].contains(&[v5, v2, v0]) {
                                         out.push(17, &[v0]);
+                                        continue 'l0;
                                     }
                                 }
                             }
@@ -1271,7 +1276,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[25].facts() {
+        'l0: for f0 in tables[25].facts() {
             let v0 = f0[0];
             for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
                 let v1 = f1[0];
@@ -1304,6 +1309,7 @@ mod lifted {
                                     let v5 = f6[1];
                                     if tables[1].contains(&[v1, v5, v0]) {
                                         out.push(17, &[v0]);
+                                        continue 'l0;
                                     }
                                 }
                             }
@@ -1321,7 +1327,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[25].facts() {
+        'l0: for f0 in tables[25].facts() {
             let v0 = f0[0];
             for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
                 let v1 = f1[0];
@@ -1378,6 +1384,7 @@ mod lifted {
                                                 let v8 = f9[1];
                                                 if tables[1].contains(&[v5, v8, v0]) {
                                                     out.push(17, &[v0]);
+                                                    continue 'l0;
                                                 }
                                             }
                                         }
@@ -1398,7 +1405,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[25].facts() {
+        'l0: for f0 in tables[25].facts() {
             let v0 = f0[0];
             for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
                 let v1 = f1[0];
@@ -1455,6 +1462,7 @@ mod lifted {
                                                 }
                                                 if tables[1].contains(&[v5, v8, v0]) {
                                                     out.push(17, &[v0]);
+                                                    continue 'l0;
                                                 }
                                             }
                                         }
@@ -1532,7 +1540,7 @@ mod lifted {
         for f0 in tables[16].facts_in(delta.0, delta.1) {
             let v0 = f0[0];
             let v1 = f0[1];
-            for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
+            'l1: for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
                 let v2 = f1[0];
                 if f1[1] != v1 {
                     continue;
@@ -1543,6 +1551,7 @@ mod lifted {
                         continue;
                     }
                     out.push(23, &[v0, v2]);
+                    continue 'l1;
                 }
             }
         }

@@ -437,6 +437,7 @@ fn engine_0_rule_21(
 }
 // Rule at hanoi.kif:43
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_22(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -450,6 +451,7 @@ fn engine_0_rule_22(
         let v0 = f0[1];
         if fixed[16].contains(&[v0, 25u32]) {
             out.push(15, &[0u32, 27u32]);
+            return;
         }
     }
 }

@@ -689,6 +689,7 @@ fn engine_0_rule_45(
 }
 // Rule at kuhnPoker.kif:65
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_46(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -701,10 +702,12 @@ fn engine_0_rule_46(
             continue;
         }
         out.push(16, &[]);
+        return;
     }
 }
 // Rule at kuhnPoker.kif:66
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_47(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -717,6 +720,7 @@ fn engine_0_rule_47(
             continue;
         }
         out.push(17, &[]);
+        return;
     }
 }
 // Rule at kuhnPoker.kif:67
@@ -727,7 +731,7 @@ fn engine_0_rule_48(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
+    'l0: for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         for f1 in fixed[9].candidates(&[0], &[v1]).map(|i| fixed[9].fact(i)) {
@@ -741,6 +745,7 @@ fn engine_0_rule_48(
                     continue;
                 }
                 out.push(18, &[v0]);
+                continue 'l0;
             }
         }
     }

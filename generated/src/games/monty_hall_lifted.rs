@@ -445,6 +445,7 @@ fn engine_0_rule_24(
 }
 // Rule at montyHall.kif:37
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_25(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -455,11 +456,13 @@ fn engine_0_rule_25(
         let v0 = f0[0];
         if tables[3].contains(&[v0]) {
             out.push(15, &[0u32, 15u32]);
+            return;
         }
     }
 }
 // Rule at montyHall.kif:38
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_26(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -470,6 +473,7 @@ fn engine_0_rule_26(
         let v0 = f0[0];
         if !(tables[3].contains(&[v0])) {
             out.push(15, &[0u32, 16u32]);
+            return;
         }
     }
 }

@@ -575,6 +575,7 @@ fn engine_0_rule_34(
 }
 // Rule at ticTacToe.kif:96
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_35(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -588,6 +589,7 @@ fn engine_0_rule_35(
             continue;
         }
         out.push(15, &[]);
+        return;
     }
 }
 // Rule at ticTacToe.kif:101

@@ -687,6 +687,7 @@ mod lifted {
     }
     // Rule at ticTacToe.kif:96
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_0_rule_35(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
@@ -700,6 +701,7 @@ mod lifted {
                 continue;
             }
             out.push(15, &[]);
+            return;
         }
     }
     // Rule at ticTacToe.kif:101

@@ -267,7 +267,7 @@ fn engine_0_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[9].facts() {
+    'l0: for f0 in fixed[9].facts() {
         let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
         if n1.sym != 5u32 {
             continue;
@@ -307,6 +307,7 @@ fn engine_0_rule_18(
                     let v2 = f2[1];
                     let t8 = store.intern_args(0u32, &[v0, v1]);
                     out.push(12, &[0u32, t8]);
+                    continue 'l0;
                 }
             } else {
                 {}
@@ -316,6 +317,7 @@ fn engine_0_rule_18(
 }
 // Rule at tokensOnLine.kif:15
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_19(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -325,6 +327,7 @@ fn engine_0_rule_19(
     for f0 in tables[2].facts() {
         let v0 = f0[0];
         out.push(12, &[0u32, 16u32]);
+        return;
     }
 }
 // Rule at tokensOnLine.kif:16
@@ -424,6 +427,7 @@ fn engine_0_rule_23(
 }
 // Rule at tokensOnLine.kif:20
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_24(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -436,6 +440,7 @@ fn engine_0_rule_24(
         }
         let v0 = f0[1];
         out.push(15, &[]);
+        return;
     }
 }
 // Rule at tokensOnLine.kif:21

@@ -29,16 +29,21 @@ impl Fixed<'_> {
 }
 
 /// The body of the function of `rule`: `delta_first` when it is a delta variant, whose first
-/// literal ranges over the facts in `delta`.
-pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool) -> TokenStream {
+/// literal ranges over the facts in `delta`. Also whether the body returns once it derived
+/// its head (whose loops then may never go on to a second fact).
+pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool) -> (TokenStream, bool) {
     let rule = &tests_first(rule, delta_first);
     let access = access_paths(rule);
-    let mut writer = Writer { rule, fixed, access, bound: vec![false; rule.num_vars], fresh: 0, delta_first };
+    let head_vars = head_variables(rule);
+    let bound = vec![false; rule.num_vars];
+    let mut writer =
+        Writer { rule, fixed, access, bound, fresh: 0, delta_first, head_vars, loops: Vec::new(), returns: false };
     let code = writer.literal(0);
-    quote! {
+    let body = quote! {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         #code
-    }
+    };
+    (body, writer.returns)
 }
 
 /// `rule` with the literals that read no variable (a test of a ground fact, present or absent:
@@ -68,6 +73,20 @@ fn reads_no_variable(lit: &CLit) -> bool {
     }
 }
 
+/// Whether each variable of `rule` occurs in its head.
+fn head_variables(rule: &CRule) -> Vec<bool> {
+    fn mark(term: &PTerm, vars: &mut [bool]) {
+        match term {
+            PTerm::Var(v) => vars[*v as usize] = true,
+            PTerm::Ground(_) => {}
+            PTerm::Func(_, args) => args.iter().for_each(|a| mark(a, vars)),
+        }
+    }
+    let mut vars = vec![false; rule.num_vars];
+    rule.head.args.iter().for_each(|a| mark(a, &mut vars));
+    vars
+}
+
 /// The state of writing one rule's function: which variables the code written so far binds.
 struct Writer<'a> {
     rule: &'a CRule,
@@ -77,6 +96,21 @@ struct Writer<'a> {
     /// A counter for the names of temporary locals.
     fresh: usize,
     delta_first: bool,
+    /// Whether each variable occurs in the head.
+    head_vars: Vec<bool>,
+    /// The loops the code being written is nested in, outermost first.
+    loops: Vec<Loop>,
+    /// Whether the code returns once it derived the head.
+    returns: bool,
+}
+
+/// A loop over facts that the code being written is nested in.
+struct Loop {
+    label: syn::Lifetime,
+    /// Whether it binds a variable of the head.
+    binds_head: bool,
+    /// Whether code inside it goes on to its next fact by its label.
+    continued: bool,
 }
 
 /// A bound term as code: its id directly, or an `Option` of it when it is a function term that
@@ -153,12 +187,41 @@ impl Writer<'_> {
             let k = Literal::usize_unsuffixed(k);
             checks.extend(self.matching(arg, quote!(#fact[#k])));
         }
+        let binds_head = (0..self.bound.len()).any(|v| self.head_vars[v] && self.bound[v] && !saved[v]);
+        let label = syn::Lifetime::new(&format!("'l{at}"), proc_macro2::Span::call_site());
+        self.loops.push(Loop { label, binds_head, continued: false });
         let rest = self.literal(at + 1);
+        let this = self.loops.pop();
         self.bound = saved;
+        let label = this.filter(|l| l.continued).map(|l| {
+            let label = l.label;
+            quote!(#label:)
+        });
         quote! {
-            for #fact in #facts {
+            #label for #fact in #facts {
                 #checks
                 #rest
+            }
+        }
+    }
+
+    /// What follows the derivation of a head: once the loops that bind the head's variables
+    /// have bound them, the loops inside those can only derive the same fact again, so the
+    /// code goes on to the next fact of the innermost loop that binds one (or returns, when
+    /// none does). Nothing when that loop is the innermost one.
+    fn after_head(&mut self) -> TokenStream {
+        let Some(innermost) = self.loops.len().checked_sub(1) else { return TokenStream::new() };
+        match self.loops.iter().rposition(|l| l.binds_head) {
+            Some(at) if at == innermost => TokenStream::new(),
+            Some(at) => {
+                let target = &mut self.loops[at];
+                target.continued = true;
+                let label = &target.label;
+                quote!(continue #label;)
+            }
+            None => {
+                self.returns = true;
+                quote!(return;)
             }
         }
     }
@@ -286,9 +349,11 @@ impl Writer<'_> {
         let head = &self.rule.head;
         let (lets, parts) = self.build_all(&head.args);
         let rel = Literal::usize_unsuffixed(head.rel);
+        let after = self.after_head();
         quote! {
             #lets
             out.push(#rel, &[#(#parts),*]);
+            #after
         }
     }
 }
@@ -324,11 +389,35 @@ mod tests {
         rule.body.iter().map(|lit| if let CLit::Pos(p) | CLit::Neg(p) = lit { p.rel } else { usize::MAX }).collect()
     }
 
+    /// `h(X) :- p(X, Y), q(Y, Z)` goes on to the next fact of `p` once it derived `h(X)`;
+    /// `g :- p(X, Y), q(Y, Z)` returns once it derived `g`; `k(Z) :- p(X, Y), q(Y, Z)`, whose
+    /// innermost loop binds its variable, goes on as it is.
+    #[test]
+    fn a_derived_head_ends_the_loops_that_bind_none_of_its_variables() {
+        let (x, y, z) = (PTerm::Var(0), PTerm::Var(1), PTerm::Var(2));
+        let body = vec![CLit::Pos(pattern(1, vec![x.clone(), y.clone()])), CLit::Pos(pattern(2, vec![y, z.clone()]))];
+        let with_head = |args: Vec<PTerm>| CRule {
+            head: pattern(0, args),
+            body: body.clone(),
+            num_vars: 3,
+            delta_variants: Vec::new(),
+            span: Default::default(),
+        };
+        let code = |rule: &CRule| join_body(rule, &Fixed(&[false; 3]), false).0.to_string();
+        let first = code(&with_head(vec![x]));
+        assert!(first.contains("'l0 : for f0") && first.contains("continue 'l0"), "{first}");
+        assert!(!first.contains("return"), "{first}");
+        let ground = code(&with_head(Vec::new()));
+        assert!(ground.contains("return ;") && !ground.contains("'l"), "{ground}");
+        let inner = code(&with_head(vec![z]));
+        assert!(!inner.contains("return") && !inner.contains("'l"), "{inner}");
+    }
+
     #[test]
     fn tests_of_ground_facts_come_before_the_loops() {
         assert_eq!(relations(&tests_first(&rule(), false)), [2, 4, 1, 3]);
         assert_eq!(relations(&tests_first(&rule(), true)), [1, 2, 4, 3]);
-        let code = join_body(&rule(), &Fixed(&[false; 5]), false).to_string();
+        let code = join_body(&rule(), &Fixed(&[false; 5]), false).0.to_string();
         let test = code.find("tables [2] . contains").expect("q(5) is tested");
         let others = ["tables [4] . contains", "tables [1] . facts"];
         assert!(others.iter().all(|other| code.find(other).is_some_and(|at| test < at)), "{code}");

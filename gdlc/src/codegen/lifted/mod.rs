@@ -93,13 +93,17 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
             Some(j) => &plain.delta_variants[j],
             None => plain,
         };
-        let body = join_body(compiled, &Fixed(&interp.engines[engine].is_fixed), variant.is_some());
+        let (body, returns) = join_body(compiled, &Fixed(&interp.engines[engine].is_fixed), variant.is_some());
         let comment = note(notes, |n| n.rule_at(plain.span));
+        // A join whose head has no variable returns once it derived its fact, maybe from the
+        // first turn of its loops.
+        let never_loop = returns.then(|| quote!(#[allow(clippy::never_loop)]));
         quote! {
             #comment
             // The `gdl!` macro's output has no module-wide allowance, and a join need not read
             // every part of the evaluation.
             #[allow(unused_variables)]
+            #never_loop
             fn #name(
                 eval: &mut ::gdl_runtime::lifted::Eval<'_>,
                 delta: (usize, usize),
