@@ -126,15 +126,19 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
         eval.tables[rel].index_for_reading(positions);
     }
     let Scratch { derived, seen, changed, ranges } = scratch;
+    if !component.recursive {
+        for join in component.rules {
+            join(eval, (0, 0), derived);
+        }
+        add_all(eval, derived);
+        return;
+    }
     seen.clear();
     seen.extend(component.relations.iter().map(|&r| (r, eval.tables[r].len())));
     for join in component.rules {
         join(eval, (0, 0), derived);
     }
     add(eval, derived, changed);
-    if !component.recursive {
-        return;
-    }
     // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts,
     // and only the variants that read a relation with new facts run.
     while !changed.is_empty() {
@@ -154,6 +158,17 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
         }
         add(eval, derived, changed);
     }
+}
+
+/// Adds the derived facts to their tables, for a component that no round runs again.
+fn add_all(eval: &mut Eval<'_>, derived: &mut Derived) {
+    let mut start = 0;
+    for &(rel, end) in &derived.facts {
+        eval.tables[rel].insert(&derived.data[start..end]);
+        start = end;
+    }
+    derived.facts.clear();
+    derived.data.clear();
 }
 
 /// Adds the derived facts to their tables, and sets `changed` to the relations that got new
