@@ -193,8 +193,11 @@ fn lifted_rules_agree<G: Game>(game: &G, has_lifted: bool, file: &str) {
     assert_eq!(playouts(Engine::Lifted), playouts(Engine::Tables), "{file}: the engines drew different playouts");
 }
 
-/// The states of `count` random playouts from the initial state, drawn with one seed.
-fn seeded_playouts<G: Game>(game: &G, count: usize) -> Vec<Vec<G::State>> {
+/// The states of `count` random playouts from the initial state, drawn with one seed, and the
+/// goals of each one's last state, asked right after the step that found no next state (as a
+/// playout asks them, and as the lifted rules answer them from the evaluation of that step).
+#[allow(clippy::type_complexity)]
+fn seeded_playouts<G: Game>(game: &G, count: usize) -> Vec<(Vec<G::State>, Vec<Option<u32>>)> {
     let (mut rng, mut scratch) = (Rng::seeded(5), gdl_runtime::Playout::default());
     let mut playouts = Vec::new();
     for _ in 0..count {
@@ -202,7 +205,9 @@ fn seeded_playouts<G: Game>(game: &G, count: usize) -> Vec<Vec<G::State>> {
         while let Some(next) = game.random_step(&states[states.len() - 1], &mut rng, &mut scratch) {
             states.push(next);
         }
-        playouts.push(states);
+        let mut goals = vec![None; game.num_roles()];
+        game.goals_into(&states[states.len() - 1], &mut goals);
+        playouts.push((states, goals));
     }
     playouts
 }

@@ -28,6 +28,32 @@ pub struct OnBits {
     fixed_legal: Option<Vec<Vec<u32>>>,
 }
 
+/// The goals of the last terminal state a random step found on a thread, computed in the
+/// evaluation that found it: a playout asks them next, and would load the state again.
+#[derive(Default)]
+struct TerminalGoals {
+    /// The [`OnBits::key`] of the game.
+    game: usize,
+    state: Vec<u64>,
+    /// Each role's largest goal value, as [`OnBits::goals`] gives them.
+    goals: Vec<Option<u32>>,
+}
+
+impl TerminalGoals {
+    /// Fills `out` with the goals kept, when they are `game`'s in `state`: whether they were.
+    fn answer(&self, game: usize, state: &[u64], out: &mut [Option<u32>]) -> bool {
+        let kept = self.game == game && self.state == state && self.goals.len() == out.len();
+        if kept {
+            out.copy_from_slice(&self.goals);
+        }
+        kept
+    }
+}
+
+thread_local! {
+    static TERMINAL_GOALS: std::cell::RefCell<TerminalGoals> = std::cell::RefCell::default();
+}
+
 /// The term of a bit that no base fact uses.
 const NO_TERM: TermId = TermId::MAX;
 
@@ -179,17 +205,43 @@ impl OnBits {
 
     /// Fills `out[r]` with role `r`'s largest goal value in `state`, `None` when it has none.
     pub fn goals(&self, state: &[u64], out: &mut [Option<u32>]) {
-        let program = self.game.program();
+        if TERMINAL_GOALS.with_borrow(|kept| kept.answer(self.key(), state, out)) {
+            return;
+        }
         let mut eval = self.load(state);
         self.game.plans().goal.run(&mut eval);
+        self.goals_of(&eval, out);
+        self.game.recycle(eval);
+    }
+
+    /// Fills `out[r]` with role `r`'s largest goal value in `eval`, whose goals are computed.
+    fn goals_of(&self, eval: &Eval<'static>, out: &mut [Option<u32>]) {
         out.iter_mut().for_each(|goal| *goal = None);
-        for (role, term) in self.game.by_role(&eval, program.outputs.goal) {
+        for (role, term) in self.game.by_role(eval, self.game.program().outputs.goal) {
             let value = self.game.symbols().natural(eval.store.node(term));
             if let Some(goal) = out.get_mut(role) {
                 *goal = (*goal).max(value);
             }
         }
-        self.game.recycle(eval);
+    }
+
+    /// What tells this game's goals kept on a thread from another game's: the address of its
+    /// program, static data that generated code writes.
+    fn key(&self) -> usize {
+        std::ptr::from_ref(self.game.program()) as usize
+    }
+
+    /// Computes the goals of `state` in `eval`, which found it terminal in part 0 of a random
+    /// step, and keeps them for the query that a playout makes next.
+    fn keep_terminal_goals(&self, state: &[u64], eval: &mut Eval<'static>) {
+        self.game.plans().run_goal_after_terminal(eval);
+        TERMINAL_GOALS.with_borrow_mut(|kept| {
+            kept.game = self.key();
+            kept.state.clear();
+            kept.state.extend_from_slice(state);
+            kept.goals.resize(self.role_has.len(), None);
+            self.goals_of(eval, &mut kept.goals);
+        });
     }
 
     /// One step of a uniformly random playout from `state`, drawn as [`crate::Game::random_step`]
@@ -219,6 +271,7 @@ impl OnBits {
         let plans = self.game.plans();
         plans.run_step(0, &mut eval);
         let answer = if !eval.output(program.outputs.terminal).is_empty() {
+            self.keep_terminal_goals(state, &mut eval);
             Ok(false)
         } else {
             plans.run_step(1, &mut eval);

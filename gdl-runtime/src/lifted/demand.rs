@@ -203,6 +203,8 @@ pub(super) struct Plans {
     /// When no plan of a random step is selective: the components of `terminal`, then those of
     /// `legal` and of `next` that an earlier query has not run, listed once for every step.
     step: Option<[Box<[&'static Component]>; 3]>,
+    /// The components of `goal` that `terminal`'s do not include.
+    goal_after_terminal: Box<[&'static Component]>,
 }
 
 impl Plans {
@@ -220,6 +222,17 @@ impl Plans {
             goal: Plan::new(queries.goal, outputs.goal.relation),
             sees: Plan::new(queries.sees, outputs.sees.relation),
             step,
+            goal_after_terminal: not_in(queries.goal, queries.terminal),
+        }
+    }
+
+    /// Runs the components of `goal` in `eval`, which has run part 0 (`terminal`) of a random
+    /// step and no other: how a random step that found the state terminal answers its goals
+    /// too.
+    pub(super) fn run_goal_after_terminal(&self, eval: &mut Eval<'_>) {
+        match &self.step {
+            Some(_) => self.goal_after_terminal.iter().for_each(|component| run(eval, component)),
+            None => self.goal.run_after(eval, false),
         }
     }
 
@@ -232,6 +245,13 @@ impl Plans {
             None => [&self.terminal, &self.legal, &self.next][phase].run_after(eval, phase == 0),
         }
     }
+}
+
+/// The components of `query` that `before` does not include (a component is known by its first
+/// relation).
+fn not_in(query: &'static [Component], before: &'static [Component]) -> Box<[&'static Component]> {
+    let firsts: Vec<usize> = before.iter().filter_map(|c| c.relations.first().copied()).collect();
+    query.iter().filter(|c| c.relations.first().is_some_and(|first| !firsts.contains(first))).collect()
 }
 
 /// The components that a random step of one evaluation runs for `terminal`, `legal` and `next`
