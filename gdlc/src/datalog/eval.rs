@@ -98,7 +98,8 @@ fn is_bound(p: &PTerm, bound: &[bool]) -> bool {
     }
 }
 
-fn mark_vars(p: &PTerm, bound: &mut [bool]) {
+/// Marks in `bound` every variable of `p`.
+pub(crate) fn mark_vars(p: &PTerm, bound: &mut [bool]) {
     match p {
         PTerm::Var(v) => bound[*v as usize] = true,
         PTerm::Ground(_) => {}

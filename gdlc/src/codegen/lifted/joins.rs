@@ -9,7 +9,7 @@
 //! terms are hash-consed, so equal terms have equal ids.
 
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
-use crate::datalog::eval::{access_paths, Access};
+use crate::datalog::eval::{access_paths, mark_vars, Access};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -75,15 +75,8 @@ fn reads_no_variable(lit: &CLit) -> bool {
 
 /// Whether each variable of `rule` occurs in its head.
 fn head_variables(rule: &CRule) -> Vec<bool> {
-    fn mark(term: &PTerm, vars: &mut [bool]) {
-        match term {
-            PTerm::Var(v) => vars[*v as usize] = true,
-            PTerm::Ground(_) => {}
-            PTerm::Func(_, args) => args.iter().for_each(|a| mark(a, vars)),
-        }
-    }
     let mut vars = vec![false; rule.num_vars];
-    rule.head.args.iter().for_each(|a| mark(a, &mut vars));
+    rule.head.args.iter().for_each(|a| mark_vars(a, &mut vars));
     vars
 }
 
