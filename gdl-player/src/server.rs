@@ -53,11 +53,12 @@ impl Default for Config {
     }
 }
 
-/// How long a player thinks on a play clock: the clock less a safety margin for the network
-/// and the reply (a fifth of the clock, at least 50 ms and at most 1.5 s).
+/// How long a player thinks on a play clock: the clock less a safety margin for the network,
+/// the reply and a busy machine's scheduling delays (a fifth of the clock, at least 100 ms and
+/// at most 1.5 s, but never more than half of a short clock).
 pub fn think_time(play_clock: Duration) -> Duration {
-    let margin = (play_clock / 5).clamp(Duration::from_millis(50), Duration::from_millis(1500));
-    play_clock.saturating_sub(margin)
+    let margin = (play_clock / 5).clamp(Duration::from_millis(100), Duration::from_millis(1500));
+    play_clock.saturating_sub(margin.min(play_clock / 2))
 }
 
 /// A match in progress: its session, its clocks, the number of PLAYs answered, and when it
@@ -452,7 +453,8 @@ mod tests {
     fn think_time_keeps_a_margin_on_every_clock() {
         assert_eq!(think_time(Duration::from_secs(10)), Duration::from_millis(8500));
         assert_eq!(think_time(Duration::from_secs(1)), Duration::from_millis(800));
+        assert_eq!(think_time(Duration::from_millis(250)), Duration::from_millis(150));
         assert_eq!(think_time(Duration::from_millis(100)), Duration::from_millis(50));
-        assert_eq!(think_time(Duration::from_millis(20)), Duration::ZERO);
+        assert_eq!(think_time(Duration::from_millis(20)), Duration::from_millis(10));
     }
 }
