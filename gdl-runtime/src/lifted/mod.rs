@@ -130,7 +130,7 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
         for join in component.rules {
             join(eval, (0, 0), derived);
         }
-        add_all(eval, derived);
+        add(eval, derived, None);
         return;
     }
     seen.clear();
@@ -138,7 +138,7 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
     for join in component.rules {
         join(eval, (0, 0), derived);
     }
-    add(eval, derived, changed);
+    add(eval, derived, Some(changed));
     // Semi-naive rounds: each recursive literal in turn ranges over the last round's facts,
     // and only the variants that read a relation with new facts run.
     while !changed.is_empty() {
@@ -156,36 +156,34 @@ fn run_with(eval: &mut Eval<'_>, component: &Component, scratch: &mut Scratch) {
                 join(eval, range, derived);
             }
         }
-        add(eval, derived, changed);
+        add(eval, derived, Some(changed));
     }
 }
 
-/// Adds the derived facts to their tables, for a component that no round runs again.
-fn add_all(eval: &mut Eval<'_>, derived: &mut Derived) {
-    let mut start = 0;
-    for &(rel, end) in &derived.facts {
-        eval.tables[rel].insert(&derived.data[start..end]);
-        start = end;
+/// Adds the derived facts to their tables. With `changed`, sets it to the relations that got
+/// new ones, sorted: what the next round of a recursive component needs; a component that no
+/// round runs again passes `None`, and the code of each call, in line, does only what it needs.
+#[inline(always)]
+fn add(eval: &mut Eval<'_>, derived: &mut Derived, mut changed: Option<&mut Vec<usize>>) {
+    if let Some(changed) = changed.as_deref_mut() {
+        changed.clear();
     }
-    derived.facts.clear();
-    derived.data.clear();
-}
-
-/// Adds the derived facts to their tables, and sets `changed` to the relations that got new
-/// ones, sorted.
-fn add(eval: &mut Eval<'_>, derived: &mut Derived, changed: &mut Vec<usize>) {
-    changed.clear();
     let mut start = 0;
     for &(rel, end) in &derived.facts {
-        if eval.tables[rel].insert(&derived.data[start..end]) && changed.last() != Some(&rel) {
-            changed.push(rel);
+        let new = eval.tables[rel].insert(&derived.data[start..end]);
+        if let Some(changed) = changed.as_deref_mut() {
+            if new && changed.last() != Some(&rel) {
+                changed.push(rel);
+            }
         }
         start = end;
     }
     derived.facts.clear();
     derived.data.clear();
-    changed.sort_unstable();
-    changed.dedup();
+    if let Some(changed) = changed {
+        changed.sort_unstable();
+        changed.dedup();
+    }
 }
 
 /// Where the rules read the state and the joint move from: the relations `true` and `does`,

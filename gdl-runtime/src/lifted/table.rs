@@ -165,11 +165,20 @@ impl Index {
         }
     }
 
-    /// Doubles the set of groups when it would be more than half full with one more group.
+    /// Doubles the set of groups when it would be more than half full with one more group. The
+    /// test is in line, at every fact added; the growth, rare, is not.
+    #[inline(always)]
     fn grow(&mut self, data: &[TermId], width: usize) {
-        if (self.groups.len() + 1) * 2 <= self.slots.len() {
-            return;
+        if (self.groups.len() + 1) * 2 > self.slots.len() {
+            self.double(data, width);
         }
+    }
+
+    /// Doubles the set of groups (makes it, of 16 slots, when the index has none) and puts
+    /// every group in it again.
+    #[cold]
+    #[inline(never)]
+    fn double(&mut self, data: &[TermId], width: usize) {
         let size = (self.slots.len() * 2).max(16);
         self.slots = vec![EMPTY_SLOT; size];
         for group in 0..self.groups.len() {
@@ -270,11 +279,19 @@ impl Table {
     }
 
     /// Doubles the set when it would be more than half full with one more fact (makes it, of 16
-    /// slots, when the table has none), and puts every fact in it again.
+    /// slots, when the table has none), and puts every fact in it again. The test is in line, at
+    /// every fact added; the growth, rare, is not.
+    #[inline(always)]
     fn grow_set(&mut self) {
-        if (self.len + 1) * 2 <= self.slots.len() {
-            return;
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.double_set();
         }
+    }
+
+    /// The growth of [`Table::grow_set`].
+    #[cold]
+    #[inline(never)]
+    fn double_set(&mut self) {
         let size = (self.slots.len() * 2).max(16);
         self.slots = vec![EMPTY_SLOT; size];
         for i in 0..self.len {
