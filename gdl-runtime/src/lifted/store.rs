@@ -247,6 +247,7 @@ impl TermRead for Terms {
     fn node(&self, id: TermId) -> &Node {
         &self.nodes[id as usize]
     }
+    #[inline]
     fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
         self.ids.get(sym, args)
     }
@@ -308,6 +309,7 @@ impl TermRead for Overlay<'_> {
             self.base.node(id)
         }
     }
+    #[inline]
     fn find(&self, sym: Sym, args: &[TermId]) -> Option<TermId> {
         self.base.find(sym, args).or_else(|| self.ids.get(sym, args))
     }

@@ -253,11 +253,13 @@ impl Table {
     }
 
     /// The facts, in the order they were added.
+    #[inline]
     pub fn facts(&self) -> Facts<'_> {
         self.facts_in(0, self.len)
     }
 
     /// The facts at positions `from..to`.
+    #[inline]
     pub fn facts_in(&self, from: usize, to: usize) -> Facts<'_> {
         Facts { table: self, next: from, end: to.min(self.len) }
     }
