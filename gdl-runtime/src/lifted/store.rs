@@ -48,6 +48,8 @@ pub struct Node {
 pub struct Symbols {
     names: Vec<String>,
     ids: FastMap<String, Sym>,
+    /// The number each symbol spells, when it is a natural number: read at every goal asked.
+    naturals: Vec<Option<u32>>,
 }
 
 impl Symbols {
@@ -72,6 +74,7 @@ impl Symbols {
         }
         let id = self.names.len() as Sym;
         self.names.push(name.to_string());
+        self.naturals.push(name.parse().ok());
         self.ids.insert(name.to_string(), id);
         id
     }
@@ -125,8 +128,9 @@ impl Symbols {
     }
 
     /// The number a constant term spells, when it is a natural number (a goal value).
+    #[inline]
     pub fn natural(&self, node: &Node) -> Option<u32> {
-        node.args.is_empty().then(|| self.name(node.sym).parse().ok()).flatten()
+        node.args.is_empty().then(|| self.naturals.get(node.sym as usize).copied().flatten()).flatten()
     }
 }
 

@@ -377,7 +377,7 @@ impl Table {
     }
 
     /// Whether the table has `fact`.
-    #[inline]
+    #[inline(always)]
     pub fn contains(&self, fact: &[TermId]) -> bool {
         if let Some(dense) = &self.dense {
             return dense.contains(fact);
@@ -427,7 +427,7 @@ impl Table {
 
     /// The positions of the facts that may have `key` at `positions`: those the index gives,
     /// or every fact when the table has no index on them.
-    #[inline]
+    #[inline(always)]
     pub fn candidates<'t>(&'t self, positions: &[usize], key: &[TermId]) -> Candidates<'t> {
         match self.index_on(positions) {
             Some(Index { dense: Some(dense), .. }) => Candidates::Run(dense.find(key).iter()),
