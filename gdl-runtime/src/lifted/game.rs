@@ -317,12 +317,13 @@ impl LiftedGame {
     }
 
     /// Adds `(true last)` (`k` 0) or `(does outer last)` (`k` 1) to its relation and to the
-    /// relation of its function.
+    /// relation of its function. The facts of a state are distinct, and so are those of a
+    /// joint move (one a role), so that none is compared with those loaded before it.
     fn add_input(&self, eval: &mut Eval<'_>, k: usize, outer: &[TermId], last: TermId) {
         let inputs = &self.program.inputs;
         if inputs.read_whole[k] {
             let whole = [inputs.true_, inputs.does][k];
-            joined(outer, &[last], |fact| eval.tables[whole].insert(fact));
+            joined(outer, &[last], |fact| eval.tables[whole].insert_new(fact));
         }
         let node: &Node = eval.store.node(last);
         let rel = match self.split_of[k].get(last as usize) {
@@ -333,7 +334,7 @@ impl LiftedGame {
                 None => return,
             },
         };
-        joined(outer, &node.args, |fact| eval.tables[rel].insert(fact));
+        joined(outer, &node.args, |fact| eval.tables[rel].insert_new(fact));
     }
 
     /// For each fact of `output` whose first argument is a role's term, that role and the second

@@ -48,6 +48,7 @@ fn tag_matches(entry: u64, hash: u64) -> bool {
 
 /// Puts position `at`, whose key's hash is `hash`, in the first empty slot its hash leads to:
 /// how a set that grew takes back the keys it held, each known to be there once.
+#[inline]
 fn place(slots: &mut [u64], hash: u64, at: u32) {
     let mask = slots.len() - 1;
     let mut slot = first_slot(hash, slots.len());
@@ -328,6 +329,27 @@ impl Table {
         self.slots[slot] = slot_entry(hash, self.len as u32);
         self.push(fact);
         true
+    }
+
+    /// Adds `fact`, which the caller knows the table does not have (the facts of a state or a
+    /// joint move, each once, loaded into empty tables): no fact is compared with it.
+    #[inline]
+    pub fn insert_new(&mut self, fact: &[TermId]) {
+        if self.len == 0 {
+            self.width = fact.len();
+        }
+        debug_assert_eq!(fact.len(), self.width, "a fact of another width");
+        debug_assert!(!self.contains(fact), "a fact the table has");
+        if self.hashed() {
+            self.grow_set();
+            place(&mut self.slots, hash_fact(fact), self.len as u32);
+            self.push(fact);
+            return;
+        }
+        self.push(fact);
+        if self.len == LINEAR {
+            self.grow_set();
+        }
     }
 
     /// Appends `fact`, known to be new, to the facts and the indexes.
