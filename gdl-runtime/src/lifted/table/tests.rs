@@ -105,3 +105,30 @@ fn small_tables_tried_fact_by_fact_answer_as_hashed_ones() {
         );
     }
 }
+
+#[test]
+fn facts_known_new_are_kept_as_inserted_ones_through_the_set_and_indexes() {
+    let (mut known, mut inserted) = (Table::default(), Table::default());
+    for table in [&mut known, &mut inserted] {
+        table.ensure_index(&[1]);
+    }
+    for round in 0..2u32 {
+        // 40 facts: past the facts tried one by one, and past the first sizes of the set.
+        let facts: Vec<[u32; 2]> = (0..40u32).map(|i| [i + round, i % 3]).collect();
+        for fact in &facts {
+            known.insert_new(fact);
+            assert!(inserted.insert(fact));
+        }
+        assert_eq!(known.facts().collect::<Vec<_>>(), inserted.facts().collect::<Vec<_>>());
+        for probe in (0..45u32).flat_map(|a| (0..4u32).map(move |b| [a, b])) {
+            assert_eq!(known.contains(&probe), inserted.contains(&probe), "{probe:?} in round {round}");
+        }
+        for b in 0..4u32 {
+            let found: Vec<usize> = known.candidates(&[1], &[b]).collect();
+            assert_eq!(found, inserted.candidates(&[1], &[b]).collect::<Vec<_>>());
+        }
+        assert!(!known.insert(&facts[7]), "a fact known new is found again");
+        known.clear();
+        inserted.clear();
+    }
+}
