@@ -26,7 +26,14 @@ pub struct OnBits {
     /// Every role's legal moves, sorted, when `legal` is a static relation: the same in every
     /// state, computed once when the game is loaded.
     fixed_legal: Option<Vec<Vec<u32>>>,
+    /// For every bit, the relation its fact is loaded into (or [`NO_RELATION`]) and the fact's
+    /// arguments there, so that loading a state looks up neither; `None` when some rule reads
+    /// `true` whole.
+    loads: Option<Vec<(usize, &'static [TermId])>>,
 }
+
+/// What [`OnBits::loads`] holds for a bit whose fact no rule reads, or that no fact uses.
+const NO_RELATION: usize = usize::MAX;
 
 /// The goals of the last terminal state a random step found on a thread, computed in the
 /// evaluation that found it: a playout asks them next, and would load the state again.
@@ -100,7 +107,12 @@ impl OnBits {
         if role_moves.len() != game.program().roles.len() {
             return None;
         }
-        let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal: None };
+        let load = |&id: &TermId| match id {
+            NO_TERM => Some((NO_RELATION, &[][..])),
+            id => game.state_split(id).map(|split| split.unwrap_or((NO_RELATION, &[]))),
+        };
+        let loads = facts.iter().map(load).collect();
+        let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal: None, loads };
         if game.program().outputs.legal.fixed {
             let eval = game.load_ids(std::iter::empty());
             let mut legal = Vec::new();
@@ -111,8 +123,24 @@ impl OnBits {
         Some(bits)
     }
 
-    /// An evaluation with the facts of `state` loaded.
+    /// An evaluation with the facts of `state` loaded: each into the relation [`OnBits::loads`]
+    /// gives, when it has them.
     fn load(&self, state: &[u64]) -> Eval<'static> {
+        if let Some(loads) = &self.loads {
+            let mut eval = self.game.empty_eval();
+            for (w, &word) in state.iter().enumerate() {
+                let mut rest = word;
+                while rest != 0 {
+                    let bit = w * 64 + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    match loads.get(bit) {
+                        Some(&(rel, args)) if rel != NO_RELATION => eval.tables[rel].insert_new(args),
+                        _ => {}
+                    }
+                }
+            }
+            return eval;
+        }
         let set = state.iter().enumerate().flat_map(|(w, &word)| {
             let mut rest = word;
             std::iter::from_fn(move || {
