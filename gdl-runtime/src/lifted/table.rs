@@ -19,6 +19,11 @@ const SMALL_TABLE: usize = 16;
 /// which costs less than hashing it and probing a set that is rarely in the cache.
 const LINEAR: usize = 8;
 
+/// Tables loaded with facts known new ([`Table::insert_new`]: a state's) keep no set below this
+/// many facts: no fact is compared with them as they are loaded, and a rule that asks whether
+/// one holds tries them one by one.
+const LOADED_LINEAR: usize = 32;
+
 /// The end of a chain.
 const EMPTY: u32 = u32::MAX;
 
@@ -295,7 +300,9 @@ impl Table {
     #[cold]
     #[inline(never)]
     fn double_set(&mut self) {
-        let size = (self.slots.len() * 2).max(16);
+        // At least twice the facts and the one to come: a table loaded with facts known new
+        // makes its first set when it already holds many.
+        let size = (self.slots.len() * 2).max(16).max(((self.len + 1) * 2).next_power_of_two());
         self.slots = vec![EMPTY_SLOT; size];
         for i in 0..self.len {
             let hash = hash_fact(self.fact(i));
@@ -347,7 +354,7 @@ impl Table {
             return;
         }
         self.push(fact);
-        if self.len == LINEAR {
+        if self.len == LOADED_LINEAR {
             self.grow_set();
         }
     }
