@@ -61,6 +61,20 @@ thread_local! {
     static TERMINAL_GOALS: std::cell::RefCell<TerminalGoals> = std::cell::RefCell::default();
 }
 
+/// The indices of the bits set in `words`, in increasing order.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(w, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                w * 64 + bit
+            })
+        })
+    })
+}
+
 /// The term of a bit that no base fact uses.
 const NO_TERM: TermId = TermId::MAX;
 
@@ -108,10 +122,10 @@ impl OnBits {
             return None;
         }
         let load = |&id: &TermId| match id {
-            NO_TERM => Some((NO_RELATION, &[][..])),
-            id => game.state_split(id).map(|split| split.unwrap_or((NO_RELATION, &[]))),
+            NO_TERM => (NO_RELATION, &[][..]),
+            id => game.state_split(id).unwrap_or((NO_RELATION, &[])),
         };
-        let loads = facts.iter().map(load).collect();
+        let loads = (!game.program().inputs.read_whole[0]).then(|| facts.iter().map(load).collect());
         let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal: None, loads };
         if game.program().outputs.legal.fixed {
             let eval = game.load_ids(std::iter::empty());
@@ -126,32 +140,18 @@ impl OnBits {
     /// An evaluation with the facts of `state` loaded: each into the relation [`OnBits::loads`]
     /// gives, when it has them.
     fn load(&self, state: &[u64]) -> Eval<'static> {
-        if let Some(loads) = &self.loads {
-            let mut eval = self.game.empty_eval();
-            for (w, &word) in state.iter().enumerate() {
-                let mut rest = word;
-                while rest != 0 {
-                    let bit = w * 64 + rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    match loads.get(bit) {
-                        Some(&(rel, args)) if rel != NO_RELATION => eval.tables[rel].insert_new(args),
-                        _ => {}
-                    }
-                }
+        let Some(loads) = &self.loads else {
+            let ids = set_bits(state).filter_map(|b| self.facts.get(b).copied()).filter(|&id| id != NO_TERM);
+            return self.game.load_ids(ids);
+        };
+        let mut eval = self.game.empty_eval();
+        for bit in set_bits(state) {
+            match loads.get(bit) {
+                Some(&(rel, args)) if rel != NO_RELATION => eval.tables[rel].insert_new(args),
+                _ => {}
             }
-            return eval;
         }
-        let set = state.iter().enumerate().flat_map(|(w, &word)| {
-            let mut rest = word;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let bit = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    w * 64 + bit
-                })
-            })
-        });
-        self.game.load_ids(set.filter_map(|b| self.facts.get(b).copied()).filter(|&id| id != NO_TERM))
+        eval
     }
 
     /// Adds every role's move of `joint` to `eval`.

@@ -337,12 +337,11 @@ impl LiftedGame {
         joined(outer, &node.args, |fact| eval.tables[rel].insert_new(fact));
     }
 
-    /// The relation that the state's fact `id`, a term of the game's store, is loaded into, with
-    /// its arguments there (`Some(None)` when no rule reads it); `None` when some rule reads
-    /// `true` whole, or `id` is no term of the store.
-    pub(super) fn state_split(&self, id: TermId) -> Option<Option<(usize, &[TermId])>> {
-        let rel = *self.split_of[0].get(id as usize).filter(|_| !self.program.inputs.read_whole[0])?;
-        Some((rel != NO_SPLIT).then(|| (rel as usize, &*self.terms.node(id).args)))
+    /// The relation of its function that the state's fact `id`, a term of the game's store, is
+    /// loaded into, with its arguments there; `None` when no rule reads it through its function.
+    pub(super) fn state_split(&self, id: TermId) -> Option<(usize, &[TermId])> {
+        let rel = *self.split_of[0].get(id as usize).filter(|&&rel| rel != NO_SPLIT)?;
+        Some((rel as usize, &*self.terms.node(id).args))
     }
 
     /// For each fact of `output` whose first argument is a role's term, that role and the second

@@ -287,8 +287,8 @@ impl Table {
     }
 
     /// Doubles the set when it would be more than half full with one more fact (makes it, of 16
-    /// slots, when the table has none), and puts every fact in it again. The test is in line, at
-    /// every fact added; the growth, rare, is not.
+    /// slots or more, when the table has none), and puts every fact in it again. The test is in
+    /// line, at every fact added; the growth, rare, is not.
     #[inline(always)]
     fn grow_set(&mut self) {
         if (self.len + 1) * 2 > self.slots.len() {
