@@ -1,7 +1,7 @@
 //! The state and the joint move as the rules read them: every `true` and `does` atom whose last
 //! argument is a function term reads a relation of its own, one per function and arity, with
 //! the function's arguments as its last arguments: `(true (cell ?x ?y b))` reads
-//! `((true cell 3) ?x ?y b)`.
+//! `((true cell 3) ?x ?y b)`, and `(true shoot)` the relation `(true shoot 0)` of no arguments.
 //!
 //! The engine indexes a relation by its arguments, not by the parts of a function term, so
 //! `(true (cell ?x ?y b))` with `?x` and `?y` bound looked through every fact of the state; the
@@ -146,7 +146,14 @@ fn split_atom(atom: &Atom, used: &mut BTreeSet<Split>) -> Atom {
     if !INPUTS.contains(&input) || atom.args.len() != input_arity(input) {
         return atom.clone();
     }
-    let Some((Term::Func(function, inner, _), outer)) = atom.args.split_last() else { return atom.clone() };
+    let (function, inner, outer) = match atom.args.split_last() {
+        Some((Term::Func(function, inner, _), outer)) => (function, &inner[..], outer),
+        // A constant is a function of no arguments: `(true shoot)` tests whether the relation
+        // `(true shoot 0)` has its one fact, and rules that read `true` only so need not have
+        // every fact of the state loaded into `true` as well.
+        Some((Term::Const(constant, _), outer)) => (constant, &[][..], outer),
+        _ => return atom.clone(),
+    };
     let split = Split { input: input.to_string(), function: function.clone(), arity: inner.len() };
     let name = split.name();
     used.insert(split);
@@ -177,10 +184,10 @@ mod tests {
         let body: Vec<String> = split.rules[0].body.iter().map(text).collect();
         assert_eq!(
             body,
-            ["((true cell 2) ?x b)", "~((true cell 2) ?x x)", "((does mark 1) r ?x)", "(true ?y)", "(true c)"]
+            ["((true cell 2) ?x b)", "~((true cell 2) ?x x)", "((does mark 1) r ?x)", "(true ?y)", "(true c 0)"]
         );
         let names: Vec<String> = used.iter().map(Split::name).collect();
-        assert_eq!(names, ["(does mark 1)", "(true cell 2)"]);
-        assert_eq!((used[0].width(), used[1].width()), (2, 2));
+        assert_eq!(names, ["(does mark 1)", "(true c 0)", "(true cell 2)"]);
+        assert_eq!((used[0].width(), used[1].width(), used[2].width()), (2, 0, 2));
     }
 }

@@ -24,6 +24,9 @@ fn loaded() -> &'static ::gdl_runtime::lifted::LiftedGame {
 /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
 static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
     names: &[
+        "a",
+        "b",
+        "c",
         "off",
         "on",
         "step",
@@ -32,9 +35,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "q",
         "r",
         "1",
-        "a",
-        "b",
-        "c",
         "2",
         "3",
         "4",
@@ -44,41 +44,41 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "100",
         "0",
     ],
-    terms: "AwAAAAAAAAAEAAAAAAAAAAAAAAABAAAAAQAAAAUAAAAAAAAAAAAAAAEAAAADAAAABgAAAAAAAAAAAAAAAQAAAAUAAAAHAAAAAAAAAAIAAAABAAAABwAAAAgAAAAAAAAAAQAAAAEAAAABAAAAAQAAAAEAAAADAAAAAQAAAAEAAAAFAAAACQAAAAAAAAAKAAAAAAAAAAsAAAAAAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAABEAAAAAAAAAEgAAAAAAAAA",
-    relations: 13usize,
-    fixed: "BQAAAAEAAAABAAAAAAAAAAYAAAABAAAABAAAAAIAAAAEAAAABgAAAAgAAAAIAAAAAgAAAAYAAAAHAAAADwAAAA8AAAAQAAAAEAAAABEAAAARAAAAEgAAABIAAAATAAAAEwAAABQAAAAJAAAAAgAAAAMAAAAAAAAACQAAAAAAAAANAAAAAAAAAA4AAAA",
-    fixed_indexes: &[(8, &[0])],
+    terms: "BgAAAAAAAAAHAAAAAAAAAAMAAAABAAAAAQAAAAgAAAAAAAAAAwAAAAEAAAADAAAACQAAAAAAAAADAAAAAQAAAAUAAAAKAAAAAAAAAAUAAAABAAAABwAAAAQAAAABAAAAAQAAAAQAAAABAAAAAwAAAAQAAAABAAAABQAAAAsAAAAAAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAAAAAAAAAAAAAAQAAAAAAAAACAAAAAAAAABEAAAAAAAAAEgAAAAAAAAA",
+    relations: 16usize,
+    fixed: "CAAAAAEAAAABAAAAAAAAAAkAAAABAAAABAAAAAIAAAAEAAAABgAAAAgAAAALAAAAAgAAAAYAAAAHAAAADAAAAAwAAAANAAAADQAAAA4AAAAOAAAADwAAAA8AAAAQAAAAEAAAABEAAAAMAAAAAgAAAAMAAAAAAAAAEgAAAAAAAAATAAAAAAAAABQAAAA",
+    fixed_indexes: &[(11, &[0])],
     roles: &["robot"],
     role_terms: &[0u32],
     initial: &[2u32, 4u32, 6u32, 8u32],
     inputs: ::gdl_runtime::lifted::Inputs {
-        true_: 3usize,
-        does: 4usize,
-        read_whole: [false, true],
+        true_: 6usize,
+        does: 7usize,
+        read_whole: [false, false],
         splits: [
-            &[(0u32, 1usize, 0usize), (1u32, 1usize, 1usize), (2u32, 1usize, 2usize)],
-            &[],
+            &[(3u32, 1usize, 3usize), (4u32, 1usize, 4usize), (5u32, 1usize, 5usize)],
+            &[(0u32, 0usize, 0usize), (1u32, 0usize, 1usize), (2u32, 0usize, 2usize)],
         ],
     },
     outputs: ::gdl_runtime::lifted::Outputs {
         legal: ::gdl_runtime::lifted::Output {
-            relation: 9usize,
+            relation: 12usize,
             fixed: true,
         },
         next: ::gdl_runtime::lifted::Output {
-            relation: 7usize,
-            fixed: false,
-        },
-        terminal: ::gdl_runtime::lifted::Output {
-            relation: 11usize,
-            fixed: false,
-        },
-        goal: ::gdl_runtime::lifted::Output {
             relation: 10usize,
             fixed: false,
         },
+        terminal: ::gdl_runtime::lifted::Output {
+            relation: 14usize,
+            fixed: false,
+        },
+        goal: ::gdl_runtime::lifted::Output {
+            relation: 13usize,
+            fixed: false,
+        },
         sees: ::gdl_runtime::lifted::Output {
-            relation: 12usize,
+            relation: 15usize,
             fixed: true,
         },
     },
@@ -88,7 +88,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         legal: &[],
         next: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[7],
+                relations: &[10],
                 rules: &[
                     engine_0_rule_5 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_6 as ::gdl_runtime::lifted::Join,
@@ -118,7 +118,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[11],
+                relations: &[14],
                 rules: &[
                     engine_0_rule_37 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_38 as ::gdl_runtime::lifted::Join,
@@ -131,7 +131,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         goal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[10],
+                relations: &[13],
                 rules: &[
                     engine_0_rule_33 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_34 as ::gdl_runtime::lifted::Join,
@@ -156,9 +156,9 @@ fn engine_0_rule_5(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 9u32]) {
-        if tables[0].contains(&[1u32]) {
-            out.push(7, &[10u32]);
+    if tables[0].contains(&[0u32]) {
+        if tables[3].contains(&[1u32]) {
+            out.push(10, &[9u32]);
         }
     }
 }
@@ -170,9 +170,9 @@ fn engine_0_rule_6(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 9u32]) {
-        if tables[1].contains(&[3u32]) {
-            out.push(7, &[11u32]);
+    if tables[0].contains(&[0u32]) {
+        if tables[4].contains(&[3u32]) {
+            out.push(10, &[10u32]);
         }
     }
 }
@@ -184,9 +184,9 @@ fn engine_0_rule_7(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 9u32]) {
-        if tables[1].contains(&[5u32]) {
-            out.push(7, &[12u32]);
+    if tables[0].contains(&[0u32]) {
+        if tables[4].contains(&[5u32]) {
+            out.push(10, &[11u32]);
         }
     }
 }
@@ -198,9 +198,9 @@ fn engine_0_rule_8(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 9u32]) {
-        if tables[1].contains(&[1u32]) {
-            out.push(7, &[2u32]);
+    if tables[0].contains(&[0u32]) {
+        if tables[4].contains(&[1u32]) {
+            out.push(10, &[2u32]);
         }
     }
 }
@@ -212,9 +212,9 @@ fn engine_0_rule_9(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 9u32]) {
-        if tables[0].contains(&[3u32]) {
-            out.push(7, &[4u32]);
+    if tables[0].contains(&[0u32]) {
+        if tables[3].contains(&[3u32]) {
+            out.push(10, &[4u32]);
         }
     }
 }
@@ -226,9 +226,9 @@ fn engine_0_rule_10(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 9u32]) {
-        if tables[0].contains(&[5u32]) {
-            out.push(7, &[6u32]);
+    if tables[0].contains(&[0u32]) {
+        if tables[3].contains(&[5u32]) {
+            out.push(10, &[6u32]);
         }
     }
 }
@@ -240,9 +240,9 @@ fn engine_0_rule_11(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 13u32]) {
-        if tables[1].contains(&[3u32]) {
-            out.push(7, &[10u32]);
+    if tables[1].contains(&[0u32]) {
+        if tables[4].contains(&[3u32]) {
+            out.push(10, &[9u32]);
         }
     }
 }
@@ -254,9 +254,9 @@ fn engine_0_rule_12(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 13u32]) {
-        if tables[1].contains(&[1u32]) {
-            out.push(7, &[11u32]);
+    if tables[1].contains(&[0u32]) {
+        if tables[4].contains(&[1u32]) {
+            out.push(10, &[10u32]);
         }
     }
 }
@@ -268,9 +268,9 @@ fn engine_0_rule_13(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 13u32]) {
-        if tables[1].contains(&[5u32]) {
-            out.push(7, &[12u32]);
+    if tables[1].contains(&[0u32]) {
+        if tables[4].contains(&[5u32]) {
+            out.push(10, &[11u32]);
         }
     }
 }
@@ -282,9 +282,9 @@ fn engine_0_rule_14(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 13u32]) {
-        if tables[0].contains(&[3u32]) {
-            out.push(7, &[2u32]);
+    if tables[1].contains(&[0u32]) {
+        if tables[3].contains(&[3u32]) {
+            out.push(10, &[2u32]);
         }
     }
 }
@@ -296,9 +296,9 @@ fn engine_0_rule_15(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 13u32]) {
-        if tables[0].contains(&[1u32]) {
-            out.push(7, &[4u32]);
+    if tables[1].contains(&[0u32]) {
+        if tables[3].contains(&[1u32]) {
+            out.push(10, &[4u32]);
         }
     }
 }
@@ -310,9 +310,9 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 13u32]) {
-        if tables[0].contains(&[5u32]) {
-            out.push(7, &[6u32]);
+    if tables[1].contains(&[0u32]) {
+        if tables[3].contains(&[5u32]) {
+            out.push(10, &[6u32]);
         }
     }
 }
@@ -324,9 +324,9 @@ fn engine_0_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 14u32]) {
-        if tables[1].contains(&[1u32]) {
-            out.push(7, &[10u32]);
+    if tables[2].contains(&[0u32]) {
+        if tables[4].contains(&[1u32]) {
+            out.push(10, &[9u32]);
         }
     }
 }
@@ -338,9 +338,9 @@ fn engine_0_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 14u32]) {
-        if tables[1].contains(&[5u32]) {
-            out.push(7, &[11u32]);
+    if tables[2].contains(&[0u32]) {
+        if tables[4].contains(&[5u32]) {
+            out.push(10, &[10u32]);
         }
     }
 }
@@ -352,9 +352,9 @@ fn engine_0_rule_19(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 14u32]) {
-        if tables[1].contains(&[3u32]) {
-            out.push(7, &[12u32]);
+    if tables[2].contains(&[0u32]) {
+        if tables[4].contains(&[3u32]) {
+            out.push(10, &[11u32]);
         }
     }
 }
@@ -366,9 +366,9 @@ fn engine_0_rule_20(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 14u32]) {
-        if tables[0].contains(&[1u32]) {
-            out.push(7, &[2u32]);
+    if tables[2].contains(&[0u32]) {
+        if tables[3].contains(&[1u32]) {
+            out.push(10, &[2u32]);
         }
     }
 }
@@ -380,9 +380,9 @@ fn engine_0_rule_21(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 14u32]) {
-        if tables[0].contains(&[5u32]) {
-            out.push(7, &[4u32]);
+    if tables[2].contains(&[0u32]) {
+        if tables[3].contains(&[5u32]) {
+            out.push(10, &[4u32]);
         }
     }
 }
@@ -394,9 +394,9 @@ fn engine_0_rule_22(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[4].contains(&[0u32, 14u32]) {
-        if tables[0].contains(&[3u32]) {
-            out.push(7, &[6u32]);
+    if tables[2].contains(&[0u32]) {
+        if tables[3].contains(&[3u32]) {
+            out.push(10, &[6u32]);
         }
     }
 }
@@ -408,15 +408,15 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
+    for f0 in tables[5].facts() {
         let v0 = f0[0];
-        for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
+        for f1 in fixed[11].candidates(&[0], &[v0]).map(|i| fixed[11].fact(i)) {
             if f1[0] != v0 {
                 continue;
             }
             let v1 = f1[1];
-            let t1 = store.intern_args(2u32, &[v1]);
-            out.push(7, &[t1]);
+            let t1 = store.intern_args(5u32, &[v1]);
+            out.push(10, &[t1]);
         }
     }
 }
@@ -428,10 +428,10 @@ fn engine_0_rule_33(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[1u32]) {
-        if tables[1].contains(&[3u32]) {
-            if tables[1].contains(&[5u32]) {
-                out.push(10, &[0u32, 21u32]);
+    if tables[4].contains(&[1u32]) {
+        if tables[4].contains(&[3u32]) {
+            if tables[4].contains(&[5u32]) {
+                out.push(13, &[0u32, 21u32]);
             }
         }
     }
@@ -444,8 +444,8 @@ fn engine_0_rule_34(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[1].contains(&[1u32])) {
-        out.push(10, &[0u32, 22u32]);
+    if !(tables[4].contains(&[1u32])) {
+        out.push(13, &[0u32, 22u32]);
     }
 }
 // Rule at buttons.kif:118
@@ -456,8 +456,8 @@ fn engine_0_rule_35(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[1].contains(&[3u32])) {
-        out.push(10, &[0u32, 22u32]);
+    if !(tables[4].contains(&[3u32])) {
+        out.push(13, &[0u32, 22u32]);
     }
 }
 // Rule at buttons.kif:120
@@ -468,8 +468,8 @@ fn engine_0_rule_36(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[1].contains(&[5u32])) {
-        out.push(10, &[0u32, 22u32]);
+    if !(tables[4].contains(&[5u32])) {
+        out.push(13, &[0u32, 22u32]);
     }
 }
 // Rule at buttons.kif:125
@@ -480,8 +480,8 @@ fn engine_0_rule_37(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[2].contains(&[20u32]) {
-        out.push(11, &[]);
+    if tables[5].contains(&[17u32]) {
+        out.push(14, &[]);
     }
 }
 // Rule at buttons.kif:128
@@ -492,10 +492,10 @@ fn engine_0_rule_38(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[1u32]) {
-        if tables[1].contains(&[3u32]) {
-            if tables[1].contains(&[5u32]) {
-                out.push(11, &[]);
+    if tables[4].contains(&[1u32]) {
+        if tables[4].contains(&[3u32]) {
+            if tables[4].contains(&[5u32]) {
+                out.push(14, &[]);
             }
         }
     }

@@ -104,6 +104,9 @@ mod lifted {
     /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
     static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
         names: &[
+            "a",
+            "b",
+            "c",
             "off",
             "on",
             "step",
@@ -112,9 +115,6 @@ mod lifted {
             "q",
             "r",
             "1",
-            "a",
-            "b",
-            "c",
             "2",
             "3",
             "4",
@@ -124,45 +124,45 @@ mod lifted {
             "100",
             "0",
         ],
-        terms: "AwAAAAAAAAAEAAAAAAAAAAAAAAABAAAAAQAAAAUAAAAAAAAAAAAAAAEAAAADAAAABgAAAAAAAAAAAAAAAQAAAAUAAAAHAAAAAAAAAAIAAAABAAAABwAAAAgAAAAAAAAAAQAAAAEAAAABAAAAAQAAAAEAAAADAAAAAQAAAAEAAAAFAAAACQAAAAAAAAAKAAAAAAAAAAsAAAAAAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAABEAAAAAAAAAEgAAAAAAAAA",
-        relations: 13usize,
-        fixed: "BQAAAAEAAAABAAAAAAAAAAYAAAABAAAABAAAAAIAAAAEAAAABgAAAAgAAAAIAAAAAgAAAAYAAAAHAAAADwAAAA8AAAAQAAAAEAAAABEAAAARAAAAEgAAABIAAAATAAAAEwAAABQAAAAJAAAAAgAAAAMAAAAAAAAACQAAAAAAAAANAAAAAAAAAA4AAAA",
-        fixed_indexes: &[(8, &[0])],
+        terms: "BgAAAAAAAAAHAAAAAAAAAAMAAAABAAAAAQAAAAgAAAAAAAAAAwAAAAEAAAADAAAACQAAAAAAAAADAAAAAQAAAAUAAAAKAAAAAAAAAAUAAAABAAAABwAAAAQAAAABAAAAAQAAAAQAAAABAAAAAwAAAAQAAAABAAAABQAAAAsAAAAAAAAADAAAAAAAAAANAAAAAAAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAAAAAAAAAAAAAAQAAAAAAAAACAAAAAAAAABEAAAAAAAAAEgAAAAAAAAA",
+        relations: 16usize,
+        fixed: "CAAAAAEAAAABAAAAAAAAAAkAAAABAAAABAAAAAIAAAAEAAAABgAAAAgAAAALAAAAAgAAAAYAAAAHAAAADAAAAAwAAAANAAAADQAAAA4AAAAOAAAADwAAAA8AAAAQAAAAEAAAABEAAAAMAAAAAgAAAAMAAAAAAAAAEgAAAAAAAAATAAAAAAAAABQAAAA",
+        fixed_indexes: &[(11, &[0])],
         roles: &["robot"],
         role_terms: &[0u32],
         initial: &[2u32, 4u32, 6u32, 8u32],
         inputs: ::gdl_runtime::lifted::Inputs {
-            true_: 3usize,
-            does: 4usize,
-            read_whole: [false, true],
+            true_: 6usize,
+            does: 7usize,
+            read_whole: [false, false],
             splits: [
                 &[
-                    (0u32, 1usize, 0usize),
-                    (1u32, 1usize, 1usize),
-                    (2u32, 1usize, 2usize),
+                    (3u32, 1usize, 3usize),
+                    (4u32, 1usize, 4usize),
+                    (5u32, 1usize, 5usize),
                 ],
-                &[],
+                &[(0u32, 0usize, 0usize), (1u32, 0usize, 1usize), (2u32, 0usize, 2usize)],
             ],
         },
         outputs: ::gdl_runtime::lifted::Outputs {
             legal: ::gdl_runtime::lifted::Output {
-                relation: 9usize,
+                relation: 12usize,
                 fixed: true,
             },
             next: ::gdl_runtime::lifted::Output {
-                relation: 7usize,
-                fixed: false,
-            },
-            terminal: ::gdl_runtime::lifted::Output {
-                relation: 11usize,
-                fixed: false,
-            },
-            goal: ::gdl_runtime::lifted::Output {
                 relation: 10usize,
                 fixed: false,
             },
+            terminal: ::gdl_runtime::lifted::Output {
+                relation: 14usize,
+                fixed: false,
+            },
+            goal: ::gdl_runtime::lifted::Output {
+                relation: 13usize,
+                fixed: false,
+            },
             sees: ::gdl_runtime::lifted::Output {
-                relation: 12usize,
+                relation: 15usize,
                 fixed: true,
             },
         },
@@ -172,7 +172,7 @@ mod lifted {
             legal: &[],
             next: &[
                 ::gdl_runtime::lifted::Component {
-                    relations: &[7],
+                    relations: &[10],
                     rules: &[
                         engine_0_rule_5 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_6 as ::gdl_runtime::lifted::Join,
@@ -202,7 +202,7 @@ mod lifted {
             ],
             terminal: &[
                 ::gdl_runtime::lifted::Component {
-                    relations: &[11],
+                    relations: &[14],
                     rules: &[
                         engine_0_rule_37 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_38 as ::gdl_runtime::lifted::Join,
@@ -215,7 +215,7 @@ mod lifted {
             ],
             goal: &[
                 ::gdl_runtime::lifted::Component {
-                    relations: &[10],
+                    relations: &[13],
                     rules: &[
                         engine_0_rule_33 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_34 as ::gdl_runtime::lifted::Join,
@@ -240,9 +240,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 9u32]) {
-            if tables[0].contains(&[1u32]) {
-                out.push(7, &[10u32]);
+        if tables[0].contains(&[0u32]) {
+            if tables[3].contains(&[1u32]) {
+                out.push(10, &[9u32]);
             }
         }
     }
@@ -254,9 +254,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 9u32]) {
-            if tables[1].contains(&[3u32]) {
-                out.push(7, &[11u32]);
+        if tables[0].contains(&[0u32]) {
+            if tables[4].contains(&[3u32]) {
+                out.push(10, &[10u32]);
             }
         }
     }
@@ -268,9 +268,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 9u32]) {
-            if tables[1].contains(&[5u32]) {
-                out.push(7, &[12u32]);
+        if tables[0].contains(&[0u32]) {
+            if tables[4].contains(&[5u32]) {
+                out.push(10, &[11u32]);
             }
         }
     }
@@ -282,9 +282,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 9u32]) {
-            if tables[1].contains(&[1u32]) {
-                out.push(7, &[2u32]);
+        if tables[0].contains(&[0u32]) {
+            if tables[4].contains(&[1u32]) {
+                out.push(10, &[2u32]);
             }
         }
     }
@@ -296,9 +296,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 9u32]) {
-            if tables[0].contains(&[3u32]) {
-                out.push(7, &[4u32]);
+        if tables[0].contains(&[0u32]) {
+            if tables[3].contains(&[3u32]) {
+                out.push(10, &[4u32]);
             }
         }
     }
@@ -310,9 +310,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 9u32]) {
-            if tables[0].contains(&[5u32]) {
-                out.push(7, &[6u32]);
+        if tables[0].contains(&[0u32]) {
+            if tables[3].contains(&[5u32]) {
+                out.push(10, &[6u32]);
             }
         }
     }
@@ -324,9 +324,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 13u32]) {
-            if tables[1].contains(&[3u32]) {
-                out.push(7, &[10u32]);
+        if tables[1].contains(&[0u32]) {
+            if tables[4].contains(&[3u32]) {
+                out.push(10, &[9u32]);
             }
         }
     }
@@ -338,9 +338,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 13u32]) {
-            if tables[1].contains(&[1u32]) {
-                out.push(7, &[11u32]);
+        if tables[1].contains(&[0u32]) {
+            if tables[4].contains(&[1u32]) {
+                out.push(10, &[10u32]);
             }
         }
     }
@@ -352,9 +352,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 13u32]) {
-            if tables[1].contains(&[5u32]) {
-                out.push(7, &[12u32]);
+        if tables[1].contains(&[0u32]) {
+            if tables[4].contains(&[5u32]) {
+                out.push(10, &[11u32]);
             }
         }
     }
@@ -366,9 +366,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 13u32]) {
-            if tables[0].contains(&[3u32]) {
-                out.push(7, &[2u32]);
+        if tables[1].contains(&[0u32]) {
+            if tables[3].contains(&[3u32]) {
+                out.push(10, &[2u32]);
             }
         }
     }
@@ -380,9 +380,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 13u32]) {
-            if tables[0].contains(&[1u32]) {
-                out.push(7, &[4u32]);
+        if tables[1].contains(&[0u32]) {
+            if tables[3].contains(&[1u32]) {
+                out.push(10, &[4u32]);
             }
         }
     }
@@ -394,9 +394,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 13u32]) {
-            if tables[0].contains(&[5u32]) {
-                out.push(7, &[6u32]);
+        if tables[1].contains(&[0u32]) {
+            if tables[3].contains(&[5u32]) {
+                out.push(10, &[6u32]);
             }
         }
     }
@@ -408,9 +408,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 14u32]) {
-            if tables[1].contains(&[1u32]) {
-                out.push(7, &[10u32]);
+        if tables[2].contains(&[0u32]) {
+            if tables[4].contains(&[1u32]) {
+                out.push(10, &[9u32]);
             }
         }
     }
@@ -422,9 +422,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 14u32]) {
-            if tables[1].contains(&[5u32]) {
-                out.push(7, &[11u32]);
+        if tables[2].contains(&[0u32]) {
+            if tables[4].contains(&[5u32]) {
+                out.push(10, &[10u32]);
             }
         }
     }
@@ -436,9 +436,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 14u32]) {
-            if tables[1].contains(&[3u32]) {
-                out.push(7, &[12u32]);
+        if tables[2].contains(&[0u32]) {
+            if tables[4].contains(&[3u32]) {
+                out.push(10, &[11u32]);
             }
         }
     }
@@ -450,9 +450,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 14u32]) {
-            if tables[0].contains(&[1u32]) {
-                out.push(7, &[2u32]);
+        if tables[2].contains(&[0u32]) {
+            if tables[3].contains(&[1u32]) {
+                out.push(10, &[2u32]);
             }
         }
     }
@@ -464,9 +464,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 14u32]) {
-            if tables[0].contains(&[5u32]) {
-                out.push(7, &[4u32]);
+        if tables[2].contains(&[0u32]) {
+            if tables[3].contains(&[5u32]) {
+                out.push(10, &[4u32]);
             }
         }
     }
@@ -478,9 +478,9 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[4].contains(&[0u32, 14u32]) {
-            if tables[0].contains(&[3u32]) {
-                out.push(7, &[6u32]);
+        if tables[2].contains(&[0u32]) {
+            if tables[3].contains(&[3u32]) {
+                out.push(10, &[6u32]);
             }
         }
     }
@@ -492,15 +492,15 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[2].facts() {
+        for f0 in tables[5].facts() {
             let v0 = f0[0];
-            for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
+            for f1 in fixed[11].candidates(&[0], &[v0]).map(|i| fixed[11].fact(i)) {
                 if f1[0] != v0 {
                     continue;
                 }
                 let v1 = f1[1];
-                let t1 = store.intern_args(2u32, &[v1]);
-                out.push(7, &[t1]);
+                let t1 = store.intern_args(5u32, &[v1]);
+                out.push(10, &[t1]);
             }
         }
     }
@@ -512,10 +512,10 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[1].contains(&[1u32]) {
-            if tables[1].contains(&[3u32]) {
-                if tables[1].contains(&[5u32]) {
-                    out.push(10, &[0u32, 21u32]);
+        if tables[4].contains(&[1u32]) {
+            if tables[4].contains(&[3u32]) {
+                if tables[4].contains(&[5u32]) {
+                    out.push(13, &[0u32, 21u32]);
                 }
             }
         }
@@ -528,8 +528,8 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[1].contains(&[1u32])) {
-            out.push(10, &[0u32, 22u32]);
+        if !(tables[4].contains(&[1u32])) {
+            out.push(13, &[0u32, 22u32]);
         }
     }
     // Rule at buttons.kif:118
@@ -540,8 +540,8 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[1].contains(&[3u32])) {
-            out.push(10, &[0u32, 22u32]);
+        if !(tables[4].contains(&[3u32])) {
+            out.push(13, &[0u32, 22u32]);
         }
     }
     // Rule at buttons.kif:120
@@ -552,8 +552,8 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[1].contains(&[5u32])) {
-            out.push(10, &[0u32, 22u32]);
+        if !(tables[4].contains(&[5u32])) {
+            out.push(13, &[0u32, 22u32]);
         }
     }
     // Rule at buttons.kif:125
@@ -564,8 +564,8 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[2].contains(&[20u32]) {
-            out.push(11, &[]);
+        if tables[5].contains(&[17u32]) {
+            out.push(14, &[]);
         }
     }
     // Rule at buttons.kif:128
@@ -576,10 +576,10 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[1].contains(&[1u32]) {
-            if tables[1].contains(&[3u32]) {
-                if tables[1].contains(&[5u32]) {
-                    out.push(11, &[]);
+        if tables[4].contains(&[1u32]) {
+            if tables[4].contains(&[3u32]) {
+                if tables[4].contains(&[5u32]) {
+                    out.push(14, &[]);
                 }
             }
         }

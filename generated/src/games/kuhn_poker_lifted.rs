@@ -24,6 +24,8 @@ fn loaded() -> &'static ::gdl_runtime::lifted::LiftedGame {
 /// The game's rules, relations and static facts, as gdlc's interpreter planned them.
 static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program {
     names: &[
+        "bet",
+        "check",
         "deal",
         "did",
         "holds",
@@ -34,8 +36,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "jack",
         "queen",
         "king",
-        "check",
-        "bet",
         "call",
         "fold",
         "noop",
@@ -51,41 +51,41 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "25",
         "0",
     ],
-    terms: "BAAAAAAAAAAFAAAAAAAAAAYAAAAAAAAABwAAAAAAAAAIAAAAAAAAAAkAAAAAAAAACgAAAAAAAAALAAAAAAAAAAwAAAAAAAAADQAAAAAAAAAAAAAAAAAAAAMAAAABAAAACgAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAABEAAAAAAAAAAwAAAAEAAAANAAAAAwAAAAEAAAAOAAAAAwAAAAEAAAAPAAAAFQAAAAAAAAADAAAAAQAAABMAAAAWAAAAAAAAABcAAAAAAAAAGAAAAAAAAAAZAAAAAAAAAA",
-    relations: 21usize,
-    fixed: "BgAAAAEAAAADAAAAAAAAAAEAAAACAAAABwAAAAEAAAACAAAAAAAAAAEAAAAIAAAAAQAAAAMAAAADAAAABAAAAAUAAAAJAAAAAgAAAAMAAAAFAAAABAAAAAUAAAADAAAABAAAAAMAAAAKAAAAAQAAAAQAAAAGAAAABwAAAAgAAAAJAAAACwAAAAEAAAABAAAACwAAABQAAAABAAAAAgAAAAAAAAABAAAA",
-    fixed_indexes: &[(9, &[0])],
+    terms: "BgAAAAAAAAAHAAAAAAAAAAgAAAAAAAAACQAAAAAAAAAKAAAAAAAAAAsAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAAwAAAAAAAAADQAAAAAAAAACAAAAAAAAAAUAAAABAAAACgAAAA4AAAAAAAAADwAAAAAAAAAQAAAAAAAAABEAAAAAAAAABQAAAAEAAAANAAAABQAAAAEAAAAOAAAABQAAAAEAAAAPAAAAFQAAAAAAAAAFAAAAAQAAABMAAAAWAAAAAAAAABcAAAAAAAAAGAAAAAAAAAAZAAAAAAAAAA",
+    relations: 23usize,
+    fixed: "CAAAAAEAAAADAAAAAAAAAAEAAAACAAAACQAAAAEAAAACAAAAAAAAAAEAAAAKAAAAAQAAAAMAAAADAAAABAAAAAUAAAALAAAAAgAAAAMAAAAFAAAABAAAAAUAAAADAAAABAAAAAMAAAAMAAAAAQAAAAQAAAAGAAAABwAAAAgAAAAJAAAADQAAAAEAAAABAAAACwAAABYAAAABAAAAAgAAAAAAAAABAAAA",
+    fixed_indexes: &[(11, &[0])],
     roles: &["alice", "bob", "random"],
     role_terms: &[0u32, 1u32, 2u32],
     initial: &[11u32],
     inputs: ::gdl_runtime::lifted::Inputs {
-        true_: 4usize,
-        does: 5usize,
+        true_: 6usize,
+        does: 7usize,
         read_whole: [false, true],
         splits: [
-            &[(1u32, 2usize, 1usize), (2u32, 2usize, 2usize), (3u32, 1usize, 3usize)],
-            &[(0u32, 2usize, 0usize)],
+            &[(3u32, 2usize, 3usize), (4u32, 2usize, 4usize), (5u32, 1usize, 5usize)],
+            &[(0u32, 0usize, 0usize), (1u32, 0usize, 1usize), (2u32, 2usize, 2usize)],
         ],
     },
     outputs: ::gdl_runtime::lifted::Outputs {
         legal: ::gdl_runtime::lifted::Output {
-            relation: 12usize,
-            fixed: false,
-        },
-        next: ::gdl_runtime::lifted::Output {
             relation: 14usize,
             fixed: false,
         },
+        next: ::gdl_runtime::lifted::Output {
+            relation: 16usize,
+            fixed: false,
+        },
         terminal: ::gdl_runtime::lifted::Output {
-            relation: 15usize,
+            relation: 17usize,
             fixed: false,
         },
         goal: ::gdl_runtime::lifted::Output {
-            relation: 19usize,
+            relation: 21usize,
             fixed: false,
         },
         sees: ::gdl_runtime::lifted::Output {
-            relation: 13usize,
+            relation: 15usize,
             fixed: false,
         },
     },
@@ -94,7 +94,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     queries: ::gdl_runtime::lifted::Queries {
         legal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[12],
+                relations: &[14],
                 rules: &[
                     engine_0_rule_16 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_17 as ::gdl_runtime::lifted::Join,
@@ -119,7 +119,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         next: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[14],
+                relations: &[16],
                 rules: &[
                     engine_0_rule_34 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_35 as ::gdl_runtime::lifted::Join,
@@ -135,13 +135,13 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(0, &[0])],
+                indexes: &[(2, &[0])],
                 demands: &[],
             },
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[15],
+                relations: &[17],
                 rules: &[engine_0_rule_45 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
@@ -151,31 +151,31 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         goal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[16],
+                relations: &[18],
                 rules: &[engine_0_rule_46 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
-                indexes: &[(1, &[1])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[17],
-                rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(1, &[1])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[18],
-                rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(2, &[1])],
+                indexes: &[(3, &[1])],
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[19],
+                rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(3, &[1])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
+                relations: &[20],
+                rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(4, &[1])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
+                relations: &[21],
                 rules: &[
                     engine_0_rule_49 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_50 as ::gdl_runtime::lifted::Join,
@@ -197,42 +197,42 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 18],
+                        reads: &[18, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 17, 18],
+                        reads: &[18, 19, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 17, 18],
+                        reads: &[18, 19, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 18],
+                        reads: &[18, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 18],
+                        reads: &[18, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 17, 18],
+                        reads: &[18, 19, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 17, 18],
+                        reads: &[18, 19, 20],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[16, 18],
+                        reads: &[18, 20],
                     },
                 ],
             },
         ],
         sees: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[13],
+                relations: &[15],
                 rules: &[
                     engine_0_rule_30 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_31 as ::gdl_runtime::lifted::Join,
@@ -241,7 +241,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(0, &[0]), (5, &[0])],
+                indexes: &[(2, &[0]), (7, &[0])],
                 demands: &[],
             },
         ],
@@ -256,15 +256,15 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[10u32]) {
-        for f1 in fixed[8].facts() {
+    if tables[5].contains(&[10u32]) {
+        for f1 in fixed[10].facts() {
             let v0 = f1[0];
-            for f2 in fixed[8].facts() {
+            for f2 in fixed[10].facts() {
                 let v1 = f2[0];
                 {
                     if v0 != v1 {
-                        let t1 = store.intern_args(0u32, &[v0, v1]);
-                        out.push(12, &[2u32, t1]);
+                        let t1 = store.intern_args(2u32, &[v0, v1]);
+                        out.push(14, &[2u32, t1]);
                     }
                 }
             }
@@ -279,8 +279,8 @@ fn engine_0_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[3].contains(&[10u32])) {
-        out.push(12, &[2u32, 12u32]);
+    if !(tables[5].contains(&[10u32])) {
+        out.push(14, &[2u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:23
@@ -291,10 +291,10 @@ fn engine_0_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[10u32]) {
-        for f1 in fixed[7].facts() {
+    if tables[5].contains(&[10u32]) {
+        for f1 in fixed[9].facts() {
             let v0 = f1[0];
-            out.push(12, &[v0, 12u32]);
+            out.push(14, &[v0, 12u32]);
         }
     }
 }
@@ -306,8 +306,8 @@ fn engine_0_rule_19(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[13u32]) {
-        out.push(12, &[0u32, 6u32]);
+    if tables[5].contains(&[13u32]) {
+        out.push(14, &[0u32, 6u32]);
     }
 }
 // Rule at kuhnPoker.kif:27
@@ -318,8 +318,8 @@ fn engine_0_rule_20(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[13u32]) {
-        out.push(12, &[0u32, 7u32]);
+    if tables[5].contains(&[13u32]) {
+        out.push(14, &[0u32, 7u32]);
     }
 }
 // Rule at kuhnPoker.kif:28
@@ -330,8 +330,8 @@ fn engine_0_rule_21(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[13u32]) {
-        out.push(12, &[1u32, 12u32]);
+    if tables[5].contains(&[13u32]) {
+        out.push(14, &[1u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:31
@@ -342,9 +342,9 @@ fn engine_0_rule_22(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 7u32]) {
-        if tables[3].contains(&[14u32]) {
-            out.push(12, &[1u32, 8u32]);
+    if tables[3].contains(&[0u32, 7u32]) {
+        if tables[5].contains(&[14u32]) {
+            out.push(14, &[1u32, 8u32]);
         }
     }
 }
@@ -356,9 +356,9 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 7u32]) {
-        if tables[3].contains(&[14u32]) {
-            out.push(12, &[1u32, 9u32]);
+    if tables[3].contains(&[0u32, 7u32]) {
+        if tables[5].contains(&[14u32]) {
+            out.push(14, &[1u32, 9u32]);
         }
     }
 }
@@ -370,9 +370,9 @@ fn engine_0_rule_24(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 6u32]) {
-        if tables[3].contains(&[14u32]) {
-            out.push(12, &[1u32, 6u32]);
+    if tables[3].contains(&[0u32, 6u32]) {
+        if tables[5].contains(&[14u32]) {
+            out.push(14, &[1u32, 6u32]);
         }
     }
 }
@@ -384,9 +384,9 @@ fn engine_0_rule_25(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 6u32]) {
-        if tables[3].contains(&[14u32]) {
-            out.push(12, &[1u32, 7u32]);
+    if tables[3].contains(&[0u32, 6u32]) {
+        if tables[5].contains(&[14u32]) {
+            out.push(14, &[1u32, 7u32]);
         }
     }
 }
@@ -398,8 +398,8 @@ fn engine_0_rule_26(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[14u32]) {
-        out.push(12, &[0u32, 12u32]);
+    if tables[5].contains(&[14u32]) {
+        out.push(14, &[0u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:38
@@ -410,8 +410,8 @@ fn engine_0_rule_27(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[15u32]) {
-        out.push(12, &[0u32, 8u32]);
+    if tables[5].contains(&[15u32]) {
+        out.push(14, &[0u32, 8u32]);
     }
 }
 // Rule at kuhnPoker.kif:39
@@ -422,8 +422,8 @@ fn engine_0_rule_28(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[15u32]) {
-        out.push(12, &[0u32, 9u32]);
+    if tables[5].contains(&[15u32]) {
+        out.push(14, &[0u32, 9u32]);
     }
 }
 // Rule at kuhnPoker.kif:40
@@ -434,8 +434,8 @@ fn engine_0_rule_29(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[15u32]) {
-        out.push(12, &[1u32, 12u32]);
+    if tables[5].contains(&[15u32]) {
+        out.push(14, &[1u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:43
@@ -446,14 +446,14 @@ fn engine_0_rule_30(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
+    for f0 in tables[2].candidates(&[0], &[2u32]).map(|i| tables[2].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
         let v0 = f0[1];
         let v1 = f0[2];
         let t1 = store.intern_args(18u32, &[v0]);
-        out.push(13, &[0u32, t1]);
+        out.push(15, &[0u32, t1]);
     }
 }
 // Rule at kuhnPoker.kif:44
@@ -464,14 +464,14 @@ fn engine_0_rule_31(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
+    for f0 in tables[2].candidates(&[0], &[2u32]).map(|i| tables[2].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
         let v0 = f0[1];
         let v1 = f0[2];
         let t1 = store.intern_args(18u32, &[v1]);
-        out.push(13, &[1u32, t1]);
+        out.push(15, &[1u32, t1]);
     }
 }
 // Rule at kuhnPoker.kif:45
@@ -482,14 +482,14 @@ fn engine_0_rule_32(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].candidates(&[0], &[0u32]).map(|i| tables[5].fact(i)) {
+    for f0 in tables[7].candidates(&[0], &[0u32]).map(|i| tables[7].fact(i)) {
         if f0[0] != 0u32 {
             continue;
         }
         let v0 = f0[1];
-        if fixed[10].contains(&[v0]) {
+        if fixed[12].contains(&[v0]) {
             let t1 = store.intern_args(19u32, &[v0]);
-            out.push(13, &[1u32, t1]);
+            out.push(15, &[1u32, t1]);
         }
     }
 }
@@ -501,14 +501,14 @@ fn engine_0_rule_33(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].candidates(&[0], &[1u32]).map(|i| tables[5].fact(i)) {
+    for f0 in tables[7].candidates(&[0], &[1u32]).map(|i| tables[7].fact(i)) {
         if f0[0] != 1u32 {
             continue;
         }
         let v0 = f0[1];
-        if fixed[10].contains(&[v0]) {
+        if fixed[12].contains(&[v0]) {
             let t1 = store.intern_args(20u32, &[v0]);
-            out.push(13, &[0u32, t1]);
+            out.push(15, &[0u32, t1]);
         }
     }
 }
@@ -520,14 +520,14 @@ fn engine_0_rule_34(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
+    for f0 in tables[2].candidates(&[0], &[2u32]).map(|i| tables[2].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store.intern_args(2u32, &[0u32, v0]);
-        out.push(14, &[t1]);
+        let t1 = store.intern_args(4u32, &[0u32, v0]);
+        out.push(16, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:50
@@ -538,14 +538,14 @@ fn engine_0_rule_35(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[2u32]).map(|i| tables[0].fact(i)) {
+    for f0 in tables[2].candidates(&[0], &[2u32]).map(|i| tables[2].fact(i)) {
         if f0[0] != 2u32 {
             continue;
         }
         let v0 = f0[1];
         let v1 = f0[2];
-        let t1 = store.intern_args(2u32, &[1u32, v1]);
-        out.push(14, &[t1]);
+        let t1 = store.intern_args(4u32, &[1u32, v1]);
+        out.push(16, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:51
@@ -556,11 +556,11 @@ fn engine_0_rule_36(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
+    for f0 in tables[4].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        let t1 = store.intern_args(2u32, &[v0, v1]);
-        out.push(14, &[t1]);
+        let t1 = store.intern_args(4u32, &[v0, v1]);
+        out.push(16, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:52
@@ -571,12 +571,12 @@ fn engine_0_rule_37(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].facts() {
+    for f0 in tables[7].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        if fixed[10].contains(&[v1]) {
-            let t1 = store.intern_args(1u32, &[v0, v1]);
-            out.push(14, &[t1]);
+        if fixed[12].contains(&[v1]) {
+            let t1 = store.intern_args(3u32, &[v0, v1]);
+            out.push(16, &[t1]);
         }
     }
 }
@@ -588,11 +588,11 @@ fn engine_0_rule_38(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
+    for f0 in tables[3].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        let t1 = store.intern_args(1u32, &[v0, v1]);
-        out.push(14, &[t1]);
+        let t1 = store.intern_args(3u32, &[v0, v1]);
+        out.push(16, &[t1]);
     }
 }
 // Rule at kuhnPoker.kif:55
@@ -603,8 +603,8 @@ fn engine_0_rule_39(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[10u32]) {
-        out.push(14, &[16u32]);
+    if tables[5].contains(&[10u32]) {
+        out.push(16, &[16u32]);
     }
 }
 // Rule at kuhnPoker.kif:56
@@ -615,8 +615,8 @@ fn engine_0_rule_40(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[13u32]) {
-        out.push(14, &[17u32]);
+    if tables[5].contains(&[13u32]) {
+        out.push(16, &[17u32]);
     }
 }
 // Rule at kuhnPoker.kif:57
@@ -627,10 +627,10 @@ fn engine_0_rule_41(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 6u32]) {
-        if tables[5].contains(&[1u32, 7u32]) {
-            if tables[3].contains(&[14u32]) {
-                out.push(14, &[18u32]);
+    if tables[3].contains(&[0u32, 6u32]) {
+        if tables[5].contains(&[14u32]) {
+            if tables[0].contains(&[1u32]) {
+                out.push(16, &[18u32]);
             }
         }
     }
@@ -643,9 +643,9 @@ fn engine_0_rule_42(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 7u32]) {
-        if tables[3].contains(&[14u32]) {
-            out.push(14, &[20u32]);
+    if tables[3].contains(&[0u32, 7u32]) {
+        if tables[5].contains(&[14u32]) {
+            out.push(16, &[20u32]);
         }
     }
 }
@@ -657,9 +657,9 @@ fn engine_0_rule_43(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[5].contains(&[1u32, 6u32]) {
-        if tables[3].contains(&[14u32]) {
-            out.push(14, &[20u32]);
+    if tables[5].contains(&[14u32]) {
+        if tables[1].contains(&[1u32]) {
+            out.push(16, &[20u32]);
         }
     }
 }
@@ -671,8 +671,8 @@ fn engine_0_rule_44(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[15u32]) {
-        out.push(14, &[20u32]);
+    if tables[5].contains(&[15u32]) {
+        out.push(16, &[20u32]);
     }
 }
 // Rule at kuhnPoker.kif:62
@@ -683,8 +683,8 @@ fn engine_0_rule_45(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[3].contains(&[19u32]) {
-        out.push(15, &[]);
+    if tables[5].contains(&[19u32]) {
+        out.push(17, &[]);
     }
 }
 // Rule at kuhnPoker.kif:65
@@ -696,12 +696,12 @@ fn engine_0_rule_46(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[1], &[8u32]).map(|i| tables[1].fact(i)) {
+    for f0 in tables[3].candidates(&[1], &[8u32]).map(|i| tables[3].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 8u32 {
             continue;
         }
-        out.push(16, &[]);
+        out.push(18, &[]);
         return;
     }
 }
@@ -714,12 +714,12 @@ fn engine_0_rule_47(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[1], &[9u32]).map(|i| tables[1].fact(i)) {
+    for f0 in tables[3].candidates(&[1], &[9u32]).map(|i| tables[3].fact(i)) {
         let v0 = f0[0];
         if f0[1] != 9u32 {
             continue;
         }
-        out.push(17, &[]);
+        out.push(19, &[]);
         return;
     }
 }
@@ -731,20 +731,20 @@ fn engine_0_rule_48(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in tables[2].facts() {
+    'l0: for f0 in tables[4].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        for f1 in fixed[9].candidates(&[0], &[v1]).map(|i| fixed[9].fact(i)) {
+        for f1 in fixed[11].candidates(&[0], &[v1]).map(|i| fixed[11].fact(i)) {
             if f1[0] != v1 {
                 continue;
             }
             let v2 = f1[1];
-            for f2 in tables[2].candidates(&[1], &[v2]).map(|i| tables[2].fact(i)) {
+            for f2 in tables[4].candidates(&[1], &[v2]).map(|i| tables[4].fact(i)) {
                 let v3 = f2[0];
                 if f2[1] != v2 {
                     continue;
                 }
-                out.push(18, &[v0]);
+                out.push(20, &[v0]);
                 continue 'l0;
             }
         }
@@ -758,9 +758,9 @@ fn engine_0_rule_49(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[18].contains(&[0u32]) {
-        if tables[16].contains(&[]) {
-            out.push(19, &[0u32, 21u32]);
+    if tables[20].contains(&[0u32]) {
+        if tables[18].contains(&[]) {
+            out.push(21, &[0u32, 21u32]);
         }
     }
 }
@@ -772,10 +772,10 @@ fn engine_0_rule_50(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[16].contains(&[])) {
-        if !(tables[17].contains(&[])) {
-            if tables[18].contains(&[0u32]) {
-                out.push(19, &[0u32, 22u32]);
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
+            if tables[20].contains(&[0u32]) {
+                out.push(21, &[0u32, 22u32]);
             }
         }
     }
@@ -788,8 +788,8 @@ fn engine_0_rule_51(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[1u32, 9u32]) {
-        out.push(19, &[0u32, 22u32]);
+    if tables[3].contains(&[1u32, 9u32]) {
+        out.push(21, &[0u32, 22u32]);
     }
 }
 // Rule at kuhnPoker.kif:72
@@ -800,10 +800,10 @@ fn engine_0_rule_52(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[16].contains(&[])) {
-        if !(tables[17].contains(&[])) {
-            if tables[18].contains(&[1u32]) {
-                out.push(19, &[0u32, 23u32]);
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
+            if tables[20].contains(&[1u32]) {
+                out.push(21, &[0u32, 23u32]);
             }
         }
     }
@@ -816,8 +816,8 @@ fn engine_0_rule_53(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 9u32]) {
-        out.push(19, &[0u32, 23u32]);
+    if tables[3].contains(&[0u32, 9u32]) {
+        out.push(21, &[0u32, 23u32]);
     }
 }
 // Rule at kuhnPoker.kif:74
@@ -828,9 +828,9 @@ fn engine_0_rule_54(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[18].contains(&[1u32]) {
-        if tables[16].contains(&[]) {
-            out.push(19, &[0u32, 24u32]);
+    if tables[20].contains(&[1u32]) {
+        if tables[18].contains(&[]) {
+            out.push(21, &[0u32, 24u32]);
         }
     }
 }
@@ -842,9 +842,9 @@ fn engine_0_rule_55(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[18].contains(&[1u32]) {
-        if tables[16].contains(&[]) {
-            out.push(19, &[1u32, 21u32]);
+    if tables[20].contains(&[1u32]) {
+        if tables[18].contains(&[]) {
+            out.push(21, &[1u32, 21u32]);
         }
     }
 }
@@ -856,10 +856,10 @@ fn engine_0_rule_56(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[16].contains(&[])) {
-        if !(tables[17].contains(&[])) {
-            if tables[18].contains(&[1u32]) {
-                out.push(19, &[1u32, 22u32]);
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
+            if tables[20].contains(&[1u32]) {
+                out.push(21, &[1u32, 22u32]);
             }
         }
     }
@@ -872,8 +872,8 @@ fn engine_0_rule_57(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32, 9u32]) {
-        out.push(19, &[1u32, 22u32]);
+    if tables[3].contains(&[0u32, 9u32]) {
+        out.push(21, &[1u32, 22u32]);
     }
 }
 // Rule at kuhnPoker.kif:79
@@ -884,10 +884,10 @@ fn engine_0_rule_58(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[16].contains(&[])) {
-        if !(tables[17].contains(&[])) {
-            if tables[18].contains(&[0u32]) {
-                out.push(19, &[1u32, 23u32]);
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
+            if tables[20].contains(&[0u32]) {
+                out.push(21, &[1u32, 23u32]);
             }
         }
     }
@@ -900,8 +900,8 @@ fn engine_0_rule_59(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[1u32, 9u32]) {
-        out.push(19, &[1u32, 23u32]);
+    if tables[3].contains(&[1u32, 9u32]) {
+        out.push(21, &[1u32, 23u32]);
     }
 }
 // Rule at kuhnPoker.kif:81
@@ -912,9 +912,9 @@ fn engine_0_rule_60(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[18].contains(&[0u32]) {
-        if tables[16].contains(&[]) {
-            out.push(19, &[1u32, 24u32]);
+    if tables[20].contains(&[0u32]) {
+        if tables[18].contains(&[]) {
+            out.push(21, &[1u32, 24u32]);
         }
     }
 }
@@ -926,5 +926,5 @@ fn engine_0_rule_61(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push(19, &[2u32, 24u32]);
+    out.push(21, &[2u32, 24u32]);
 }

@@ -27,6 +27,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "choose",
         "hide_car",
         "open_door",
+        "switch",
         "car",
         "chosen",
         "closed",
@@ -37,51 +38,55 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "2",
         "3",
         "noop",
-        "switch",
         "4",
         "100",
         "0",
     ],
-    terms: "BwAAAAAAAAAIAAAAAAAAAAkAAAAAAAAABQAAAAEAAAACAAAACgAAAAAAAAAFAAAAAQAAAAQAAAALAAAAAAAAAAUAAAABAAAABgAAAAYAAAABAAAAAgAAAAwAAAAAAAAADQAAAAAAAAAGAAAAAQAAAAQAAAAGAAAAAQAAAAYAAAAOAAAAAAAAAAYAAAABAAAADQAAAA8AAAAAAAAAEAAAAAAAAAA",
-    relations: 16usize,
-    fixed: "CQAAAAEAAAACAAAAAAAAAAEAAAAKAAAAAQAAAAQAAAADAAAABQAAAAcAAAAIAAAA",
+    terms: "CAAAAAAAAAAJAAAAAAAAAAoAAAAAAAAABgAAAAEAAAACAAAACwAAAAAAAAAGAAAAAQAAAAQAAAAMAAAAAAAAAAYAAAABAAAABgAAAAcAAAABAAAAAgAAAA0AAAAAAAAAAwAAAAAAAAAHAAAAAQAAAAQAAAAHAAAAAQAAAAYAAAAOAAAAAAAAAAcAAAABAAAADQAAAA8AAAAAAAAAEAAAAAAAAAA",
+    relations: 17usize,
+    fixed: "CgAAAAEAAAACAAAAAAAAAAEAAAALAAAAAQAAAAQAAAADAAAABQAAAAcAAAAIAAAA",
     fixed_indexes: &[],
     roles: &["candidate", "random"],
     role_terms: &[0u32, 1u32],
     initial: &[3u32, 5u32, 7u32, 8u32],
     inputs: ::gdl_runtime::lifted::Inputs {
-        true_: 7usize,
-        does: 8usize,
-        read_whole: [false, true],
+        true_: 8usize,
+        does: 9usize,
+        read_whole: [false, false],
         splits: [
             &[
-                (3u32, 1usize, 3usize),
                 (4u32, 1usize, 4usize),
                 (5u32, 1usize, 5usize),
                 (6u32, 1usize, 6usize),
+                (7u32, 1usize, 7usize),
             ],
-            &[(0u32, 1usize, 0usize), (1u32, 1usize, 1usize), (2u32, 1usize, 2usize)],
+            &[
+                (0u32, 1usize, 0usize),
+                (1u32, 1usize, 1usize),
+                (2u32, 1usize, 2usize),
+                (3u32, 0usize, 3usize),
+            ],
         ],
     },
     outputs: ::gdl_runtime::lifted::Outputs {
         legal: ::gdl_runtime::lifted::Output {
-            relation: 11usize,
+            relation: 12usize,
             fixed: false,
         },
         next: ::gdl_runtime::lifted::Output {
-            relation: 13usize,
-            fixed: false,
-        },
-        terminal: ::gdl_runtime::lifted::Output {
             relation: 14usize,
             fixed: false,
         },
-        goal: ::gdl_runtime::lifted::Output {
+        terminal: ::gdl_runtime::lifted::Output {
             relation: 15usize,
             fixed: false,
         },
+        goal: ::gdl_runtime::lifted::Output {
+            relation: 16usize,
+            fixed: false,
+        },
         sees: ::gdl_runtime::lifted::Output {
-            relation: 12usize,
+            relation: 13usize,
             fixed: false,
         },
     },
@@ -90,7 +95,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     queries: ::gdl_runtime::lifted::Queries {
         legal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[11],
+                relations: &[12],
                 rules: &[
                     engine_0_rule_6 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_7 as ::gdl_runtime::lifted::Join,
@@ -108,7 +113,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         next: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[13],
+                relations: &[14],
                 rules: &[
                     engine_0_rule_15 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_16 as ::gdl_runtime::lifted::Join,
@@ -128,7 +133,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[14],
+                relations: &[15],
                 rules: &[engine_0_rule_24 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
@@ -138,7 +143,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         goal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[15],
+                relations: &[16],
                 rules: &[
                     engine_0_rule_25 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_26 as ::gdl_runtime::lifted::Join,
@@ -152,7 +157,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         sees: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[12],
+                relations: &[13],
                 rules: &[
                     engine_0_rule_13 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_14 as ::gdl_runtime::lifted::Join,
@@ -174,11 +179,11 @@ fn engine_0_rule_6(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[2u32]) {
-        for f1 in tables[5].facts() {
+    if tables[7].contains(&[2u32]) {
+        for f1 in tables[6].facts() {
             let v0 = f1[0];
             let t1 = store.intern_args(1u32, &[v0]);
-            out.push(11, &[1u32, t1]);
+            out.push(12, &[1u32, t1]);
         }
     }
 }
@@ -190,13 +195,13 @@ fn engine_0_rule_7(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[4u32]) {
-        for f1 in tables[5].facts() {
+    if tables[7].contains(&[4u32]) {
+        for f1 in tables[6].facts() {
             let v0 = f1[0];
-            if !(tables[3].contains(&[v0])) {
-                if !(tables[4].contains(&[v0])) {
+            if !(tables[4].contains(&[v0])) {
+                if !(tables[5].contains(&[v0])) {
                     let t1 = store.intern_args(2u32, &[v0]);
-                    out.push(11, &[1u32, t1]);
+                    out.push(12, &[1u32, t1]);
                 }
             }
         }
@@ -210,8 +215,8 @@ fn engine_0_rule_8(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[6u32]) {
-        out.push(11, &[1u32, 9u32]);
+    if tables[7].contains(&[6u32]) {
+        out.push(12, &[1u32, 9u32]);
     }
 }
 // Rule at montyHall.kif:17
@@ -222,11 +227,11 @@ fn engine_0_rule_9(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[2u32]) {
-        for f1 in tables[5].facts() {
+    if tables[7].contains(&[2u32]) {
+        for f1 in tables[6].facts() {
             let v0 = f1[0];
             let t1 = store.intern_args(0u32, &[v0]);
-            out.push(11, &[0u32, t1]);
+            out.push(12, &[0u32, t1]);
         }
     }
 }
@@ -238,8 +243,8 @@ fn engine_0_rule_10(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[4u32]) {
-        out.push(11, &[0u32, 9u32]);
+    if tables[7].contains(&[4u32]) {
+        out.push(12, &[0u32, 9u32]);
     }
 }
 // Rule at montyHall.kif:19
@@ -250,8 +255,8 @@ fn engine_0_rule_11(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[6u32]) {
-        out.push(11, &[0u32, 9u32]);
+    if tables[7].contains(&[6u32]) {
+        out.push(12, &[0u32, 9u32]);
     }
 }
 // Rule at montyHall.kif:20
@@ -262,8 +267,8 @@ fn engine_0_rule_12(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[6u32]) {
-        out.push(11, &[0u32, 10u32]);
+    if tables[7].contains(&[6u32]) {
+        out.push(12, &[0u32, 10u32]);
     }
 }
 // Rule at montyHall.kif:22
@@ -279,7 +284,7 @@ fn engine_0_rule_13(
             continue;
         }
         let v0 = f0[1];
-        out.push(12, &[0u32, v0]);
+        out.push(13, &[0u32, v0]);
     }
 }
 // Rule at montyHall.kif:23
@@ -290,10 +295,10 @@ fn engine_0_rule_14(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[6u32]) {
-        for f1 in tables[3].facts() {
+    if tables[7].contains(&[6u32]) {
+        for f1 in tables[4].facts() {
             let v0 = f1[0];
-            out.push(12, &[0u32, v0]);
+            out.push(13, &[0u32, v0]);
         }
     }
 }
@@ -310,8 +315,8 @@ fn engine_0_rule_15(
             continue;
         }
         let v0 = f0[1];
-        let t1 = store.intern_args(3u32, &[v0]);
-        out.push(13, &[t1]);
+        let t1 = store.intern_args(4u32, &[v0]);
+        out.push(14, &[t1]);
     }
 }
 // Rule at montyHall.kif:26
@@ -322,10 +327,10 @@ fn engine_0_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[3].facts() {
+    for f0 in tables[4].facts() {
         let v0 = f0[0];
-        let t1 = store.intern_args(3u32, &[v0]);
-        out.push(13, &[t1]);
+        let t1 = store.intern_args(4u32, &[v0]);
+        out.push(14, &[t1]);
     }
 }
 // Rule at montyHall.kif:27
@@ -336,11 +341,11 @@ fn engine_0_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[5].facts() {
+    for f0 in tables[6].facts() {
         let v0 = f0[0];
         if !(tables[2].contains(&[1u32, v0])) {
-            let t1 = store.intern_args(5u32, &[v0]);
-            out.push(13, &[t1]);
+            let t1 = store.intern_args(6u32, &[v0]);
+            out.push(14, &[t1]);
         }
     }
 }
@@ -357,8 +362,8 @@ fn engine_0_rule_18(
             continue;
         }
         let v0 = f0[1];
-        let t1 = store.intern_args(4u32, &[v0]);
-        out.push(13, &[t1]);
+        let t1 = store.intern_args(5u32, &[v0]);
+        out.push(14, &[t1]);
     }
 }
 // Rule at montyHall.kif:29
@@ -369,11 +374,11 @@ fn engine_0_rule_19(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[8].contains(&[0u32, 10u32])) {
-        for f1 in tables[4].facts() {
+    if !(tables[3].contains(&[0u32])) {
+        for f1 in tables[5].facts() {
             let v0 = f1[0];
-            let t1 = store.intern_args(4u32, &[v0]);
-            out.push(13, &[t1]);
+            let t1 = store.intern_args(5u32, &[v0]);
+            out.push(14, &[t1]);
         }
     }
 }
@@ -385,12 +390,12 @@ fn engine_0_rule_20(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[8].contains(&[0u32, 10u32]) {
-        for f1 in tables[5].facts() {
+    if tables[3].contains(&[0u32]) {
+        for f1 in tables[6].facts() {
             let v0 = f1[0];
-            if !(tables[4].contains(&[v0])) {
-                let t1 = store.intern_args(4u32, &[v0]);
-                out.push(13, &[t1]);
+            if !(tables[5].contains(&[v0])) {
+                let t1 = store.intern_args(5u32, &[v0]);
+                out.push(14, &[t1]);
             }
         }
     }
@@ -403,8 +408,8 @@ fn engine_0_rule_21(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[2u32]) {
-        out.push(13, &[11u32]);
+    if tables[7].contains(&[2u32]) {
+        out.push(14, &[11u32]);
     }
 }
 // Rule at montyHall.kif:32
@@ -415,8 +420,8 @@ fn engine_0_rule_22(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[4u32]) {
-        out.push(13, &[12u32]);
+    if tables[7].contains(&[4u32]) {
+        out.push(14, &[12u32]);
     }
 }
 // Rule at montyHall.kif:33
@@ -427,8 +432,8 @@ fn engine_0_rule_23(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[6u32]) {
-        out.push(13, &[14u32]);
+    if tables[7].contains(&[6u32]) {
+        out.push(14, &[14u32]);
     }
 }
 // Rule at montyHall.kif:35
@@ -439,8 +444,8 @@ fn engine_0_rule_24(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[13u32]) {
-        out.push(14, &[]);
+    if tables[7].contains(&[13u32]) {
+        out.push(15, &[]);
     }
 }
 // Rule at montyHall.kif:37
@@ -452,10 +457,10 @@ fn engine_0_rule_25(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[4].facts() {
+    for f0 in tables[5].facts() {
         let v0 = f0[0];
-        if tables[3].contains(&[v0]) {
-            out.push(15, &[0u32, 15u32]);
+        if tables[4].contains(&[v0]) {
+            out.push(16, &[0u32, 15u32]);
             return;
         }
     }
@@ -469,10 +474,10 @@ fn engine_0_rule_26(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[4].facts() {
+    for f0 in tables[5].facts() {
         let v0 = f0[0];
-        if !(tables[3].contains(&[v0])) {
-            out.push(15, &[0u32, 16u32]);
+        if !(tables[4].contains(&[v0])) {
+            out.push(16, &[0u32, 16u32]);
             return;
         }
     }
@@ -485,5 +490,5 @@ fn engine_0_rule_27(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push(15, &[1u32, 16u32]);
+    out.push(16, &[1u32, 16u32]);
 }
