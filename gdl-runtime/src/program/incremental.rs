@@ -79,6 +79,8 @@ pub(crate) struct Live {
     /// The propositions to look at again, as a bit set over their indices, looked at least
     /// index first; and the first and last words that may hold a bit.
     dirty: Vec<u64>,
+    /// Which words of `dirty` may hold a bit, so that settling skips the empty ones at once.
+    dirty_words: Vec<u64>,
     dirty_low: usize,
     dirty_high: usize,
     /// The recursive group being evaluated, whose own changes do not queue it again.
@@ -121,6 +123,7 @@ impl Live {
             watch: vec![NONE; rules],
             support: vec![0; net.supports()],
             dirty: vec![0; (program.node_rules.len() - 1).div_ceil(64)],
+            dirty_words: vec![0; (program.node_rules.len() - 1).div_ceil(64 * 64)],
             ..Live::empty()
         };
         for &n in &net.members {
@@ -438,6 +441,7 @@ impl Live {
     fn enqueue(&mut self, n: u32) {
         let w = n as usize / 64;
         self.dirty[w] |= 1 << (n % 64);
+        self.dirty_words[w / 64] |= 1 << (w % 64);
         self.dirty_low = self.dirty_low.min(w);
         self.dirty_high = self.dirty_high.max(w);
     }
@@ -449,7 +453,11 @@ impl Live {
         while w <= self.dirty_high {
             let word = self.dirty[w];
             if word == 0 {
-                w += 1;
+                // The next word with a bit, through the words that have one.
+                let s = w / 64;
+                self.dirty_words[s] &= !(1 << (w % 64));
+                let rest = self.dirty_words[s] & (!0 << (w % 64));
+                w = if rest == 0 { (s + 1) * 64 } else { s * 64 + rest.trailing_zeros() as usize };
                 continue;
             }
             self.dirty[w] = word & (word - 1);

@@ -163,6 +163,7 @@ impl Live {
             watch: Vec::new(),
             support: Vec::new(),
             dirty: Vec::new(),
+            dirty_words: Vec::new(),
             dirty_low: usize::MAX,
             dirty_high: 0,
             settling: NONE,
