@@ -226,6 +226,14 @@ fn buttons_lifted_rules_agree_with_the_interpreter() {
     lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/buttons.kif");
 }
 
+/// phases reads constants through `true` and `does`: each its own relation of no arguments,
+/// loaded from the state's bits as the functions' relations are.
+#[test]
+fn phases_lifted_rules_agree_with_the_interpreter() {
+    use generated::games::phases_tables as game;
+    lifted_rules_agree(&game::Game, game::engines().has_lifted(), "games/phases.kif");
+}
+
 #[test]
 fn connect_four_lifted_rules_agree_with_the_interpreter() {
     use generated::games::connect_four_tables as game;

@@ -39,7 +39,7 @@ pub(crate) const NOT_YET_COMPILED: &[&str] = &["amazons", "chess"];
 /// Games of `games/` also compiled in table form (as `MODULE_tables`), so that the differential
 /// tests check the table form against the interpreter as they check the straight-line form.
 pub(crate) const TABLE_FORM_TWINS: &[&str] =
-    &["breakthrough", "buttons", "connectFour", "diceDuel", "montyHall", "ticTacToe"];
+    &["breakthrough", "buttons", "connectFour", "diceDuel", "montyHall", "phases", "ticTacToe"];
 
 /// Games also compiled with every function's long runs of node statements in parts
 /// (`Form::Parts`), as the long functions of the corpus's largest games are written: the
@@ -51,9 +51,10 @@ pub(crate) const PARTS_TWINS: &[&str] = &["checkers", "gather"];
 /// games too large to ground, so that the differential tests and replays check it on games
 /// small enough to bundle: static legal moves (buttons), recursive relations (connectFour,
 /// hanoi), GDL-II with percepts and a random role (kuhnPoker, montyHall), function terms matched
-/// and looked up in bodies (checkers, tokensOnLine, written for this).
+/// and looked up in bodies (checkers, tokensOnLine, written for this), constants read through
+/// `true` and `does` (phases, written for this).
 pub(crate) const LIFTED_TWINS: &[&str] =
-    &["buttons", "checkers", "connectFour", "hanoi", "kuhnPoker", "montyHall", "ticTacToe", "tokensOnLine"];
+    &["buttons", "checkers", "connectFour", "hanoi", "kuhnPoker", "montyHall", "phases", "ticTacToe", "tokensOnLine"];
 
 /// A directory of games and the directory of their compiled modules.
 struct Collection {

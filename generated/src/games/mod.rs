@@ -119,6 +119,15 @@ pub mod passing_row;
 /// `games/pentago.kif`, compiled.
 #[rustfmt::skip]
 pub mod pentago;
+/// `games/phases.kif`, compiled.
+#[rustfmt::skip]
+pub mod phases;
+/// `games/phases.kif`, compiled in table form.
+#[rustfmt::skip]
+pub mod phases_tables;
+/// `games/phases.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod phases_lifted;
 /// `games/promotions.kif`, compiled.
 #[rustfmt::skip]
 pub mod promotions;
@@ -199,6 +208,9 @@ macro_rules! for_each_game {
         $callback!(monty_hall_lifted, "games/montyHall.kif");
         $callback!(passing_row, "games/passingRow.kif");
         $callback!(pentago, "games/pentago.kif");
+        $callback!(phases, "games/phases.kif");
+        $callback!(phases_tables, "games/phases.kif");
+        $callback!(phases_lifted, "games/phases.kif");
         $callback!(promotions, "games/promotions.kif");
         $callback!(quarto, "games/quarto.kif");
         $callback!(reversi, "games/reversi.kif");
