@@ -197,7 +197,7 @@ pub struct Inputs {
     /// The relation `does`.
     pub does: usize,
     /// Whether a rule reads `true`, then `does`, as a whole: when none does, facts go only to
-    /// the relations of their functions.
+    /// the relations of their functions (a constant is a function of no arguments).
     pub read_whole: [bool; 2],
     /// For `true`, then `does`: the relation of each function, as its symbol, its arity and
     /// the relation.

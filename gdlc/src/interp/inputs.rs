@@ -56,8 +56,8 @@ pub(crate) struct Inputs {
     pub(crate) does: RelId,
     /// The split of `true`, then of `does`, for each function and arity.
     pub(crate) splits: [FxHashMap<(Sym, usize), RelId>; 2],
-    /// Whether a rule reads `true`, then `does`, itself (with a variable or a constant as
-    /// its last argument): when none does, its facts go only to the splits.
+    /// Whether a rule reads `true`, then `does`, itself (with a variable as its last
+    /// argument): when none does, its facts go only to the splits.
     pub(crate) read_whole: [bool; 2],
 }
 
