@@ -26,14 +26,14 @@ pub struct OnBits {
     /// Every role's legal moves, sorted, when `legal` is a static relation: the same in every
     /// state, computed once when the game is loaded.
     fixed_legal: Option<Vec<Vec<u32>>>,
-    /// For every bit, the relation its fact is loaded into (or [`NO_RELATION`]) and the fact's
-    /// arguments there, so that loading a state looks up neither; `None` when some rule reads
-    /// `true` whole.
-    loads: Option<Vec<(usize, &'static [TermId])>>,
+    /// For every bit, the relation its fact is loaded into and the fact's arguments there (`None`
+    /// for a bit whose fact no rule reads, or that no fact uses), so that loading a state looks
+    /// up neither; `None` when some rule reads `true` whole.
+    loads: Option<Vec<Option<Load>>>,
 }
 
-/// What [`OnBits::loads`] holds for a bit whose fact no rule reads, or that no fact uses.
-const NO_RELATION: usize = usize::MAX;
+/// Where a state's fact is loaded: a relation, and the fact's arguments there.
+type Load = (usize, &'static [TermId]);
 
 /// The goals of the last terminal state a random step found on a thread, computed in the
 /// evaluation that found it: a playout asks them next, and would load the state again.
@@ -121,10 +121,7 @@ impl OnBits {
         if role_moves.len() != game.program().roles.len() {
             return None;
         }
-        let load = |&id: &TermId| match id {
-            NO_TERM => (NO_RELATION, &[][..]),
-            id => game.state_split(id).unwrap_or((NO_RELATION, &[])),
-        };
+        let load = |&id: &TermId| (id != NO_TERM).then(|| game.state_split(id)).flatten();
         let loads = (!game.program().inputs.read_whole[0]).then(|| facts.iter().map(load).collect());
         let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal: None, loads };
         if game.program().outputs.legal.fixed {
@@ -146,9 +143,8 @@ impl OnBits {
         };
         let mut eval = self.game.empty_eval();
         for bit in set_bits(state) {
-            match loads.get(bit) {
-                Some(&(rel, args)) if rel != NO_RELATION => eval.tables[rel].insert_new(args),
-                _ => {}
+            if let Some(&Some((rel, args))) = loads.get(bit) {
+                eval.tables[rel].insert_new(args);
             }
         }
         eval
