@@ -187,7 +187,7 @@ impl OnBits {
         Ok(())
     }
 
-    /// Writes the next state of `eval` into `out`.
+    /// Writes the next state of `eval` into `out` (a fact listed twice sets its bit twice).
     fn next_of(&self, eval: &Eval<'static>, out: &mut [u64]) -> Result<(), Unmapped> {
         out.iter_mut().for_each(|w| *w = 0);
         for fact in eval.output(self.game.program().outputs.next).facts() {

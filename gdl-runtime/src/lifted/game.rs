@@ -4,70 +4,11 @@
 
 use super::demand::{Plan, Plans};
 use super::hash::FastMap;
+use super::state::{Move, State};
 use super::store::{with_words, FlatCache, Node, Symbols, TermId, TermRead, Terms};
 use super::{Eval, Output, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
-use std::sync::Arc;
-
-/// A game state: its facts, each a ground term in the flat prefix encoding (`sym, arity,
-/// args...`), sorted, back to back.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State(Arc<[u32]>);
-
-impl State {
-    /// The state whose facts are the terms `ids` of `store`, written by `flats`: sorted, each
-    /// once.
-    fn of_terms(ids: impl ExactSizeIterator<Item = TermId>, store: &impl TermRead, flats: &FlatCache) -> State {
-        let mut words = Vec::new();
-        let mut facts: Vec<(usize, usize)> = Vec::with_capacity(ids.len());
-        for id in ids {
-            let from = words.len();
-            flats.encode(store, id, &mut words);
-            facts.push((from, words.len()));
-        }
-        facts.sort_unstable_by(|a, b| words[a.0..a.1].cmp(&words[b.0..b.1]));
-        let mut flat = Vec::with_capacity(words.len());
-        let mut last: Option<&[u32]> = None;
-        for &(from, to) in facts.iter() {
-            let fact = &words[from..to];
-            if last != Some(fact) {
-                flat.extend_from_slice(fact);
-                last = Some(fact);
-            }
-        }
-        State(flat.into())
-    }
-
-    /// The facts, each in the flat prefix encoding.
-    fn facts(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        let mut rest: &[u32] = &self.0;
-        std::iter::from_fn(move || {
-            if rest.is_empty() {
-                return None;
-            }
-            let (fact, after) = rest.split_at(flat_len(rest));
-            rest = after;
-            Some(fact)
-        })
-    }
-}
-
-/// The number of words of the term at the start of `flat`, in the flat prefix encoding.
-fn flat_len(flat: &[u32]) -> usize {
-    let mut at = 0;
-    // The terms still to be read whole: one to begin with, and each function's arguments.
-    let mut pending = 1usize;
-    while pending > 0 {
-        pending = pending - 1 + flat[at + 1] as usize;
-        at += 2;
-    }
-    at
-}
-
-/// A move: a ground term in the flat prefix encoding.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Move(Box<[u32]>);
 
 /// A game of the lifted form, loaded: its symbols, its terms and its static relations.
 #[derive(Debug)]
@@ -171,8 +112,19 @@ impl LiftedGame {
                 tables.iter_mut().for_each(Table::clear);
                 tables
             }
-            _ => vec![Table::default(); self.program.relations],
+            _ => self.new_tables(),
         }
+    }
+
+    /// The tables of an evaluation, new: the relation `next`, which no rule reads, keeps its
+    /// facts in a [`Table::bag`], and the queries that list them drop the repeated ones.
+    fn new_tables(&self) -> Vec<Table> {
+        let mut tables = vec![Table::default(); self.program.relations];
+        let next = self.program.outputs.next;
+        if let Some(table) = tables.get_mut(next.relation).filter(|_| !next.fixed) {
+            *table = Table::bag();
+        }
+        tables
     }
 
     /// Keeps an evaluation's tables for this thread's next evaluation.
@@ -310,7 +262,7 @@ impl LiftedGame {
         }
     }
 
-    /// The next state in `eval`.
+    /// The next state in `eval` (`State::of_terms` drops a fact listed twice).
     fn next_of(&self, eval: &Eval<'_>) -> State {
         let facts = eval.output(self.program.outputs.next).facts().map(|fact| fact[0]);
         State::of_terms(facts, &eval.store, &self.flats)

@@ -16,13 +16,15 @@ mod demand;
 mod dense;
 mod game;
 pub mod hash;
+mod state;
 pub mod store;
 mod table;
 mod term_ids;
 
 pub use bits::{OnBits, Unmapped};
 pub use demand::{Demand, Guard};
-pub use game::{LiftedGame, Move, State};
+pub use game::LiftedGame;
+pub use state::{Move, State};
 pub use table::{Candidates, Chain, Facts, Table};
 
 use store::{Overlay, TermId};

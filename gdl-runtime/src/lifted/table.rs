@@ -91,6 +91,9 @@ pub struct Table {
     dense: Option<DenseSet>,
     /// Whether [`Table::freeze`] built array lookups that a change must drop.
     frozen: bool,
+    /// Whether the table keeps every fact added, the same one as often as it comes (see
+    /// [`Table::bag`]).
+    bag: bool,
 }
 
 /// The facts of a table grouped by their terms at some argument positions (a group's key):
@@ -310,12 +313,24 @@ impl Table {
         }
     }
 
-    /// Adds a fact; returns whether it is new. Every fact of a table has as many arguments.
+    /// A table that no rule reads, whose facts are only listed once an evaluation is done
+    /// (the relation `next`): a fact added is appended without a search for it among those
+    /// added before, so that the same fact may be listed more than once, and counts as new.
+    pub fn bag() -> Table {
+        Table { bag: true, ..Table::default() }
+    }
+
+    /// Adds a fact; returns whether it is new (always, for a [`Table::bag`]). Every fact of a
+    /// table has as many arguments.
     pub fn insert(&mut self, fact: &[TermId]) -> bool {
         if self.len == 0 {
             self.width = fact.len();
         }
         debug_assert_eq!(fact.len(), self.width, "a fact of another width");
+        if self.bag {
+            self.push(fact);
+            return true;
+        }
         if !self.hashed() {
             if self.scan(fact) {
                 return false;

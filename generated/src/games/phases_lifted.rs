@@ -158,6 +158,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_42 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_43 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_44 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_45 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -174,8 +175,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[22],
                 rules: &[
-                    engine_0_rule_45 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_46 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_47 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -186,7 +187,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         goal: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[23],
-                rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -195,9 +196,9 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[24],
                 rules: &[
-                    engine_0_rule_48 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_49 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_50 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_51 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -218,7 +219,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         shared_step: true,
     },
 };
-// Rule at phases.kif:26
+// Rule at phases.kif:27
 #[allow(unused_variables)]
 fn engine_0_rule_29(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -232,7 +233,7 @@ fn engine_0_rule_29(
         out.push(17, &[v0]);
     }
 }
-// Rule at phases.kif:27
+// Rule at phases.kif:28
 #[allow(unused_variables)]
 fn engine_0_rule_30(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -246,7 +247,7 @@ fn engine_0_rule_30(
         }
     }
 }
-// Rule at phases.kif:28
+// Rule at phases.kif:29
 #[allow(unused_variables)]
 fn engine_0_rule_31(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -267,7 +268,7 @@ fn engine_0_rule_31(
         }
     }
 }
-// Rule at phases.kif:29
+// Rule at phases.kif:30
 #[allow(unused_variables)]
 fn engine_0_rule_32(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -282,7 +283,7 @@ fn engine_0_rule_32(
         }
     }
 }
-// Rule at phases.kif:30
+// Rule at phases.kif:31
 #[allow(unused_variables)]
 fn engine_0_rule_33(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -306,7 +307,7 @@ fn engine_0_rule_33(
         }
     }
 }
-// Rule at phases.kif:31
+// Rule at phases.kif:32
 #[allow(unused_variables)]
 fn engine_0_rule_34(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -321,7 +322,7 @@ fn engine_0_rule_34(
         }
     }
 }
-// Rule at phases.kif:32
+// Rule at phases.kif:33
 #[allow(unused_variables)]
 fn engine_0_rule_35(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -336,7 +337,7 @@ fn engine_0_rule_35(
         }
     }
 }
-// Rule at phases.kif:33
+// Rule at phases.kif:34
 #[allow(unused_variables)]
 fn engine_0_rule_36(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -350,7 +351,7 @@ fn engine_0_rule_36(
         out.push(20, &[v1]);
     }
 }
-// Rule at phases.kif:34
+// Rule at phases.kif:35
 #[allow(unused_variables)]
 fn engine_0_rule_37(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -365,7 +366,7 @@ fn engine_0_rule_37(
         out.push(21, &[t1]);
     }
 }
-// Rule at phases.kif:35
+// Rule at phases.kif:36
 #[allow(unused_variables)]
 fn engine_0_rule_38(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -382,7 +383,7 @@ fn engine_0_rule_38(
         }
     }
 }
-// Rule at phases.kif:36
+// Rule at phases.kif:37
 #[allow(unused_variables)]
 fn engine_0_rule_39(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -394,9 +395,26 @@ fn engine_0_rule_39(
         out.push(21, &[14u32]);
     }
 }
-// Rule at phases.kif:37
+// Rule at phases.kif:38
 #[allow(unused_variables)]
+#[allow(clippy::never_loop)]
 fn engine_0_rule_40(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    if tables[7].contains(&[]) {
+        for f1 in fixed[11].facts() {
+            let v0 = f1[0];
+            out.push(21, &[14u32]);
+            return;
+        }
+    }
+}
+// Rule at phases.kif:39
+#[allow(unused_variables)]
+fn engine_0_rule_41(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -406,9 +424,9 @@ fn engine_0_rule_40(
         out.push(21, &[3u32]);
     }
 }
-// Rule at phases.kif:38
+// Rule at phases.kif:40
 #[allow(unused_variables)]
-fn engine_0_rule_41(
+fn engine_0_rule_42(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -422,9 +440,9 @@ fn engine_0_rule_41(
         }
     }
 }
-// Rule at phases.kif:39
+// Rule at phases.kif:41
 #[allow(unused_variables)]
-fn engine_0_rule_42(
+fn engine_0_rule_43(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -445,10 +463,10 @@ fn engine_0_rule_42(
         }
     }
 }
-// Rule at phases.kif:40
+// Rule at phases.kif:42
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_43(
+fn engine_0_rule_44(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -462,9 +480,9 @@ fn engine_0_rule_43(
         }
     }
 }
-// Rule at phases.kif:41
+// Rule at phases.kif:43
 #[allow(unused_variables)]
-fn engine_0_rule_44(
+fn engine_0_rule_45(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -482,9 +500,9 @@ fn engine_0_rule_44(
         }
     }
 }
-// Rule at phases.kif:42
+// Rule at phases.kif:44
 #[allow(unused_variables)]
-fn engine_0_rule_45(
+fn engine_0_rule_46(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -494,9 +512,9 @@ fn engine_0_rule_45(
         out.push(22, &[]);
     }
 }
-// Rule at phases.kif:43
+// Rule at phases.kif:45
 #[allow(unused_variables)]
-fn engine_0_rule_46(
+fn engine_0_rule_47(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -506,9 +524,9 @@ fn engine_0_rule_46(
         out.push(22, &[]);
     }
 }
-// Rule at phases.kif:44
+// Rule at phases.kif:46
 #[allow(unused_variables)]
-fn engine_0_rule_47(
+fn engine_0_rule_48(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -520,9 +538,9 @@ fn engine_0_rule_47(
         out.push(23, &[v0]);
     }
 }
-// Rule at phases.kif:45
+// Rule at phases.kif:47
 #[allow(unused_variables)]
-fn engine_0_rule_48(
+fn engine_0_rule_49(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -536,9 +554,9 @@ fn engine_0_rule_48(
         out.push(24, &[v0, 19u32]);
     }
 }
-// Rule at phases.kif:46
+// Rule at phases.kif:48
 #[allow(unused_variables)]
-fn engine_0_rule_49(
+fn engine_0_rule_50(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -551,9 +569,9 @@ fn engine_0_rule_49(
         }
     }
 }
-// Rule at phases.kif:47
+// Rule at phases.kif:49
 #[allow(unused_variables)]
-fn engine_0_rule_50(
+fn engine_0_rule_51(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,

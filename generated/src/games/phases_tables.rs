@@ -262,6 +262,7 @@ mod lifted {
                         engine_0_rule_42 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_43 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_44 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_45 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -278,8 +279,8 @@ mod lifted {
                 ::gdl_runtime::lifted::Component {
                     relations: &[22],
                     rules: &[
-                        engine_0_rule_45 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_46 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_47 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -290,7 +291,7 @@ mod lifted {
             goal: &[
                 ::gdl_runtime::lifted::Component {
                     relations: &[23],
-                    rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
+                    rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[],
@@ -299,9 +300,9 @@ mod lifted {
                 ::gdl_runtime::lifted::Component {
                     relations: &[24],
                     rules: &[
-                        engine_0_rule_48 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_49 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_50 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_51 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -322,7 +323,7 @@ mod lifted {
             shared_step: true,
         },
     };
-    // Rule at phases.kif:26
+    // Rule at phases.kif:27
     #[allow(unused_variables)]
     fn engine_0_rule_29(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -336,7 +337,7 @@ mod lifted {
             out.push(17, &[v0]);
         }
     }
-    // Rule at phases.kif:27
+    // Rule at phases.kif:28
     #[allow(unused_variables)]
     fn engine_0_rule_30(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -350,7 +351,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:28
+    // Rule at phases.kif:29
     #[allow(unused_variables)]
     fn engine_0_rule_31(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -371,7 +372,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:29
+    // Rule at phases.kif:30
     #[allow(unused_variables)]
     fn engine_0_rule_32(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -386,7 +387,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:30
+    // Rule at phases.kif:31
     #[allow(unused_variables)]
     fn engine_0_rule_33(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -410,7 +411,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:31
+    // Rule at phases.kif:32
     #[allow(unused_variables)]
     fn engine_0_rule_34(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -425,7 +426,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:32
+    // Rule at phases.kif:33
     #[allow(unused_variables)]
     fn engine_0_rule_35(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -440,7 +441,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:33
+    // Rule at phases.kif:34
     #[allow(unused_variables)]
     fn engine_0_rule_36(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -454,7 +455,7 @@ mod lifted {
             out.push(20, &[v1]);
         }
     }
-    // Rule at phases.kif:34
+    // Rule at phases.kif:35
     #[allow(unused_variables)]
     fn engine_0_rule_37(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -469,7 +470,7 @@ mod lifted {
             out.push(21, &[t1]);
         }
     }
-    // Rule at phases.kif:35
+    // Rule at phases.kif:36
     #[allow(unused_variables)]
     fn engine_0_rule_38(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -486,7 +487,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:36
+    // Rule at phases.kif:37
     #[allow(unused_variables)]
     fn engine_0_rule_39(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -498,9 +499,26 @@ mod lifted {
             out.push(21, &[14u32]);
         }
     }
-    // Rule at phases.kif:37
+    // Rule at phases.kif:38
     #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
     fn engine_0_rule_40(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[7].contains(&[]) {
+            for f1 in fixed[11].facts() {
+                let v0 = f1[0];
+                out.push(21, &[14u32]);
+                return;
+            }
+        }
+    }
+    // Rule at phases.kif:39
+    #[allow(unused_variables)]
+    fn engine_0_rule_41(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -510,9 +528,9 @@ mod lifted {
             out.push(21, &[3u32]);
         }
     }
-    // Rule at phases.kif:38
+    // Rule at phases.kif:40
     #[allow(unused_variables)]
-    fn engine_0_rule_41(
+    fn engine_0_rule_42(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -526,9 +544,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:39
+    // Rule at phases.kif:41
     #[allow(unused_variables)]
-    fn engine_0_rule_42(
+    fn engine_0_rule_43(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -549,10 +567,10 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:40
+    // Rule at phases.kif:42
     #[allow(unused_variables)]
     #[allow(clippy::never_loop)]
-    fn engine_0_rule_43(
+    fn engine_0_rule_44(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -566,9 +584,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:41
+    // Rule at phases.kif:43
     #[allow(unused_variables)]
-    fn engine_0_rule_44(
+    fn engine_0_rule_45(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -586,9 +604,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:42
+    // Rule at phases.kif:44
     #[allow(unused_variables)]
-    fn engine_0_rule_45(
+    fn engine_0_rule_46(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -598,9 +616,9 @@ mod lifted {
             out.push(22, &[]);
         }
     }
-    // Rule at phases.kif:43
+    // Rule at phases.kif:45
     #[allow(unused_variables)]
-    fn engine_0_rule_46(
+    fn engine_0_rule_47(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -610,9 +628,9 @@ mod lifted {
             out.push(22, &[]);
         }
     }
-    // Rule at phases.kif:44
+    // Rule at phases.kif:46
     #[allow(unused_variables)]
-    fn engine_0_rule_47(
+    fn engine_0_rule_48(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -624,9 +642,9 @@ mod lifted {
             out.push(23, &[v0]);
         }
     }
-    // Rule at phases.kif:45
+    // Rule at phases.kif:47
     #[allow(unused_variables)]
-    fn engine_0_rule_48(
+    fn engine_0_rule_49(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -640,9 +658,9 @@ mod lifted {
             out.push(24, &[v0, 19u32]);
         }
     }
-    // Rule at phases.kif:46
+    // Rule at phases.kif:48
     #[allow(unused_variables)]
-    fn engine_0_rule_49(
+    fn engine_0_rule_50(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -655,9 +673,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:47
+    // Rule at phases.kif:49
     #[allow(unused_variables)]
-    fn engine_0_rule_50(
+    fn engine_0_rule_51(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,

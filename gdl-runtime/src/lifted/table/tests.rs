@@ -17,6 +17,21 @@ fn facts_are_kept_once_in_order_and_found_by_index() {
 }
 
 #[test]
+fn a_bag_lists_every_fact_added_as_often_as_it_came_and_keeps_that_through_clearing() {
+    let mut table = Table::bag();
+    for round in 0..2 {
+        for i in 0..40u32 {
+            assert!(table.insert(&[i % 3]), "round {round}: fact {i} counted as not new");
+        }
+        assert_eq!(table.len(), 40);
+        assert_eq!(table.facts().filter(|fact| fact[0] == 1).count(), 13);
+        assert!(table.contains(&[2]) && !table.contains(&[3]));
+        table.clear();
+        assert!(table.is_empty());
+    }
+}
+
+#[test]
 fn a_table_of_facts_without_arguments_holds_at_most_one() {
     let mut table = Table::default();
     assert!(!table.contains(&[]));
