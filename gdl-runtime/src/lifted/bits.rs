@@ -179,7 +179,8 @@ impl OnBits {
             }
             legal[role].push(m);
         }
-        // Facts come in the order they were derived, mostly that of the moves already.
+        // Facts come in the order they were derived, mostly that of the moves already, and a
+        // bag of them (no rule reads `legal`) may list a move twice.
         for moves in legal.iter_mut().filter(|moves| !moves.windows(2).all(|pair| pair[0] < pair[1])) {
             moves.sort_unstable();
             moves.dedup();

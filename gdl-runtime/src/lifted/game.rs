@@ -6,7 +6,7 @@ use super::demand::{Plan, Plans};
 use super::hash::FastMap;
 use super::state::{Move, State};
 use super::store::{with_words, FlatCache, Node, Symbols, TermId, TermRead, Terms};
-use super::{Eval, Output, Program, Table};
+use super::{Eval, Output, Outputs, Program, Table};
 use crate::{kif, Game};
 use std::cell::RefCell;
 
@@ -27,6 +27,8 @@ pub struct LiftedGame {
     flats: FlatCache,
     /// The components of each query, with what the pass that skips those not needed reads.
     plans: Plans,
+    /// Whether the relation `legal` keeps its facts in a [`Table::bag`] (no rule reads it).
+    legal_bag: bool,
 }
 
 /// Why a [`Program`] does not load: its data contradicts itself (gdlc wrote something else than
@@ -100,7 +102,9 @@ impl LiftedGame {
             program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
         let split_of = [0, 1].map(|k| split_of_terms(&terms, &splits[k]));
         let plans = Plans::new(program);
-        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, plans })
+        let legal = program.outputs.legal;
+        let legal_bag = !legal.fixed && !program.queries.read_by_rules(legal.relation);
+        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, plans, legal_bag })
     }
 
     /// The tables of an evaluation, empty: those this thread used last for this game, cleared
@@ -116,13 +120,17 @@ impl LiftedGame {
         }
     }
 
-    /// The tables of an evaluation, new: the relation `next`, which no rule reads, keeps its
-    /// facts in a [`Table::bag`], and the queries that list them drop the repeated ones.
+    /// The tables of an evaluation, new: the relation `next`, which no rule reads, and `legal`
+    /// where no rule reads it, keep their facts in a [`Table::bag`], and the queries that list
+    /// them drop the repeated ones.
     fn new_tables(&self) -> Vec<Table> {
         let mut tables = vec![Table::default(); self.program.relations];
-        let next = self.program.outputs.next;
-        if let Some(table) = tables.get_mut(next.relation).filter(|_| !next.fixed) {
-            *table = Table::bag();
+        let Outputs { next, legal, .. } = self.program.outputs;
+        let bags = [(next, !next.fixed), (legal, self.legal_bag)];
+        for (output, _) in bags.into_iter().filter(|&(_, bag)| bag) {
+            if let Some(table) = tables.get_mut(output.relation) {
+                *table = Table::bag();
+            }
         }
         tables
     }
@@ -259,6 +267,12 @@ impl LiftedGame {
         out.iter_mut().for_each(Vec::clear);
         for (role, term) in self.by_role(eval, self.program.outputs.legal) {
             out[role].push(Move(self.flats.encoded(&eval.store, term)));
+        }
+        if self.legal_bag {
+            for moves in out.iter_mut() {
+                moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                moves.dedup();
+            }
         }
     }
 

@@ -249,6 +249,16 @@ pub struct Queries {
     pub shared_step: bool,
 }
 
+impl Queries {
+    /// Whether a rule of some query's components reads `relation` (each such rule lists what
+    /// it reads in its component's demands).
+    pub fn read_by_rules(&self, relation: usize) -> bool {
+        let queries = [self.legal, self.next, self.terminal, self.goal, self.sees];
+        let mut demands = queries.into_iter().flatten().flat_map(|component| component.demands);
+        demands.any(|demand| demand.reads.contains(&relation))
+    }
+}
+
 /// A game in the lifted form, as generated code writes it.
 #[derive(Debug)]
 pub struct Program {

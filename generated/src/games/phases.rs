@@ -140,77 +140,77 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 ///Appends the legal moves of `white` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 15];
-    // n[0]: (taken 1), rules at phases.kif:27
+    // n[0]: (taken 1), rules at phases.kif:28
     n[0] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000 == 0x2000);
-    // n[1]: (taken 2), rules at phases.kif:27
+    // n[1]: (taken 2), rules at phases.kif:28
     n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x4000 == 0x4000);
-    // n[2]: (taken 3), rules at phases.kif:27
+    // n[2]: (taken 3), rules at phases.kif:28
     n[2] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x8000 == 0x8000);
-    // n[3]: (taken 4), rules at phases.kif:27
+    // n[3]: (taken 4), rules at phases.kif:28
     n[3] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x10000 == 0x10000);
-    // n[4]: quiet, rules at phases.kif:28
+    // n[4]: quiet, rules at phases.kif:29
     n[4] = s.0[0] & 0x180000 == 0;
-    // n[5]: (legal white (place 1)), rules at phases.kif:29
+    // n[5]: (legal white (place 1)), rules at phases.kif:30
     n[5] = (s.0[0] & 0x240000 == 0x240000) & (!n[0]);
-    // n[6]: (legal white (place 2)), rules at phases.kif:29
+    // n[6]: (legal white (place 2)), rules at phases.kif:30
     n[6] = (s.0[0] & 0x240000 == 0x240000) & (!n[1]);
-    // n[7]: (legal white (place 3)), rules at phases.kif:29
+    // n[7]: (legal white (place 3)), rules at phases.kif:30
     n[7] = (s.0[0] & 0x240000 == 0x240000) & (!n[2]);
-    // n[8]: (legal white (place 4)), rules at phases.kif:29
+    // n[8]: (legal white (place 4)), rules at phases.kif:30
     n[8] = (s.0[0] & 0x240000 == 0x240000) & (!n[3]);
-    // n[9]: (legal white pass), rules at phases.kif:30
+    // n[9]: (legal white pass), rules at phases.kif:31
     n[9] = (s.0[0] & 0x40000 == 0x40000) & (n[4]);
-    // n[10]: (legal white (fire 1)), rules at phases.kif:31
+    // n[10]: (legal white (fire 1)), rules at phases.kif:32
     n[10] = s.0[0] & 0xc0200 == 0xc0200;
-    // n[11]: (legal white (fire 2)), rules at phases.kif:31
+    // n[11]: (legal white (fire 2)), rules at phases.kif:32
     n[11] = s.0[0] & 0xc0400 == 0xc0400;
-    // n[12]: (legal white (fire 3)), rules at phases.kif:31
+    // n[12]: (legal white (fire 3)), rules at phases.kif:32
     n[12] = s.0[0] & 0xc0800 == 0xc0800;
-    // n[13]: (legal white (fire 4)), rules at phases.kif:31
+    // n[13]: (legal white (fire 4)), rules at phases.kif:32
     n[13] = s.0[0] & 0xc1000 == 0xc1000;
-    // n[14]: (legal white hold), rules at phases.kif:32
+    // n[14]: (legal white hold), rules at phases.kif:33, 34
     n[14] = s.0[0] & 0xc0000 == 0xc0000;
-    // MOVES[0]: (legal white (fire 1)), rules at phases.kif:31
+    // MOVES[0]: (legal white (fire 1)), rules at phases.kif:32
     if n[10] {
         out.push(Move(0));
     }
-    // MOVES[1]: (legal white (fire 2)), rules at phases.kif:31
+    // MOVES[1]: (legal white (fire 2)), rules at phases.kif:32
     if n[11] {
         out.push(Move(1));
     }
-    // MOVES[2]: (legal white (fire 3)), rules at phases.kif:31
+    // MOVES[2]: (legal white (fire 3)), rules at phases.kif:32
     if n[12] {
         out.push(Move(2));
     }
-    // MOVES[3]: (legal white (fire 4)), rules at phases.kif:31
+    // MOVES[3]: (legal white (fire 4)), rules at phases.kif:32
     if n[13] {
         out.push(Move(3));
     }
-    // MOVES[4]: (legal white (place 1)), rules at phases.kif:29
+    // MOVES[4]: (legal white (place 1)), rules at phases.kif:30
     if n[5] {
         out.push(Move(4));
     }
-    // MOVES[5]: (legal white (place 2)), rules at phases.kif:29
+    // MOVES[5]: (legal white (place 2)), rules at phases.kif:30
     if n[6] {
         out.push(Move(5));
     }
-    // MOVES[6]: (legal white (place 3)), rules at phases.kif:29
+    // MOVES[6]: (legal white (place 3)), rules at phases.kif:30
     if n[7] {
         out.push(Move(6));
     }
-    // MOVES[7]: (legal white (place 4)), rules at phases.kif:29
+    // MOVES[7]: (legal white (place 4)), rules at phases.kif:30
     if n[8] {
         out.push(Move(7));
     }
-    // MOVES[8]: (legal white hold), rules at phases.kif:32
+    // MOVES[8]: (legal white hold), rules at phases.kif:33, 34
     if n[14] {
         out.push(Move(8));
     }
-    // MOVES[9]: (legal white noop), rules at phases.kif:33
+    // MOVES[9]: (legal white noop), rules at phases.kif:35
     if s.0[0] & 0x40000 == 0 {
         out.push(Move(9));
     }
-    // MOVES[10]: (legal white pass), rules at phases.kif:30
+    // MOVES[10]: (legal white pass), rules at phases.kif:31
     if n[9] {
         out.push(Move(10));
     }
@@ -218,77 +218,77 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
     let mut n = [false; 15];
-    // n[0]: (taken 1), rules at phases.kif:27
+    // n[0]: (taken 1), rules at phases.kif:28
     n[0] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000 == 0x2000);
-    // n[1]: (taken 2), rules at phases.kif:27
+    // n[1]: (taken 2), rules at phases.kif:28
     n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x4000 == 0x4000);
-    // n[2]: (taken 3), rules at phases.kif:27
+    // n[2]: (taken 3), rules at phases.kif:28
     n[2] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x8000 == 0x8000);
-    // n[3]: (taken 4), rules at phases.kif:27
+    // n[3]: (taken 4), rules at phases.kif:28
     n[3] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x10000 == 0x10000);
-    // n[4]: quiet, rules at phases.kif:28
+    // n[4]: quiet, rules at phases.kif:29
     n[4] = s.0[0] & 0x180000 == 0;
-    // n[5]: (legal black (place 1)), rules at phases.kif:29
+    // n[5]: (legal black (place 1)), rules at phases.kif:30
     n[5] = (s.0[0] & 0x220000 == 0x220000) & (!n[0]);
-    // n[6]: (legal black (place 2)), rules at phases.kif:29
+    // n[6]: (legal black (place 2)), rules at phases.kif:30
     n[6] = (s.0[0] & 0x220000 == 0x220000) & (!n[1]);
-    // n[7]: (legal black (place 3)), rules at phases.kif:29
+    // n[7]: (legal black (place 3)), rules at phases.kif:30
     n[7] = (s.0[0] & 0x220000 == 0x220000) & (!n[2]);
-    // n[8]: (legal black (place 4)), rules at phases.kif:29
+    // n[8]: (legal black (place 4)), rules at phases.kif:30
     n[8] = (s.0[0] & 0x220000 == 0x220000) & (!n[3]);
-    // n[9]: (legal black pass), rules at phases.kif:30
+    // n[9]: (legal black pass), rules at phases.kif:31
     n[9] = (s.0[0] & 0x20000 == 0x20000) & (n[4]);
-    // n[10]: (legal black (fire 1)), rules at phases.kif:31
+    // n[10]: (legal black (fire 1)), rules at phases.kif:32
     n[10] = s.0[0] & 0xa2000 == 0xa2000;
-    // n[11]: (legal black (fire 2)), rules at phases.kif:31
+    // n[11]: (legal black (fire 2)), rules at phases.kif:32
     n[11] = s.0[0] & 0xa4000 == 0xa4000;
-    // n[12]: (legal black (fire 3)), rules at phases.kif:31
+    // n[12]: (legal black (fire 3)), rules at phases.kif:32
     n[12] = s.0[0] & 0xa8000 == 0xa8000;
-    // n[13]: (legal black (fire 4)), rules at phases.kif:31
+    // n[13]: (legal black (fire 4)), rules at phases.kif:32
     n[13] = s.0[0] & 0xb0000 == 0xb0000;
-    // n[14]: (legal black hold), rules at phases.kif:32
+    // n[14]: (legal black hold), rules at phases.kif:33, 34
     n[14] = s.0[0] & 0xa0000 == 0xa0000;
-    // MOVES[0]: (legal black (fire 1)), rules at phases.kif:31
+    // MOVES[0]: (legal black (fire 1)), rules at phases.kif:32
     if n[10] {
         out.push(Move(0));
     }
-    // MOVES[1]: (legal black (fire 2)), rules at phases.kif:31
+    // MOVES[1]: (legal black (fire 2)), rules at phases.kif:32
     if n[11] {
         out.push(Move(1));
     }
-    // MOVES[2]: (legal black (fire 3)), rules at phases.kif:31
+    // MOVES[2]: (legal black (fire 3)), rules at phases.kif:32
     if n[12] {
         out.push(Move(2));
     }
-    // MOVES[3]: (legal black (fire 4)), rules at phases.kif:31
+    // MOVES[3]: (legal black (fire 4)), rules at phases.kif:32
     if n[13] {
         out.push(Move(3));
     }
-    // MOVES[4]: (legal black (place 1)), rules at phases.kif:29
+    // MOVES[4]: (legal black (place 1)), rules at phases.kif:30
     if n[5] {
         out.push(Move(4));
     }
-    // MOVES[5]: (legal black (place 2)), rules at phases.kif:29
+    // MOVES[5]: (legal black (place 2)), rules at phases.kif:30
     if n[6] {
         out.push(Move(5));
     }
-    // MOVES[6]: (legal black (place 3)), rules at phases.kif:29
+    // MOVES[6]: (legal black (place 3)), rules at phases.kif:30
     if n[7] {
         out.push(Move(6));
     }
-    // MOVES[7]: (legal black (place 4)), rules at phases.kif:29
+    // MOVES[7]: (legal black (place 4)), rules at phases.kif:30
     if n[8] {
         out.push(Move(7));
     }
-    // MOVES[8]: (legal black hold), rules at phases.kif:32
+    // MOVES[8]: (legal black hold), rules at phases.kif:33, 34
     if n[14] {
         out.push(Move(8));
     }
-    // MOVES[9]: (legal black noop), rules at phases.kif:33
+    // MOVES[9]: (legal black noop), rules at phases.kif:35
     if s.0[0] & 0x20000 == 0 {
         out.push(Move(9));
     }
-    // MOVES[10]: (legal black pass), rules at phases.kif:30
+    // MOVES[10]: (legal black pass), rules at phases.kif:31
     if n[9] {
         out.push(Move(10));
     }
@@ -303,25 +303,25 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             *t |= *x;
         }
     }
-    // n[8]: (next (control white)), rules at phases.kif:40, 41
+    // n[8]: (next (control white)), rules at phases.kif:42, 43
     n[8] = (s.0[0] & 0xa0000 == 0xa0000) | (s.0[0] & 0x240000 == 0x240000);
-    // n[9]: (next (control black)), rules at phases.kif:40, 41
+    // n[9]: (next (control black)), rules at phases.kif:42, 43
     n[9] = (s.0[0] & 0x220000 == 0x220000) | (s.0[0] & 0xc0000 == 0xc0000);
-    // n[0]: (next (cell 1 white)), rules at phases.kif:35, 36
+    // n[0]: (next (cell 1 white)), rules at phases.kif:37, 38
     n[0] = ((s.0[0] & 0x2000 == 0x2000) & (mt[0] & 0x1 == 0)) | (joint[0].0 == 4);
-    // n[1]: (next (cell 2 white)), rules at phases.kif:35, 36
+    // n[1]: (next (cell 2 white)), rules at phases.kif:37, 38
     n[1] = ((s.0[0] & 0x4000 == 0x4000) & (mt[0] & 0x2 == 0)) | (joint[0].0 == 5);
-    // n[2]: (next (cell 3 white)), rules at phases.kif:35, 36
+    // n[2]: (next (cell 3 white)), rules at phases.kif:37, 38
     n[2] = ((s.0[0] & 0x8000 == 0x8000) & (mt[0] & 0x4 == 0)) | (joint[0].0 == 6);
-    // n[3]: (next (cell 4 white)), rules at phases.kif:35, 36
+    // n[3]: (next (cell 4 white)), rules at phases.kif:37, 38
     n[3] = ((s.0[0] & 0x10000 == 0x10000) & (mt[0] & 0x8 == 0)) | (joint[0].0 == 7);
-    // n[4]: (next (cell 1 black)), rules at phases.kif:35, 36
+    // n[4]: (next (cell 1 black)), rules at phases.kif:37, 38
     n[4] = ((s.0[0] & 0x200 == 0x200) & (mt[0] & 0x1 == 0)) | (joint[1].0 == 4);
-    // n[5]: (next (cell 2 black)), rules at phases.kif:35, 36
+    // n[5]: (next (cell 2 black)), rules at phases.kif:37, 38
     n[5] = ((s.0[0] & 0x400 == 0x400) & (mt[0] & 0x2 == 0)) | (joint[1].0 == 5);
-    // n[6]: (next (cell 3 black)), rules at phases.kif:35, 36
+    // n[6]: (next (cell 3 black)), rules at phases.kif:37, 38
     n[6] = ((s.0[0] & 0x800 == 0x800) & (mt[0] & 0x4 == 0)) | (joint[1].0 == 6);
-    // n[7]: (next (cell 4 black)), rules at phases.kif:35, 36
+    // n[7]: (next (cell 4 black)), rules at phases.kif:37, 38
     n[7] = ((s.0[0] & 0x1000 == 0x1000) & (mt[0] & 0x8 == 0)) | (joint[1].0 == 7);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
@@ -332,7 +332,7 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     match joint[0].0 {
         8 => {
             // white plays hold: its conditional frame rules
-            // BASE[20]: (next over), rules at phases.kif:42
+            // BASE[20]: (next over), rules at phases.kif:44
             w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 20;
         }
         _ => {}
@@ -340,43 +340,43 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     match joint[1].0 {
         8 => {
             // black plays hold: its conditional frame rules
-            // BASE[20]: (next over), rules at phases.kif:42
+            // BASE[20]: (next over), rules at phases.kif:44
             w[0] |= u64::from(s.0[0] & 0x1000 == 0x1000) << 20;
         }
         _ => {}
     }
-    // BASE[9]: (next (cell 1 black)), rules at phases.kif:35, 36
+    // BASE[9]: (next (cell 1 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[4]) << 9;
-    // BASE[10]: (next (cell 2 black)), rules at phases.kif:35, 36
+    // BASE[10]: (next (cell 2 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[5]) << 10;
-    // BASE[11]: (next (cell 3 black)), rules at phases.kif:35, 36
+    // BASE[11]: (next (cell 3 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[6]) << 11;
-    // BASE[12]: (next (cell 4 black)), rules at phases.kif:35, 36
+    // BASE[12]: (next (cell 4 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[7]) << 12;
-    // BASE[13]: (next (cell 1 white)), rules at phases.kif:35, 36
+    // BASE[13]: (next (cell 1 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[0]) << 13;
-    // BASE[14]: (next (cell 2 white)), rules at phases.kif:35, 36
+    // BASE[14]: (next (cell 2 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[1]) << 14;
-    // BASE[15]: (next (cell 3 white)), rules at phases.kif:35, 36
+    // BASE[15]: (next (cell 3 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[2]) << 15;
-    // BASE[16]: (next (cell 4 white)), rules at phases.kif:35, 36
+    // BASE[16]: (next (cell 4 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[3]) << 16;
-    // BASE[17]: (next (control black)), rules at phases.kif:40, 41
+    // BASE[17]: (next (control black)), rules at phases.kif:42, 43
     w[0] |= u64::from(n[9]) << 17;
-    // BASE[18]: (next (control white)), rules at phases.kif:40, 41
+    // BASE[18]: (next (control white)), rules at phases.kif:42, 43
     w[0] |= u64::from(n[8]) << 18;
-    // BASE[19]: (next firing), rules at phases.kif:37, 38
+    // BASE[19]: (next firing), rules at phases.kif:39, 40
     w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 19;
-    // BASE[1] and 7 more of w[0]: (next (step 1)), rules at phases.kif:43
+    // BASE[1] and 7 more of w[0]: (next (step 1)), rules at phases.kif:45
     w[0] |= (s.0[0] << 1u32) & 0x1fe;
-    // BASE[21]: (next placing), rules at phases.kif:39
+    // BASE[21]: (next placing), rules at phases.kif:41
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 21;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 1];
-    // n[0]: terminal, rules at phases.kif:44, 45
+    // n[0]: terminal, rules at phases.kif:46, 47
     n[0] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x100000 == 0x100000);
     n[0]
 }
@@ -384,35 +384,35 @@ pub fn terminal(s: &State) -> bool {
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 3];
-    // n[0]: (taken 1), rules at phases.kif:27
+    // n[0]: (taken 1), rules at phases.kif:28
     n[0] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000 == 0x2000);
-    // n[1]: (goal white 0), rules at phases.kif:47, 48, 49
+    // n[1]: (goal white 0), rules at phases.kif:49, 50, 51
     n[1] = (s.0[0] & 0x2000 == 0) & (n[0]);
-    // n[2]: (goal black 0), rules at phases.kif:47, 48, 49
+    // n[2]: (goal black 0), rules at phases.kif:49, 50, 51
     n[2] = (s.0[0] & 0x200 == 0) & (n[0]);
     out[0] = None;
-    // (goal white 0), rules at phases.kif:47, 48, 49
+    // (goal white 0), rules at phases.kif:49, 50, 51
     if n[1] {
         out[0] = Some(0);
     }
-    // (goal white 50), rules at phases.kif:47, 48, 49
+    // (goal white 50), rules at phases.kif:49, 50, 51
     if !n[0] {
         out[0] = Some(50);
     }
-    // (goal white 100), rules at phases.kif:47, 48, 49
+    // (goal white 100), rules at phases.kif:49, 50, 51
     if s.0[0] & 0x2000 != 0 {
         out[0] = Some(100);
     }
     out[1] = None;
-    // (goal black 0), rules at phases.kif:47, 48, 49
+    // (goal black 0), rules at phases.kif:49, 50, 51
     if n[2] {
         out[1] = Some(0);
     }
-    // (goal black 50), rules at phases.kif:47, 48, 49
+    // (goal black 50), rules at phases.kif:49, 50, 51
     if !n[0] {
         out[1] = Some(50);
     }
-    // (goal black 100), rules at phases.kif:47, 48, 49
+    // (goal black 100), rules at phases.kif:49, 50, 51
     if s.0[0] & 0x200 != 0 {
         out[1] = Some(100);
     }
@@ -433,46 +433,46 @@ pub fn random_step_into(
     out: &mut State,
 ) -> bool {
     let mut n = [false; 36];
-    // n[0]: (taken 1), rules at phases.kif:27
+    // n[0]: (taken 1), rules at phases.kif:28
     n[0] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000 == 0x2000);
-    // n[1]: (taken 2), rules at phases.kif:27
+    // n[1]: (taken 2), rules at phases.kif:28
     n[1] = (s.0[0] & 0x400 == 0x400) | (s.0[0] & 0x4000 == 0x4000);
-    // n[2]: (taken 3), rules at phases.kif:27
+    // n[2]: (taken 3), rules at phases.kif:28
     n[2] = (s.0[0] & 0x800 == 0x800) | (s.0[0] & 0x8000 == 0x8000);
-    // n[3]: (taken 4), rules at phases.kif:27
+    // n[3]: (taken 4), rules at phases.kif:28
     n[3] = (s.0[0] & 0x1000 == 0x1000) | (s.0[0] & 0x10000 == 0x10000);
-    // n[4]: quiet, rules at phases.kif:28
+    // n[4]: quiet, rules at phases.kif:29
     n[4] = s.0[0] & 0x180000 == 0;
-    // n[33]: (next (control white)), rules at phases.kif:40, 41
+    // n[33]: (next (control white)), rules at phases.kif:42, 43
     n[33] = (s.0[0] & 0xa0000 == 0xa0000) | (s.0[0] & 0x240000 == 0x240000);
-    // n[34]: (next (control black)), rules at phases.kif:40, 41
+    // n[34]: (next (control black)), rules at phases.kif:42, 43
     n[34] = (s.0[0] & 0x220000 == 0x220000) | (s.0[0] & 0xc0000 == 0xc0000);
-    // n[35]: terminal, rules at phases.kif:44, 45
+    // n[35]: terminal, rules at phases.kif:46, 47
     n[35] = (s.0[0] & 0x100 == 0x100) | (s.0[0] & 0x100000 == 0x100000);
     if n[35] {
         return false;
     }
     let mut joint = [Move(0); 2];
     let parts: [u64; 1] = if s.0[0] & 0x40000 != 0 {
-        // n[5]: (legal white (place 1)), rules at phases.kif:29
+        // n[5]: (legal white (place 1)), rules at phases.kif:30
         n[5] = (s.0[0] & 0x240000 == 0x240000) & (!n[0]);
-        // n[7]: (legal white (place 2)), rules at phases.kif:29
+        // n[7]: (legal white (place 2)), rules at phases.kif:30
         n[7] = (s.0[0] & 0x240000 == 0x240000) & (!n[1]);
-        // n[9]: (legal white (place 3)), rules at phases.kif:29
+        // n[9]: (legal white (place 3)), rules at phases.kif:30
         n[9] = (s.0[0] & 0x240000 == 0x240000) & (!n[2]);
-        // n[11]: (legal white (place 4)), rules at phases.kif:29
+        // n[11]: (legal white (place 4)), rules at phases.kif:30
         n[11] = (s.0[0] & 0x240000 == 0x240000) & (!n[3]);
-        // n[13]: (legal white pass), rules at phases.kif:30
+        // n[13]: (legal white pass), rules at phases.kif:31
         n[13] = (s.0[0] & 0x40000 == 0x40000) & (n[4]);
-        // n[15]: (legal white (fire 1)), rules at phases.kif:31
+        // n[15]: (legal white (fire 1)), rules at phases.kif:32
         n[15] = s.0[0] & 0xc0200 == 0xc0200;
-        // n[16]: (legal white (fire 2)), rules at phases.kif:31
+        // n[16]: (legal white (fire 2)), rules at phases.kif:32
         n[16] = s.0[0] & 0xc0400 == 0xc0400;
-        // n[17]: (legal white (fire 3)), rules at phases.kif:31
+        // n[17]: (legal white (fire 3)), rules at phases.kif:32
         n[17] = s.0[0] & 0xc0800 == 0xc0800;
-        // n[18]: (legal white (fire 4)), rules at phases.kif:31
+        // n[18]: (legal white (fire 4)), rules at phases.kif:32
         n[18] = s.0[0] & 0xc1000 == 0xc1000;
-        // n[23]: (legal white hold), rules at phases.kif:32
+        // n[23]: (legal white hold), rules at phases.kif:33, 34
         n[23] = s.0[0] & 0xc0000 == 0xc0000;
         [
             (u64::from(s.0[0] & 0x40000 == 0) << 9) | u64::from(n[15])
@@ -492,25 +492,25 @@ pub fn random_step_into(
     let drawn_0 = drawn_0 & 63;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
     let parts: [u64; 1] = if s.0[0] & 0x20000 != 0 {
-        // n[6]: (legal black (place 1)), rules at phases.kif:29
+        // n[6]: (legal black (place 1)), rules at phases.kif:30
         n[6] = (s.0[0] & 0x220000 == 0x220000) & (!n[0]);
-        // n[8]: (legal black (place 2)), rules at phases.kif:29
+        // n[8]: (legal black (place 2)), rules at phases.kif:30
         n[8] = (s.0[0] & 0x220000 == 0x220000) & (!n[1]);
-        // n[10]: (legal black (place 3)), rules at phases.kif:29
+        // n[10]: (legal black (place 3)), rules at phases.kif:30
         n[10] = (s.0[0] & 0x220000 == 0x220000) & (!n[2]);
-        // n[12]: (legal black (place 4)), rules at phases.kif:29
+        // n[12]: (legal black (place 4)), rules at phases.kif:30
         n[12] = (s.0[0] & 0x220000 == 0x220000) & (!n[3]);
-        // n[14]: (legal black pass), rules at phases.kif:30
+        // n[14]: (legal black pass), rules at phases.kif:31
         n[14] = (s.0[0] & 0x20000 == 0x20000) & (n[4]);
-        // n[19]: (legal black (fire 1)), rules at phases.kif:31
+        // n[19]: (legal black (fire 1)), rules at phases.kif:32
         n[19] = s.0[0] & 0xa2000 == 0xa2000;
-        // n[20]: (legal black (fire 2)), rules at phases.kif:31
+        // n[20]: (legal black (fire 2)), rules at phases.kif:32
         n[20] = s.0[0] & 0xa4000 == 0xa4000;
-        // n[21]: (legal black (fire 3)), rules at phases.kif:31
+        // n[21]: (legal black (fire 3)), rules at phases.kif:32
         n[21] = s.0[0] & 0xa8000 == 0xa8000;
-        // n[22]: (legal black (fire 4)), rules at phases.kif:31
+        // n[22]: (legal black (fire 4)), rules at phases.kif:32
         n[22] = s.0[0] & 0xb0000 == 0xb0000;
-        // n[24]: (legal black hold), rules at phases.kif:32
+        // n[24]: (legal black hold), rules at phases.kif:33, 34
         n[24] = s.0[0] & 0xa0000 == 0xa0000;
         [
             (u64::from(s.0[0] & 0x20000 == 0) << 9) | u64::from(n[19])
@@ -536,21 +536,21 @@ pub fn random_step_into(
             *t |= *x;
         }
     }
-    // n[25]: (next (cell 1 white)), rules at phases.kif:35, 36
+    // n[25]: (next (cell 1 white)), rules at phases.kif:37, 38
     n[25] = ((s.0[0] & 0x2000 == 0x2000) & (mt[0] & 0x1 == 0)) | (joint[0].0 == 4);
-    // n[26]: (next (cell 2 white)), rules at phases.kif:35, 36
+    // n[26]: (next (cell 2 white)), rules at phases.kif:37, 38
     n[26] = ((s.0[0] & 0x4000 == 0x4000) & (mt[0] & 0x2 == 0)) | (joint[0].0 == 5);
-    // n[27]: (next (cell 3 white)), rules at phases.kif:35, 36
+    // n[27]: (next (cell 3 white)), rules at phases.kif:37, 38
     n[27] = ((s.0[0] & 0x8000 == 0x8000) & (mt[0] & 0x4 == 0)) | (joint[0].0 == 6);
-    // n[28]: (next (cell 4 white)), rules at phases.kif:35, 36
+    // n[28]: (next (cell 4 white)), rules at phases.kif:37, 38
     n[28] = ((s.0[0] & 0x10000 == 0x10000) & (mt[0] & 0x8 == 0)) | (joint[0].0 == 7);
-    // n[29]: (next (cell 1 black)), rules at phases.kif:35, 36
+    // n[29]: (next (cell 1 black)), rules at phases.kif:37, 38
     n[29] = ((s.0[0] & 0x200 == 0x200) & (mt[0] & 0x1 == 0)) | (joint[1].0 == 4);
-    // n[30]: (next (cell 2 black)), rules at phases.kif:35, 36
+    // n[30]: (next (cell 2 black)), rules at phases.kif:37, 38
     n[30] = ((s.0[0] & 0x400 == 0x400) & (mt[0] & 0x2 == 0)) | (joint[1].0 == 5);
-    // n[31]: (next (cell 3 black)), rules at phases.kif:35, 36
+    // n[31]: (next (cell 3 black)), rules at phases.kif:37, 38
     n[31] = ((s.0[0] & 0x800 == 0x800) & (mt[0] & 0x4 == 0)) | (joint[1].0 == 6);
-    // n[32]: (next (cell 4 black)), rules at phases.kif:35, 36
+    // n[32]: (next (cell 4 black)), rules at phases.kif:37, 38
     n[32] = ((s.0[0] & 0x1000 == 0x1000) & (mt[0] & 0x8 == 0)) | (joint[1].0 == 7);
     let mut w: [u64; WORDS] = [0x0];
     let mut keep: [u64; WORDS] = [0x0];
@@ -561,7 +561,7 @@ pub fn random_step_into(
     match joint[0].0 {
         8 => {
             // white plays hold: its conditional frame rules
-            // BASE[20]: (next over), rules at phases.kif:42
+            // BASE[20]: (next over), rules at phases.kif:44
             w[0] |= u64::from(s.0[0] & 0x10000 == 0x10000) << 20;
         }
         _ => {}
@@ -569,36 +569,36 @@ pub fn random_step_into(
     match joint[1].0 {
         8 => {
             // black plays hold: its conditional frame rules
-            // BASE[20]: (next over), rules at phases.kif:42
+            // BASE[20]: (next over), rules at phases.kif:44
             w[0] |= u64::from(s.0[0] & 0x1000 == 0x1000) << 20;
         }
         _ => {}
     }
-    // BASE[9]: (next (cell 1 black)), rules at phases.kif:35, 36
+    // BASE[9]: (next (cell 1 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[29]) << 9;
-    // BASE[10]: (next (cell 2 black)), rules at phases.kif:35, 36
+    // BASE[10]: (next (cell 2 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[30]) << 10;
-    // BASE[11]: (next (cell 3 black)), rules at phases.kif:35, 36
+    // BASE[11]: (next (cell 3 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[31]) << 11;
-    // BASE[12]: (next (cell 4 black)), rules at phases.kif:35, 36
+    // BASE[12]: (next (cell 4 black)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[32]) << 12;
-    // BASE[13]: (next (cell 1 white)), rules at phases.kif:35, 36
+    // BASE[13]: (next (cell 1 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[25]) << 13;
-    // BASE[14]: (next (cell 2 white)), rules at phases.kif:35, 36
+    // BASE[14]: (next (cell 2 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[26]) << 14;
-    // BASE[15]: (next (cell 3 white)), rules at phases.kif:35, 36
+    // BASE[15]: (next (cell 3 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[27]) << 15;
-    // BASE[16]: (next (cell 4 white)), rules at phases.kif:35, 36
+    // BASE[16]: (next (cell 4 white)), rules at phases.kif:37, 38
     w[0] |= u64::from(n[28]) << 16;
-    // BASE[17]: (next (control black)), rules at phases.kif:40, 41
+    // BASE[17]: (next (control black)), rules at phases.kif:42, 43
     w[0] |= u64::from(n[34]) << 17;
-    // BASE[18]: (next (control white)), rules at phases.kif:40, 41
+    // BASE[18]: (next (control white)), rules at phases.kif:42, 43
     w[0] |= u64::from(n[33]) << 18;
-    // BASE[19]: (next firing), rules at phases.kif:37, 38
+    // BASE[19]: (next firing), rules at phases.kif:39, 40
     w[0] |= u64::from(s.0[0] & 0x200000 != 0) << 19;
-    // BASE[1] and 7 more of w[0]: (next (step 1)), rules at phases.kif:43
+    // BASE[1] and 7 more of w[0]: (next (step 1)), rules at phases.kif:45
     w[0] |= (s.0[0] << 1u32) & 0x1fe;
-    // BASE[21]: (next placing), rules at phases.kif:39
+    // BASE[21]: (next placing), rules at phases.kif:41
     w[0] |= u64::from(s.0[0] & 0x80000 != 0) << 21;
     out.0 = w;
     true

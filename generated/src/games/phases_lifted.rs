@@ -122,6 +122,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_33 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_34 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_35 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_36 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -141,7 +142,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         next: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[20],
-                rules: &[engine_0_rule_36 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_37 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -150,7 +151,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[21],
                 rules: &[
-                    engine_0_rule_37 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_38 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_39 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_40 as ::gdl_runtime::lifted::Join,
@@ -159,6 +159,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_43 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_44 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_45 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_46 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -175,8 +176,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[22],
                 rules: &[
-                    engine_0_rule_46 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_47 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_48 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -187,7 +188,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         goal: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[23],
-                rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_49 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -196,9 +197,9 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[24],
                 rules: &[
-                    engine_0_rule_49 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_50 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_51 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_52 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -219,7 +220,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         shared_step: true,
     },
 };
-// Rule at phases.kif:27
+// Rule at phases.kif:28
 #[allow(unused_variables)]
 fn engine_0_rule_29(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -233,7 +234,7 @@ fn engine_0_rule_29(
         out.push(17, &[v0]);
     }
 }
-// Rule at phases.kif:28
+// Rule at phases.kif:29
 #[allow(unused_variables)]
 fn engine_0_rule_30(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -247,7 +248,7 @@ fn engine_0_rule_30(
         }
     }
 }
-// Rule at phases.kif:29
+// Rule at phases.kif:30
 #[allow(unused_variables)]
 fn engine_0_rule_31(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -268,7 +269,7 @@ fn engine_0_rule_31(
         }
     }
 }
-// Rule at phases.kif:30
+// Rule at phases.kif:31
 #[allow(unused_variables)]
 fn engine_0_rule_32(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -283,7 +284,7 @@ fn engine_0_rule_32(
         }
     }
 }
-// Rule at phases.kif:31
+// Rule at phases.kif:32
 #[allow(unused_variables)]
 fn engine_0_rule_33(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -307,7 +308,7 @@ fn engine_0_rule_33(
         }
     }
 }
-// Rule at phases.kif:32
+// Rule at phases.kif:33
 #[allow(unused_variables)]
 fn engine_0_rule_34(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -322,9 +323,26 @@ fn engine_0_rule_34(
         }
     }
 }
-// Rule at phases.kif:33
+// Rule at phases.kif:34
 #[allow(unused_variables)]
 fn engine_0_rule_35(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    if tables[5].contains(&[]) {
+        for f1 in tables[4].facts() {
+            let v0 = f1[0];
+            if fixed[11].contains(&[v0]) {
+                out.push(19, &[v0, 17u32]);
+            }
+        }
+    }
+}
+// Rule at phases.kif:35
+#[allow(unused_variables)]
+fn engine_0_rule_36(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -337,9 +355,9 @@ fn engine_0_rule_35(
         }
     }
 }
-// Rule at phases.kif:34
+// Rule at phases.kif:36
 #[allow(unused_variables)]
-fn engine_0_rule_36(
+fn engine_0_rule_37(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -351,9 +369,9 @@ fn engine_0_rule_36(
         out.push(20, &[v1]);
     }
 }
-// Rule at phases.kif:35
+// Rule at phases.kif:37
 #[allow(unused_variables)]
-fn engine_0_rule_37(
+fn engine_0_rule_38(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -366,9 +384,9 @@ fn engine_0_rule_37(
         out.push(21, &[t1]);
     }
 }
-// Rule at phases.kif:36
+// Rule at phases.kif:38
 #[allow(unused_variables)]
-fn engine_0_rule_38(
+fn engine_0_rule_39(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -383,9 +401,9 @@ fn engine_0_rule_38(
         }
     }
 }
-// Rule at phases.kif:37
+// Rule at phases.kif:39
 #[allow(unused_variables)]
-fn engine_0_rule_39(
+fn engine_0_rule_40(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -395,10 +413,10 @@ fn engine_0_rule_39(
         out.push(21, &[14u32]);
     }
 }
-// Rule at phases.kif:38
+// Rule at phases.kif:40
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_40(
+fn engine_0_rule_41(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -412,9 +430,9 @@ fn engine_0_rule_40(
         }
     }
 }
-// Rule at phases.kif:39
+// Rule at phases.kif:41
 #[allow(unused_variables)]
-fn engine_0_rule_41(
+fn engine_0_rule_42(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -424,9 +442,9 @@ fn engine_0_rule_41(
         out.push(21, &[3u32]);
     }
 }
-// Rule at phases.kif:40
+// Rule at phases.kif:42
 #[allow(unused_variables)]
-fn engine_0_rule_42(
+fn engine_0_rule_43(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -440,9 +458,9 @@ fn engine_0_rule_42(
         }
     }
 }
-// Rule at phases.kif:41
+// Rule at phases.kif:43
 #[allow(unused_variables)]
-fn engine_0_rule_43(
+fn engine_0_rule_44(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -463,10 +481,10 @@ fn engine_0_rule_43(
         }
     }
 }
-// Rule at phases.kif:42
+// Rule at phases.kif:44
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_44(
+fn engine_0_rule_45(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -480,9 +498,9 @@ fn engine_0_rule_44(
         }
     }
 }
-// Rule at phases.kif:43
+// Rule at phases.kif:45
 #[allow(unused_variables)]
-fn engine_0_rule_45(
+fn engine_0_rule_46(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -500,9 +518,9 @@ fn engine_0_rule_45(
         }
     }
 }
-// Rule at phases.kif:44
+// Rule at phases.kif:46
 #[allow(unused_variables)]
-fn engine_0_rule_46(
+fn engine_0_rule_47(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -512,9 +530,9 @@ fn engine_0_rule_46(
         out.push(22, &[]);
     }
 }
-// Rule at phases.kif:45
+// Rule at phases.kif:47
 #[allow(unused_variables)]
-fn engine_0_rule_47(
+fn engine_0_rule_48(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -524,9 +542,9 @@ fn engine_0_rule_47(
         out.push(22, &[]);
     }
 }
-// Rule at phases.kif:46
+// Rule at phases.kif:48
 #[allow(unused_variables)]
-fn engine_0_rule_48(
+fn engine_0_rule_49(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -538,9 +556,9 @@ fn engine_0_rule_48(
         out.push(23, &[v0]);
     }
 }
-// Rule at phases.kif:47
+// Rule at phases.kif:49
 #[allow(unused_variables)]
-fn engine_0_rule_49(
+fn engine_0_rule_50(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -554,9 +572,9 @@ fn engine_0_rule_49(
         out.push(24, &[v0, 19u32]);
     }
 }
-// Rule at phases.kif:48
+// Rule at phases.kif:50
 #[allow(unused_variables)]
-fn engine_0_rule_50(
+fn engine_0_rule_51(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -569,9 +587,9 @@ fn engine_0_rule_50(
         }
     }
 }
-// Rule at phases.kif:49
+// Rule at phases.kif:51
 #[allow(unused_variables)]
-fn engine_0_rule_51(
+fn engine_0_rule_52(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,

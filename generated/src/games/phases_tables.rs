@@ -226,6 +226,7 @@ mod lifted {
                         engine_0_rule_33 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_34 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_35 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_36 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -245,7 +246,7 @@ mod lifted {
             next: &[
                 ::gdl_runtime::lifted::Component {
                     relations: &[20],
-                    rules: &[engine_0_rule_36 as ::gdl_runtime::lifted::Join],
+                    rules: &[engine_0_rule_37 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[],
@@ -254,7 +255,6 @@ mod lifted {
                 ::gdl_runtime::lifted::Component {
                     relations: &[21],
                     rules: &[
-                        engine_0_rule_37 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_38 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_39 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_40 as ::gdl_runtime::lifted::Join,
@@ -263,6 +263,7 @@ mod lifted {
                         engine_0_rule_43 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_44 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_45 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_46 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -279,8 +280,8 @@ mod lifted {
                 ::gdl_runtime::lifted::Component {
                     relations: &[22],
                     rules: &[
-                        engine_0_rule_46 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_47 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_48 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -291,7 +292,7 @@ mod lifted {
             goal: &[
                 ::gdl_runtime::lifted::Component {
                     relations: &[23],
-                    rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
+                    rules: &[engine_0_rule_49 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[],
@@ -300,9 +301,9 @@ mod lifted {
                 ::gdl_runtime::lifted::Component {
                     relations: &[24],
                     rules: &[
-                        engine_0_rule_49 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_50 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_51 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_52 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -323,7 +324,7 @@ mod lifted {
             shared_step: true,
         },
     };
-    // Rule at phases.kif:27
+    // Rule at phases.kif:28
     #[allow(unused_variables)]
     fn engine_0_rule_29(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -337,7 +338,7 @@ mod lifted {
             out.push(17, &[v0]);
         }
     }
-    // Rule at phases.kif:28
+    // Rule at phases.kif:29
     #[allow(unused_variables)]
     fn engine_0_rule_30(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -351,7 +352,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:29
+    // Rule at phases.kif:30
     #[allow(unused_variables)]
     fn engine_0_rule_31(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -372,7 +373,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:30
+    // Rule at phases.kif:31
     #[allow(unused_variables)]
     fn engine_0_rule_32(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -387,7 +388,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:31
+    // Rule at phases.kif:32
     #[allow(unused_variables)]
     fn engine_0_rule_33(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -411,7 +412,7 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:32
+    // Rule at phases.kif:33
     #[allow(unused_variables)]
     fn engine_0_rule_34(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -426,9 +427,26 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:33
+    // Rule at phases.kif:34
     #[allow(unused_variables)]
     fn engine_0_rule_35(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if tables[5].contains(&[]) {
+            for f1 in tables[4].facts() {
+                let v0 = f1[0];
+                if fixed[11].contains(&[v0]) {
+                    out.push(19, &[v0, 17u32]);
+                }
+            }
+        }
+    }
+    // Rule at phases.kif:35
+    #[allow(unused_variables)]
+    fn engine_0_rule_36(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -441,9 +459,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:34
+    // Rule at phases.kif:36
     #[allow(unused_variables)]
-    fn engine_0_rule_36(
+    fn engine_0_rule_37(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -455,9 +473,9 @@ mod lifted {
             out.push(20, &[v1]);
         }
     }
-    // Rule at phases.kif:35
+    // Rule at phases.kif:37
     #[allow(unused_variables)]
-    fn engine_0_rule_37(
+    fn engine_0_rule_38(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -470,9 +488,9 @@ mod lifted {
             out.push(21, &[t1]);
         }
     }
-    // Rule at phases.kif:36
+    // Rule at phases.kif:38
     #[allow(unused_variables)]
-    fn engine_0_rule_38(
+    fn engine_0_rule_39(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -487,9 +505,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:37
+    // Rule at phases.kif:39
     #[allow(unused_variables)]
-    fn engine_0_rule_39(
+    fn engine_0_rule_40(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -499,10 +517,10 @@ mod lifted {
             out.push(21, &[14u32]);
         }
     }
-    // Rule at phases.kif:38
+    // Rule at phases.kif:40
     #[allow(unused_variables)]
     #[allow(clippy::never_loop)]
-    fn engine_0_rule_40(
+    fn engine_0_rule_41(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -516,9 +534,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:39
+    // Rule at phases.kif:41
     #[allow(unused_variables)]
-    fn engine_0_rule_41(
+    fn engine_0_rule_42(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -528,9 +546,9 @@ mod lifted {
             out.push(21, &[3u32]);
         }
     }
-    // Rule at phases.kif:40
+    // Rule at phases.kif:42
     #[allow(unused_variables)]
-    fn engine_0_rule_42(
+    fn engine_0_rule_43(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -544,9 +562,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:41
+    // Rule at phases.kif:43
     #[allow(unused_variables)]
-    fn engine_0_rule_43(
+    fn engine_0_rule_44(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -567,10 +585,10 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:42
+    // Rule at phases.kif:44
     #[allow(unused_variables)]
     #[allow(clippy::never_loop)]
-    fn engine_0_rule_44(
+    fn engine_0_rule_45(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -584,9 +602,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:43
+    // Rule at phases.kif:45
     #[allow(unused_variables)]
-    fn engine_0_rule_45(
+    fn engine_0_rule_46(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -604,9 +622,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:44
+    // Rule at phases.kif:46
     #[allow(unused_variables)]
-    fn engine_0_rule_46(
+    fn engine_0_rule_47(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -616,9 +634,9 @@ mod lifted {
             out.push(22, &[]);
         }
     }
-    // Rule at phases.kif:45
+    // Rule at phases.kif:47
     #[allow(unused_variables)]
-    fn engine_0_rule_47(
+    fn engine_0_rule_48(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -628,9 +646,9 @@ mod lifted {
             out.push(22, &[]);
         }
     }
-    // Rule at phases.kif:46
+    // Rule at phases.kif:48
     #[allow(unused_variables)]
-    fn engine_0_rule_48(
+    fn engine_0_rule_49(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -642,9 +660,9 @@ mod lifted {
             out.push(23, &[v0]);
         }
     }
-    // Rule at phases.kif:47
+    // Rule at phases.kif:49
     #[allow(unused_variables)]
-    fn engine_0_rule_49(
+    fn engine_0_rule_50(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -658,9 +676,9 @@ mod lifted {
             out.push(24, &[v0, 19u32]);
         }
     }
-    // Rule at phases.kif:48
+    // Rule at phases.kif:50
     #[allow(unused_variables)]
-    fn engine_0_rule_50(
+    fn engine_0_rule_51(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
@@ -673,9 +691,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:49
+    // Rule at phases.kif:51
     #[allow(unused_variables)]
-    fn engine_0_rule_51(
+    fn engine_0_rule_52(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
