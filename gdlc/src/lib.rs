@@ -27,3 +27,4 @@ pub mod realtime;
 pub use compile::{compile, generate};
 pub use error::Error;
 pub mod split;
+mod unify;

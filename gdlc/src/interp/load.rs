@@ -14,11 +14,12 @@
 //! faster, so [`super::choose`] picks one per query.
 
 use super::budget::{Limits, Spending, Trip};
+use super::disjuncts;
 use super::inputs::{self, Inputs, Split};
 use super::observe::{Observed, OBSERVE_TOTAL};
 use super::stats::{self, Known, Stats};
 use super::{Engine, Error, Flat, Interpreter, Keys, Query, State, RANDOM_ROLE};
-use crate::ast::{Description, Rule};
+use crate::ast::Description;
 use crate::datalog::compile::{CLit, CRule, Compiler, Relations};
 use crate::datalog::eval::{access_paths, indexed_reads, Component, Eval, Table};
 use crate::datalog::order::{Cost, CROSS_PENALTY};
@@ -64,7 +65,8 @@ pub(super) fn load(description: &Description, limits: &Limits) -> Result<Interpr
     if roles.is_empty() {
         return Err(Error::NoRole);
     }
-    let (program, splits) = inputs::split(&expand_ors(&prepared));
+    // The demand rewrite reads the calls of plain conjunctions.
+    let (program, splits) = inputs::split(&disjuncts::expand_ors(&prepared));
     let mut loader = Loader::new(&program, &splits, limits);
     let plain = Program::new(program, &splits);
     let first = loader.compile(&plain, &|atom, bound| plain.fact_stats.cost(atom, bound), CROSS_PENALTY)?;
@@ -143,17 +145,6 @@ fn restrict(program: &Description, complete: &[&str]) -> Option<Description> {
     };
     let restricted = demand::restrict_with(program, &|_| None, complete, &options)?;
     restricted.rules.iter().any(|rule| stats::is_guard(&rule.head.name)).then_some(restricted)
-}
-
-/// The rules with every `or` expanded: the demand rewrite reads the calls of plain conjunctions.
-fn expand_ors(description: &Description) -> Description {
-    let mut rules = Vec::with_capacity(description.rules.len());
-    for rule in &description.rules {
-        for body in crate::check::expand::expand_or(&rule.body) {
-            rules.push(Rule { head: rule.head.clone(), body, span: rule.span });
-        }
-    }
-    Description { rules }
 }
 
 /// A program for one engine, with its dependency graph.

@@ -18,6 +18,7 @@ mod budget;
 mod choose;
 mod cross;
 pub mod differential;
+mod disjuncts;
 mod error;
 mod game;
 mod inputs;

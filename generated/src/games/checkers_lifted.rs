@@ -319,7 +319,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         legal: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
-                rules: &[engine_0_rule_134 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_131 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2])],
@@ -328,6 +328,9 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[21],
                 rules: &[
+                    engine_0_rule_111 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_112 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_113 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_114 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_115 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_116 as ::gdl_runtime::lifted::Join,
@@ -335,9 +338,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_118 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_119 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_120 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_121 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_122 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_123 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -373,7 +373,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         next: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
-                rules: &[engine_0_rule_134 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_131 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2])],
@@ -423,19 +423,19 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_108 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_109 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_110 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_111 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_112 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_113 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
                 indexes: &[
                     (0, &[0]),
                     (0, &[0, 1, 7]),
+                    (0, &[1]),
                     (1, &[0]),
                     (1, &[0, 1, 5]),
+                    (1, &[1]),
                     (2, &[0]),
                     (2, &[0, 9]),
+                    (2, &[1]),
                     (5, &[0]),
                     (13, &[0, 1, 2, 5, 6]),
                 ],
@@ -490,7 +490,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         terminal: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[13],
-                rules: &[engine_0_rule_134 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_131 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[(3, &[2])],
@@ -499,6 +499,9 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[21],
                 rules: &[
+                    engine_0_rule_111 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_112 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_113 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_114 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_115 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_116 as ::gdl_runtime::lifted::Join,
@@ -506,9 +509,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_118 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_119 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_120 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_121 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_122 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_123 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -543,9 +543,9 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[27],
                 rules: &[
-                    engine_0_rule_135 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_136 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_137 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_132 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_133 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_134 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -567,7 +567,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[28],
-                rules: &[engine_0_rule_138 as ::gdl_runtime::lifted::Join],
+                rules: &[engine_0_rule_135 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -581,9 +581,9 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[29],
                 rules: &[
-                    engine_0_rule_139 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_140 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_141 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_136 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_137 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_138 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -600,12 +600,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[31],
                 rules: &[
+                    engine_0_rule_139 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_140 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_141 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_142 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_143 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_144 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_145 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_146 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_147 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -715,18 +715,20 @@ fn engine_0_rule_74(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        {
-            if v1 != 58u32 {
+    {
+        if 71u32 != 58u32 {
+            for f1 in tables[1].candidates(&[1], &[71u32]).map(|i| tables[1].fact(i)) {
+                let v0 = f1[0];
+                if f1[1] != 71u32 {
+                    continue;
+                }
+                let v1 = f1[2];
+                let v2 = f1[3];
+                let v3 = f1[4];
+                let v4 = f1[5];
                 {
-                    if v5 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
+                    if v4 != 3u32 {
+                        let t1 = store.intern_args(3u32, &[v3, v4, 71u32]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -742,18 +744,20 @@ fn engine_0_rule_75(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        {
-            if v5 != 20u32 {
+    {
+        if 58u32 != 71u32 {
+            for f1 in tables[1].candidates(&[1], &[58u32]).map(|i| tables[1].fact(i)) {
+                let v0 = f1[0];
+                if f1[1] != 58u32 {
+                    continue;
+                }
+                let v1 = f1[2];
+                let v2 = f1[3];
+                let v3 = f1[4];
+                let v4 = f1[5];
                 {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
+                    if v4 != 20u32 {
+                        let t1 = store.intern_args(3u32, &[v3, v4, 58u32]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -761,7 +765,7 @@ fn engine_0_rule_75(
         }
     }
 }
-// Rule at checkers.kif:113
+// Rule at checkers.kif:118
 #[allow(unused_variables)]
 fn engine_0_rule_76(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -769,18 +773,20 @@ fn engine_0_rule_76(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
+    for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
         let v3 = f0[3];
         let v4 = f0[4];
         let v5 = f0[5];
+        let v6 = f0[6];
+        let v7 = f0[7];
         {
-            if v5 != 20u32 {
+            if v1 != 58u32 {
                 {
-                    if v5 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
+                    if v1 != 71u32 {
+                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -796,20 +802,22 @@ fn engine_0_rule_77(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        {
-            if v1 != 58u32 {
+    {
+        if 71u32 != 58u32 {
+            for f1 in tables[0].candidates(&[1], &[71u32]).map(|i| tables[0].fact(i)) {
+                let v0 = f1[0];
+                if f1[1] != 71u32 {
+                    continue;
+                }
+                let v1 = f1[2];
+                let v2 = f1[3];
+                let v3 = f1[4];
+                let v4 = f1[5];
+                let v5 = f1[6];
+                let v6 = f1[7];
                 {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
+                    if v6 != 3u32 {
+                        let t1 = store.intern_args(3u32, &[v5, v6, 71u32]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -825,20 +833,22 @@ fn engine_0_rule_78(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        {
-            if v1 != 58u32 {
+    {
+        if 58u32 != 71u32 {
+            for f1 in tables[0].candidates(&[1], &[58u32]).map(|i| tables[0].fact(i)) {
+                let v0 = f1[0];
+                if f1[1] != 58u32 {
+                    continue;
+                }
+                let v1 = f1[2];
+                let v2 = f1[3];
+                let v3 = f1[4];
+                let v4 = f1[5];
+                let v5 = f1[6];
+                let v6 = f1[7];
                 {
-                    if v7 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
+                    if v6 != 20u32 {
+                        let t1 = store.intern_args(3u32, &[v5, v6, 58u32]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -846,7 +856,7 @@ fn engine_0_rule_78(
         }
     }
 }
-// Rule at checkers.kif:118
+// Rule at checkers.kif:123
 #[allow(unused_variables)]
 fn engine_0_rule_79(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -854,7 +864,7 @@ fn engine_0_rule_79(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts() {
+    for f0 in tables[2].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
         let v2 = f0[2];
@@ -863,11 +873,13 @@ fn engine_0_rule_79(
         let v5 = f0[5];
         let v6 = f0[6];
         let v7 = f0[7];
+        let v8 = f0[8];
+        let v9 = f0[9];
         {
-            if v7 != 20u32 {
+            if v1 != 58u32 {
                 {
                     if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
+                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -875,7 +887,7 @@ fn engine_0_rule_79(
         }
     }
 }
-// Rule at checkers.kif:118
+// Rule at checkers.kif:123
 #[allow(unused_variables)]
 fn engine_0_rule_80(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -883,20 +895,24 @@ fn engine_0_rule_80(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        {
-            if v7 != 20u32 {
+    {
+        if 71u32 != 58u32 {
+            for f1 in tables[2].candidates(&[1], &[71u32]).map(|i| tables[2].fact(i)) {
+                let v0 = f1[0];
+                if f1[1] != 71u32 {
+                    continue;
+                }
+                let v1 = f1[2];
+                let v2 = f1[3];
+                let v3 = f1[4];
+                let v4 = f1[5];
+                let v5 = f1[6];
+                let v6 = f1[7];
+                let v7 = f1[8];
+                let v8 = f1[9];
                 {
-                    if v7 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
+                    if v8 != 3u32 {
+                        let t1 = store.intern_args(3u32, &[v7, v8, 71u32]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -912,115 +928,24 @@ fn engine_0_rule_81(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        let v8 = f0[8];
-        let v9 = f0[9];
-        {
-            if v1 != 58u32 {
-                {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
-                        out.push(11, &[t1]);
-                    }
+    {
+        if 58u32 != 71u32 {
+            for f1 in tables[2].candidates(&[1], &[58u32]).map(|i| tables[2].fact(i)) {
+                let v0 = f1[0];
+                if f1[1] != 58u32 {
+                    continue;
                 }
-            }
-        }
-    }
-}
-// Rule at checkers.kif:123
-#[allow(unused_variables)]
-fn engine_0_rule_82(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        let v8 = f0[8];
-        let v9 = f0[9];
-        {
-            if v1 != 58u32 {
+                let v1 = f1[2];
+                let v2 = f1[3];
+                let v3 = f1[4];
+                let v4 = f1[5];
+                let v5 = f1[6];
+                let v6 = f1[7];
+                let v7 = f1[8];
+                let v8 = f1[9];
                 {
-                    if v9 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
-                        out.push(11, &[t1]);
-                    }
-                }
-            }
-        }
-    }
-}
-// Rule at checkers.kif:123
-#[allow(unused_variables)]
-fn engine_0_rule_83(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        let v8 = f0[8];
-        let v9 = f0[9];
-        {
-            if v9 != 20u32 {
-                {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
-                        out.push(11, &[t1]);
-                    }
-                }
-            }
-        }
-    }
-}
-// Rule at checkers.kif:123
-#[allow(unused_variables)]
-fn engine_0_rule_84(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[2].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        let v3 = f0[3];
-        let v4 = f0[4];
-        let v5 = f0[5];
-        let v6 = f0[6];
-        let v7 = f0[7];
-        let v8 = f0[8];
-        let v9 = f0[9];
-        {
-            if v9 != 20u32 {
-                {
-                    if v9 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
+                    if v8 != 20u32 {
+                        let t1 = store.intern_args(3u32, &[v7, v8, 58u32]);
                         out.push(11, &[t1]);
                     }
                 }
@@ -1030,7 +955,7 @@ fn engine_0_rule_84(
 }
 // Rule at checkers.kif:133
 #[allow(unused_variables)]
-fn engine_0_rule_85(
+fn engine_0_rule_82(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1060,7 +985,7 @@ fn engine_0_rule_85(
 }
 // Rule at checkers.kif:140
 #[allow(unused_variables)]
-fn engine_0_rule_86(
+fn engine_0_rule_83(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1094,7 +1019,7 @@ fn engine_0_rule_86(
 }
 // Rule at checkers.kif:148
 #[allow(unused_variables)]
-fn engine_0_rule_87(
+fn engine_0_rule_84(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1132,7 +1057,7 @@ fn engine_0_rule_87(
 }
 // Rule at checkers.kif:158
 #[allow(unused_variables)]
-fn engine_0_rule_88(
+fn engine_0_rule_85(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1173,7 +1098,7 @@ fn engine_0_rule_88(
 }
 // Rule at checkers.kif:163
 #[allow(unused_variables)]
-fn engine_0_rule_89(
+fn engine_0_rule_86(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1216,7 +1141,7 @@ fn engine_0_rule_89(
 }
 // Rule at checkers.kif:163
 #[allow(unused_variables)]
-fn engine_0_rule_90(
+fn engine_0_rule_87(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1259,7 +1184,7 @@ fn engine_0_rule_90(
 }
 // Rule at checkers.kif:169
 #[allow(unused_variables)]
-fn engine_0_rule_91(
+fn engine_0_rule_88(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1304,7 +1229,7 @@ fn engine_0_rule_91(
 }
 // Rule at checkers.kif:169
 #[allow(unused_variables)]
-fn engine_0_rule_92(
+fn engine_0_rule_89(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1349,7 +1274,7 @@ fn engine_0_rule_92(
 }
 // Rule at checkers.kif:169
 #[allow(unused_variables)]
-fn engine_0_rule_93(
+fn engine_0_rule_90(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1394,7 +1319,7 @@ fn engine_0_rule_93(
 }
 // Rule at checkers.kif:176
 #[allow(unused_variables)]
-fn engine_0_rule_94(
+fn engine_0_rule_91(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1406,7 +1331,7 @@ fn engine_0_rule_94(
 }
 // Rule at checkers.kif:178
 #[allow(unused_variables)]
-fn engine_0_rule_95(
+fn engine_0_rule_92(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1418,7 +1343,7 @@ fn engine_0_rule_95(
 }
 // Rule at checkers.kif:182
 #[allow(unused_variables)]
-fn engine_0_rule_96(
+fn engine_0_rule_93(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1438,7 +1363,7 @@ fn engine_0_rule_96(
 }
 // Rule at checkers.kif:191
 #[allow(unused_variables)]
-fn engine_0_rule_97(
+fn engine_0_rule_94(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1466,7 +1391,7 @@ fn engine_0_rule_97(
 }
 // Rule at checkers.kif:193
 #[allow(unused_variables)]
-fn engine_0_rule_98(
+fn engine_0_rule_95(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1494,7 +1419,7 @@ fn engine_0_rule_98(
 }
 // Rule at checkers.kif:196
 #[allow(unused_variables)]
-fn engine_0_rule_99(
+fn engine_0_rule_96(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1524,7 +1449,7 @@ fn engine_0_rule_99(
 }
 // Rule at checkers.kif:198
 #[allow(unused_variables)]
-fn engine_0_rule_100(
+fn engine_0_rule_97(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1554,7 +1479,7 @@ fn engine_0_rule_100(
 }
 // Rule at checkers.kif:201
 #[allow(unused_variables)]
-fn engine_0_rule_101(
+fn engine_0_rule_98(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1581,7 +1506,7 @@ fn engine_0_rule_101(
 }
 // Rule at checkers.kif:203
 #[allow(unused_variables)]
-fn engine_0_rule_102(
+fn engine_0_rule_99(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1608,7 +1533,7 @@ fn engine_0_rule_102(
 }
 // Rule at checkers.kif:207
 #[allow(unused_variables)]
-fn engine_0_rule_103(
+fn engine_0_rule_100(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1633,7 +1558,7 @@ fn engine_0_rule_103(
 }
 // Rule at checkers.kif:207
 #[allow(unused_variables)]
-fn engine_0_rule_104(
+fn engine_0_rule_101(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1660,7 +1585,7 @@ fn engine_0_rule_104(
 }
 // Rule at checkers.kif:207
 #[allow(unused_variables)]
-fn engine_0_rule_105(
+fn engine_0_rule_102(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1689,7 +1614,7 @@ fn engine_0_rule_105(
 }
 // Rule at checkers.kif:213
 #[allow(unused_variables)]
-fn engine_0_rule_106(
+fn engine_0_rule_103(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1719,7 +1644,7 @@ fn engine_0_rule_106(
 }
 // Rule at checkers.kif:218
 #[allow(unused_variables)]
-fn engine_0_rule_107(
+fn engine_0_rule_104(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1775,7 +1700,7 @@ fn engine_0_rule_107(
 }
 // Rule at checkers.kif:224
 #[allow(unused_variables)]
-fn engine_0_rule_108(
+fn engine_0_rule_105(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1811,7 +1736,7 @@ fn engine_0_rule_108(
 }
 // Rule at checkers.kif:229
 #[allow(unused_variables)]
-fn engine_0_rule_109(
+fn engine_0_rule_106(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1849,7 +1774,7 @@ fn engine_0_rule_109(
 }
 // Rule at checkers.kif:234
 #[allow(unused_variables)]
-fn engine_0_rule_110(
+fn engine_0_rule_107(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1879,7 +1804,7 @@ fn engine_0_rule_110(
 }
 // Rule at checkers.kif:239
 #[allow(unused_variables)]
-fn engine_0_rule_111(
+fn engine_0_rule_108(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1935,7 +1860,7 @@ fn engine_0_rule_111(
 }
 // Rule at checkers.kif:245
 #[allow(unused_variables)]
-fn engine_0_rule_112(
+fn engine_0_rule_109(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -1971,7 +1896,7 @@ fn engine_0_rule_112(
 }
 // Rule at checkers.kif:250
 #[allow(unused_variables)]
-fn engine_0_rule_113(
+fn engine_0_rule_110(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2009,7 +1934,7 @@ fn engine_0_rule_113(
 }
 // Rule at checkers.kif:262
 #[allow(unused_variables)]
-fn engine_0_rule_114(
+fn engine_0_rule_111(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2058,7 +1983,7 @@ fn engine_0_rule_114(
 }
 // Rule at checkers.kif:270
 #[allow(unused_variables)]
-fn engine_0_rule_115(
+fn engine_0_rule_112(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2107,7 +2032,7 @@ fn engine_0_rule_115(
 }
 // Rule at checkers.kif:278
 #[allow(unused_variables)]
-fn engine_0_rule_116(
+fn engine_0_rule_113(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2160,7 +2085,7 @@ fn engine_0_rule_116(
 }
 // Rule at checkers.kif:287
 #[allow(unused_variables)]
-fn engine_0_rule_117(
+fn engine_0_rule_114(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2213,7 +2138,7 @@ fn engine_0_rule_117(
 }
 // Rule at checkers.kif:296
 #[allow(unused_variables)]
-fn engine_0_rule_118(
+fn engine_0_rule_115(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2291,7 +2216,7 @@ fn engine_0_rule_118(
 }
 // Rule at checkers.kif:309
 #[allow(unused_variables)]
-fn engine_0_rule_119(
+fn engine_0_rule_116(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2369,7 +2294,7 @@ fn engine_0_rule_119(
 }
 // Rule at checkers.kif:322
 #[allow(unused_variables)]
-fn engine_0_rule_120(
+fn engine_0_rule_117(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2474,7 +2399,7 @@ fn engine_0_rule_120(
 }
 // Rule at checkers.kif:339
 #[allow(unused_variables)]
-fn engine_0_rule_121(
+fn engine_0_rule_118(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2579,7 +2504,7 @@ fn engine_0_rule_121(
 }
 // Rule at checkers.kif:356
 #[allow(unused_variables)]
-fn engine_0_rule_122(
+fn engine_0_rule_119(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2591,7 +2516,7 @@ fn engine_0_rule_122(
 }
 // Rule at checkers.kif:358
 #[allow(unused_variables)]
-fn engine_0_rule_123(
+fn engine_0_rule_120(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2603,7 +2528,7 @@ fn engine_0_rule_123(
 }
 // Rule at checkers.kif:414
 #[allow(unused_variables)]
-fn engine_0_rule_134(
+fn engine_0_rule_131(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2665,7 +2590,7 @@ fn engine_0_rule_134(
 }
 // Rule at checkers.kif:423
 #[allow(unused_variables)]
-fn engine_0_rule_135(
+fn engine_0_rule_132(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2700,7 +2625,7 @@ fn engine_0_rule_135(
 }
 // Rule at checkers.kif:423
 #[allow(unused_variables)]
-fn engine_0_rule_136(
+fn engine_0_rule_133(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2737,7 +2662,7 @@ fn engine_0_rule_136(
 }
 // Rule at checkers.kif:423
 #[allow(unused_variables)]
-fn engine_0_rule_137(
+fn engine_0_rule_134(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2776,7 +2701,7 @@ fn engine_0_rule_137(
 }
 // Rule at checkers.kif:429
 #[allow(unused_variables)]
-fn engine_0_rule_138(
+fn engine_0_rule_135(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2792,7 +2717,7 @@ fn engine_0_rule_138(
 // Rule at checkers.kif:433
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_139(
+fn engine_0_rule_136(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2809,7 +2734,7 @@ fn engine_0_rule_139(
 // Rule at checkers.kif:437
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_140(
+fn engine_0_rule_137(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2826,7 +2751,7 @@ fn engine_0_rule_140(
 }
 // Rule at checkers.kif:440
 #[allow(unused_variables)]
-fn engine_0_rule_141(
+fn engine_0_rule_138(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2839,7 +2764,7 @@ fn engine_0_rule_141(
 // Rule at checkers.kif:443
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_142(
+fn engine_0_rule_139(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2865,7 +2790,7 @@ fn engine_0_rule_142(
 // Rule at checkers.kif:448
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_143(
+fn engine_0_rule_140(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2885,7 +2810,7 @@ fn engine_0_rule_143(
 // Rule at checkers.kif:452
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_144(
+fn engine_0_rule_141(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2911,7 +2836,7 @@ fn engine_0_rule_144(
 // Rule at checkers.kif:457
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_145(
+fn engine_0_rule_142(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2937,7 +2862,7 @@ fn engine_0_rule_145(
 // Rule at checkers.kif:462
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_146(
+fn engine_0_rule_143(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -2957,7 +2882,7 @@ fn engine_0_rule_146(
 // Rule at checkers.kif:466
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_0_rule_147(
+fn engine_0_rule_144(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,

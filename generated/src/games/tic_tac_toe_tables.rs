@@ -219,7 +219,7 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(0, &[0]), (1, &[2])],
+                    indexes: &[(0, &[0]), (1, &[0, 2]), (1, &[2])],
                     demands: &[],
                 },
             ],
@@ -515,15 +515,20 @@ mod lifted {
             let v0 = f0[0];
             let v1 = f0[1];
             let v2 = f0[2];
-            for f1 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
-                let v3 = f1[0];
-                let v4 = f1[1];
+            for f1 in tables[1]
+                .candidates(&[0, 2], &[v1, 5u32])
+                .map(|i| tables[1].fact(i))
+            {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let v3 = f1[1];
                 if f1[2] != 5u32 {
                     continue;
                 }
                 {
-                    if v4 != v2 {
-                        let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
+                    if v3 != v2 {
+                        let t1 = store.intern_args(1u32, &[v1, v3, 5u32]);
                         out.push(10, &[t1]);
                     }
                 }
