@@ -27,8 +27,9 @@ pub struct LiftedGame {
     flats: FlatCache,
     /// The components of each query, with what the pass that skips those not needed reads.
     plans: Plans,
-    /// Whether the relation `legal` keeps its facts in a [`Table::bag`] (no rule reads it).
-    legal_bag: bool,
+    /// The relations whose tables are [`Table::bag`]s: `next`, which no rule reads, and `legal`
+    /// and `goal` where no rule reads them. The queries that list their facts drop repeats.
+    bags: Box<[usize]>,
 }
 
 /// Why a [`Program`] does not load: its data contradicts itself (gdlc wrote something else than
@@ -102,9 +103,8 @@ impl LiftedGame {
             program.inputs.splits.map(|s| s.iter().map(|&(sym, arity, rel)| ((sym, arity), rel)).collect());
         let split_of = [0, 1].map(|k| split_of_terms(&terms, &splits[k]));
         let plans = Plans::new(program);
-        let legal = program.outputs.legal;
-        let legal_bag = !legal.fixed && !program.queries.read_by_rules(legal.relation);
-        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, plans, legal_bag })
+        let bags = bags(program);
+        Ok(LiftedGame { program, symbols, terms, fixed, splits, split_of, initial, flats, plans, bags })
     }
 
     /// The tables of an evaluation, empty: those this thread used last for this game, cleared
@@ -120,15 +120,11 @@ impl LiftedGame {
         }
     }
 
-    /// The tables of an evaluation, new: the relation `next`, which no rule reads, and `legal`
-    /// where no rule reads it, keep their facts in a [`Table::bag`], and the queries that list
-    /// them drop the repeated ones.
+    /// The tables of an evaluation, new, those of [`LiftedGame::bags`] bags.
     fn new_tables(&self) -> Vec<Table> {
         let mut tables = vec![Table::default(); self.program.relations];
-        let Outputs { next, legal, .. } = self.program.outputs;
-        let bags = [(next, !next.fixed), (legal, self.legal_bag)];
-        for (output, _) in bags.into_iter().filter(|&(_, bag)| bag) {
-            if let Some(table) = tables.get_mut(output.relation) {
+        for &relation in &self.bags {
+            if let Some(table) = tables.get_mut(relation) {
                 *table = Table::bag();
             }
         }
@@ -268,7 +264,7 @@ impl LiftedGame {
         for (role, term) in self.by_role(eval, self.program.outputs.legal) {
             out[role].push(Move(self.flats.encoded(&eval.store, term)));
         }
-        if self.legal_bag {
+        if self.bags.contains(&self.program.outputs.legal.relation) {
             for moves in out.iter_mut() {
                 moves.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                 moves.dedup();
@@ -336,6 +332,14 @@ impl LiftedGame {
         }
         goals
     }
+}
+
+/// The relations of `program` whose tables are bags (see [`LiftedGame::bags`]): outputs
+/// computed in the evaluation (not static) that no rule reads; `next` never is.
+fn bags(program: &Program) -> Box<[usize]> {
+    let Outputs { next, legal, goal, .. } = program.outputs;
+    let unread = |output: &Output| !output.fixed && !program.queries.read_by_rules(output.relation);
+    [next, legal, goal].iter().filter(|output| unread(output)).map(|output| output.relation).collect()
 }
 
 /// What [`LiftedGame::split_of`] holds for a term whose function no rule reads by its

@@ -41,6 +41,8 @@ pub enum Difference {
     Terminal { state: Vec<String> },
     /// The goal values in a state.
     Goals { state: Vec<String>, engine: Vec<Option<u32>>, reference: Vec<Option<u32>> },
+    /// Every goal value of a role in a state, where both engines can tell them all.
+    GoalValues { role: usize, state: Vec<String>, engine: Vec<u32>, reference: Vec<u32> },
     /// A role's legal moves in a state, sorted.
     Legal { role: usize, state: Vec<String>, engine: Vec<String>, reference: Vec<String> },
     /// A move of the engine that the reference does not parse.
@@ -65,6 +67,9 @@ impl fmt::Display for Disagreement {
             Difference::Terminal { state } => write!(f, "terminal differs in {state:?}"),
             Difference::Goals { state, engine, reference } => {
                 write!(f, "goals differ in {state:?}: engine {engine:?}, reference {reference:?}")
+            }
+            Difference::GoalValues { role, state, engine, reference } => {
+                write!(f, "goal values of role {role} differ in {state:?}: engine {engine:?}, reference {reference:?}")
             }
             Difference::Legal { role, state, engine, reference } => write!(
                 f,
@@ -206,6 +211,12 @@ fn compare_state<E: Game, R: Game>(engine: &E, reference: &R, e: &E::State, r: &
     let (eg, rg) = (engine.goals(e), reference.goals(r));
     if eg != rg {
         return Err(Difference::Goals { state: ef, engine: eg, reference: rg });
+    }
+    for role in 0..engine.num_roles() {
+        let (mut ev, mut rv) = (Vec::new(), Vec::new());
+        if engine.goal_values(e, role, &mut ev) && reference.goal_values(r, role, &mut rv) && ev != rv {
+            return Err(Difference::GoalValues { role, state: ef, engine: ev, reference: rv });
+        }
     }
     for role in 0..engine.num_roles() {
         let (em, rm) = (sorted_moves(engine, e, role), sorted_moves(reference, r, role));

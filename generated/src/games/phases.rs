@@ -386,33 +386,33 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     let mut n = [false; 3];
     // n[0]: (taken 1), rules at phases.kif:28
     n[0] = (s.0[0] & 0x200 == 0x200) | (s.0[0] & 0x2000 == 0x2000);
-    // n[1]: (goal white 0), rules at phases.kif:49, 50, 51
+    // n[1]: (goal white 0), rules at phases.kif:49, 50, 51, 52
     n[1] = (s.0[0] & 0x2000 == 0) & (n[0]);
-    // n[2]: (goal black 0), rules at phases.kif:49, 50, 51
+    // n[2]: (goal black 0), rules at phases.kif:49, 50, 51, 52
     n[2] = (s.0[0] & 0x200 == 0) & (n[0]);
     out[0] = None;
-    // (goal white 0), rules at phases.kif:49, 50, 51
+    // (goal white 0), rules at phases.kif:49, 50, 51, 52
     if n[1] {
         out[0] = Some(0);
     }
-    // (goal white 50), rules at phases.kif:49, 50, 51
+    // (goal white 50), rules at phases.kif:49, 50, 51, 52
     if !n[0] {
         out[0] = Some(50);
     }
-    // (goal white 100), rules at phases.kif:49, 50, 51
+    // (goal white 100), rules at phases.kif:49, 50, 51, 52
     if s.0[0] & 0x2000 != 0 {
         out[0] = Some(100);
     }
     out[1] = None;
-    // (goal black 0), rules at phases.kif:49, 50, 51
+    // (goal black 0), rules at phases.kif:49, 50, 51, 52
     if n[2] {
         out[1] = Some(0);
     }
-    // (goal black 50), rules at phases.kif:49, 50, 51
+    // (goal black 50), rules at phases.kif:49, 50, 51, 52
     if !n[0] {
         out[1] = Some(50);
     }
-    // (goal black 100), rules at phases.kif:49, 50, 51
+    // (goal black 100), rules at phases.kif:49, 50, 51, 52
     if s.0[0] & 0x200 != 0 {
         out[1] = Some(100);
     }

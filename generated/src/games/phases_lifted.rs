@@ -200,6 +200,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_50 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_51 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_52 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_53 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -580,6 +581,24 @@ fn engine_0_rule_51(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    if fixed[13].contains(&[6u32]) {
+        for f1 in tables[3].candidates(&[0], &[6u32]).map(|i| tables[3].fact(i)) {
+            if f1[0] != 6u32 {
+                continue;
+            }
+            let v0 = f1[1];
+            out.push(24, &[v0, 19u32]);
+        }
+    }
+}
+// Rule at phases.kif:51
+#[allow(unused_variables)]
+fn engine_0_rule_52(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(tables[23].contains(&[6u32])) {
         for f1 in fixed[11].facts() {
             let v0 = f1[0];
@@ -587,9 +606,9 @@ fn engine_0_rule_51(
         }
     }
 }
-// Rule at phases.kif:51
+// Rule at phases.kif:52
 #[allow(unused_variables)]
-fn engine_0_rule_52(
+fn engine_0_rule_53(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,

@@ -304,6 +304,7 @@ mod lifted {
                         engine_0_rule_50 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_51 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_52 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_53 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -684,6 +685,24 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if fixed[13].contains(&[6u32]) {
+            for f1 in tables[3].candidates(&[0], &[6u32]).map(|i| tables[3].fact(i)) {
+                if f1[0] != 6u32 {
+                    continue;
+                }
+                let v0 = f1[1];
+                out.push(24, &[v0, 19u32]);
+            }
+        }
+    }
+    // Rule at phases.kif:51
+    #[allow(unused_variables)]
+    fn engine_0_rule_52(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(tables[23].contains(&[6u32])) {
             for f1 in fixed[11].facts() {
                 let v0 = f1[0];
@@ -691,9 +710,9 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:51
+    // Rule at phases.kif:52
     #[allow(unused_variables)]
-    fn engine_0_rule_52(
+    fn engine_0_rule_53(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
         delta: (usize, usize),
         out: &mut ::gdl_runtime::lifted::Derived,
