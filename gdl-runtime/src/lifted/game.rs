@@ -120,7 +120,8 @@ impl LiftedGame {
         }
     }
 
-    /// The tables of an evaluation, new, those of [`LiftedGame::bags`] bags.
+    /// The tables of an evaluation, new: a [`Table::bag`] for each relation of
+    /// [`LiftedGame::bags`], an ordinary table for every other.
     fn new_tables(&self) -> Vec<Table> {
         let mut tables = vec![Table::default(); self.program.relations];
         for &relation in &self.bags {
