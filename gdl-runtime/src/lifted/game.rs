@@ -335,8 +335,8 @@ impl LiftedGame {
     }
 }
 
-/// The relations of `program` whose tables are bags (see [`LiftedGame::bags`]): outputs
-/// computed in the evaluation (not static) that no rule reads; `next` never is.
+/// The relations of `program` whose tables are bags (see [`LiftedGame::bags`]): the outputs
+/// computed in the evaluation (not static) that no rule reads, which `next` never is.
 fn bags(program: &Program) -> Box<[usize]> {
     let Outputs { next, legal, goal, .. } = program.outputs;
     let unread = |output: &Output| !output.fixed && !program.queries.read_by_rules(output.relation);

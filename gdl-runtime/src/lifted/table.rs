@@ -314,8 +314,9 @@ impl Table {
     }
 
     /// A table that no rule reads, whose facts are only listed once an evaluation is done
-    /// (the relation `next`): a fact added is appended without a search for it among those
-    /// added before, so that the same fact may be listed more than once, and counts as new.
+    /// (`next`, and `legal` or `goal` where no rule reads them): a fact added is appended
+    /// without a search for it among those added before, so that the same fact may be listed
+    /// more than once, and counts as new.
     pub fn bag() -> Table {
         Table { bag: true, ..Table::default() }
     }
