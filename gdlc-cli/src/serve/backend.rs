@@ -55,6 +55,8 @@ impl Drop for Backend {
 enum Slot {
     /// Being built; the builder will fill the slot.
     Building,
+    /// Being started again after its backend died; the restarting thread will fill the slot.
+    Restarting,
     /// Serving.
     Ready(Backend),
     /// Not available: the build failed, or the backend died too often.
@@ -113,6 +115,7 @@ impl Natives {
         match lock(&self.slots).get(&key) {
             Some(Slot::Ready(_)) => "native code ready",
             Some(Slot::Building) => "native code being built",
+            Some(Slot::Restarting) => "native code restarting",
             Some(Slot::Failed) => "no native code",
             None if self.build_at_start => "native code wanted",
             None => "native code off",
@@ -144,9 +147,10 @@ impl Natives {
         }
     }
 
-    /// The address of the backend of `key`, when it is serving; a backend found dead is
-    /// restarted (up to [`MAX_RESTARTS`] times) and `None` is returned meanwhile.
-    pub(super) fn url(&self, key: u64) -> Option<String> {
+    /// The address of the backend of `key`, when it is serving. A backend found dead is
+    /// restarted on another thread (up to [`MAX_RESTARTS`] times) and `None` is returned
+    /// meanwhile: a move asked for now must not wait for a process to start.
+    pub(super) fn url(self: &Arc<Self>, key: u64) -> Option<String> {
         let mut slots = lock(&self.slots);
         let Some(Slot::Ready(backend)) = slots.get_mut(&key) else { return None };
         match backend.child.try_wait() {
@@ -161,17 +165,32 @@ impl Natives {
             slots.insert(key, Slot::Failed);
             return None;
         }
-        match spawn(&binary, self.player, restarts) {
+        slots.insert(key, Slot::Restarting);
+        drop(slots);
+        let natives = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("backend-restart".to_string())
+            .spawn(move || natives.restart(key, &binary, restarts));
+        if let Err(e) = spawned {
+            log::error(format_args!("game {key:016x}: cannot restart the native backend: {e}"));
+            lock(&self.slots).insert(key, Slot::Failed);
+        }
+        None
+    }
+
+    /// Starts the backend of `key` again, for the `restarts`-th time, and fills its slot.
+    fn restart(&self, key: u64, binary: &Path, restarts: u32) {
+        let slot = match spawn(binary, self.player, restarts) {
             Ok(backend) => {
                 log::info(format_args!("game {key:016x}: native backend restarted at {}", backend.url));
-                slots.insert(key, Slot::Ready(backend));
+                Slot::Ready(backend)
             }
             Err(e) => {
                 log::error(format_args!("game {key:016x}: cannot restart the native backend: {e}"));
-                slots.insert(key, Slot::Failed);
+                Slot::Failed
             }
-        }
-        None
+        };
+        lock(&self.slots).insert(key, slot);
     }
 
     /// The builder thread: builds each job's binary and starts its backend.
@@ -286,4 +305,44 @@ fn spawn(binary: &Path, player: Kind, restarts: u32) -> Result<Backend, String> 
         return Err(format!("{} did not start serving: `{}`", binary.display(), line.trim()));
     }
     Ok(backend)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A stand-in backend: a script that takes `seconds` to print its address, then serves
+    /// nothing until it is killed.
+    fn slow_backend(seconds: u32) -> std::io::Result<PathBuf> {
+        use std::os::unix::fs::PermissionsExt as _;
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!("gdlc-slow-backend-{}-{nanos}", std::process::id()));
+        let script = format!("#!/bin/sh\nsleep {seconds}\necho serving on http://127.0.0.1:9\nexec sleep 60\n");
+        std::fs::write(&path, script)?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        Ok(path)
+    }
+
+    #[test]
+    fn a_dead_backend_is_restarted_without_holding_up_the_move_that_found_it() {
+        let binary = slow_backend(2).unwrap();
+        let mut dead = Command::new("true").spawn().unwrap();
+        dead.wait().unwrap();
+        let natives = Natives::new(Kind::Random, false);
+        let backend =
+            Backend { binary: binary.clone(), url: "http://127.0.0.1:9".to_string(), child: dead, restarts: 0 };
+        lock(&natives.slots).insert(7, Slot::Ready(backend));
+        let asked = Instant::now();
+        assert_eq!(natives.url(7), None);
+        // The restart takes two seconds; the move that found the backend dead does not wait.
+        assert!(asked.elapsed() < Duration::from_secs(1), "url() waited {:?}", asked.elapsed());
+        assert_eq!(natives.status(7), "native code restarting");
+        let until = Instant::now() + STARTUP_TIME;
+        while natives.status(7) == "native code restarting" && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(natives.status(7), "native code ready");
+        assert_eq!(natives.url(7).as_deref(), Some("http://127.0.0.1:9"));
+        let _ = std::fs::remove_file(&binary);
+    }
 }
