@@ -876,12 +876,6 @@ mod lifted {
                     .candidates(&[0, 1], &[v1, v2])
                     .map(|i| fixed[14].fact(i))
                 {
-                    if f2[0] != v1 {
-                        continue;
-                    }
-                    if f2[1] != v2 {
-                        continue;
-                    }
                     let v5 = f2[2];
                     let v6 = f2[3];
                     for f3 in tables[1]
@@ -1220,9 +1214,6 @@ mod lifted {
                     }
                     for f3 in fixed[9].candidates(&[0], &[v2]).map(|i| fixed[9].fact(i))
                     {
-                        if f3[0] != v2 {
-                            continue;
-                        }
                         let v3 = f3[1];
                         if !(tables[1].contains(&[v3, v1, 0u32])) {
                             let t1 = store.intern_args(0u32, &[v2, v0, v3, v1]);
@@ -1259,9 +1250,6 @@ mod lifted {
                     for f3 in fixed[9].candidates(&[1], &[v2]).map(|i| fixed[9].fact(i))
                     {
                         let v3 = f3[0];
-                        if f3[1] != v2 {
-                            continue;
-                        }
                         if !(tables[1].contains(&[v3, v1, 0u32])) {
                             let t1 = store.intern_args(0u32, &[v2, v0, v3, v1]);
                             out.push(12, &[0u32, t1]);
@@ -1355,9 +1343,6 @@ mod lifted {
                     }
                     for f3 in fixed[9].candidates(&[0], &[v2]).map(|i| fixed[9].fact(i))
                     {
-                        if f3[0] != v2 {
-                            continue;
-                        }
                         let v3 = f3[1];
                         if !(tables[1].contains(&[v3, v0, 1u32])) {
                             let t1 = store.intern_args(0u32, &[v2, v1, v3, v0]);
@@ -1394,9 +1379,6 @@ mod lifted {
                     for f3 in fixed[9].candidates(&[1], &[v2]).map(|i| fixed[9].fact(i))
                     {
                         let v3 = f3[0];
-                        if f3[1] != v2 {
-                            continue;
-                        }
                         if !(tables[1].contains(&[v3, v0, 1u32])) {
                             let t1 = store.intern_args(0u32, &[v2, v1, v3, v0]);
                             out.push(12, &[1u32, t1]);

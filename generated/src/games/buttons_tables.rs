@@ -495,9 +495,6 @@ mod lifted {
         for f0 in tables[5].facts() {
             let v0 = f0[0];
             for f1 in fixed[11].candidates(&[0], &[v0]).map(|i| fixed[11].fact(i)) {
-                if f1[0] != v0 {
-                    continue;
-                }
                 let v1 = f1[1];
                 let t1 = store.intern_args(5u32, &[v1]);
                 out.push(10, &[t1]);

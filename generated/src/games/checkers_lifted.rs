@@ -1352,9 +1352,6 @@ fn engine_0_rule_93(
     for f0 in tables[6].facts() {
         let v0 = f0[0];
         for f1 in fixed[14].candidates(&[0], &[v0]).map(|i| fixed[14].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             let t1 = store.intern_args(6u32, &[v1]);
             out.push(11, &[t1]);
@@ -1656,9 +1653,6 @@ fn engine_0_rule_104(
         }
         let v0 = f0[1];
         'l1: for f1 in fixed[16].candidates(&[0], &[v0]).map(|i| fixed[16].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             for f2 in tables[1].candidates(&[0], &[1u32]).map(|i| tables[1].fact(i)) {
                 if f2[0] != 1u32 {
@@ -1712,9 +1706,6 @@ fn engine_0_rule_105(
         }
         let v0 = f0[1];
         'l1: for f1 in fixed[17].candidates(&[0], &[v0]).map(|i| fixed[17].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             for f2 in tables[0].candidates(&[0], &[1u32]).map(|i| tables[0].fact(i)) {
                 if f2[0] != 1u32 {
@@ -1748,9 +1739,6 @@ fn engine_0_rule_106(
         }
         let v0 = f0[1];
         'l1: for f1 in fixed[18].candidates(&[0], &[v0]).map(|i| fixed[18].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             for f2 in tables[2].candidates(&[0], &[1u32]).map(|i| tables[2].fact(i)) {
                 if f2[0] != 1u32 {
@@ -1816,9 +1804,6 @@ fn engine_0_rule_108(
         }
         let v0 = f0[1];
         'l1: for f1 in fixed[16].candidates(&[0], &[v0]).map(|i| fixed[16].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             for f2 in tables[1].candidates(&[0], &[0u32]).map(|i| tables[1].fact(i)) {
                 if f2[0] != 0u32 {
@@ -1872,9 +1857,6 @@ fn engine_0_rule_109(
         }
         let v0 = f0[1];
         'l1: for f1 in fixed[17].candidates(&[0], &[v0]).map(|i| fixed[17].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             for f2 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
                 if f2[0] != 0u32 {
@@ -1908,9 +1890,6 @@ fn engine_0_rule_110(
         }
         let v0 = f0[1];
         'l1: for f1 in fixed[18].candidates(&[0], &[v0]).map(|i| fixed[18].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             for f2 in tables[2].candidates(&[0], &[0u32]).map(|i| tables[2].fact(i)) {
                 if f2[0] != 0u32 {
@@ -1945,12 +1924,6 @@ fn engine_0_rule_111(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 92u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 92u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -1961,15 +1934,6 @@ fn engine_0_rule_111(
                     .candidates(&[0, 1, 2], &[v0, v2, v3])
                     .map(|i| fixed[20].fact(i))
                 {
-                    if f3[0] != v0 {
-                        continue;
-                    }
-                    if f3[1] != v2 {
-                        continue;
-                    }
-                    if f3[2] != v3 {
-                        continue;
-                    }
                     let v4 = f3[3];
                     let v5 = f3[4];
                     if tables[3].contains(&[v4, v5, 4u32]) {
@@ -1994,12 +1958,6 @@ fn engine_0_rule_112(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 93u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 93u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2010,15 +1968,6 @@ fn engine_0_rule_112(
                     .candidates(&[0, 1, 2], &[v0, v2, v3])
                     .map(|i| fixed[15].fact(i))
                 {
-                    if f3[0] != v0 {
-                        continue;
-                    }
-                    if f3[1] != v2 {
-                        continue;
-                    }
-                    if f3[2] != v3 {
-                        continue;
-                    }
                     let v4 = f3[3];
                     let v5 = f3[4];
                     if tables[3].contains(&[v4, v5, 4u32]) {
@@ -2043,12 +1992,6 @@ fn engine_0_rule_113(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 92u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 92u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2096,12 +2039,6 @@ fn engine_0_rule_114(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 93u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 93u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2149,12 +2086,6 @@ fn engine_0_rule_115(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 92u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 92u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2227,12 +2158,6 @@ fn engine_0_rule_116(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 93u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 93u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2305,12 +2230,6 @@ fn engine_0_rule_117(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 92u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 92u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2410,12 +2329,6 @@ fn engine_0_rule_118(
         for f1 in fixed[19].candidates(&[1, 2], &[v0, 93u32]).map(|i| fixed[19].fact(i))
         {
             let v1 = f1[0];
-            if f1[1] != v0 {
-                continue;
-            }
-            if f1[2] != 93u32 {
-                continue;
-            }
             for f2 in tables[3].candidates(&[2], &[v1]).map(|i| tables[3].fact(i)) {
                 let v2 = f2[0];
                 let v3 = f2[1];
@@ -2539,9 +2452,6 @@ fn engine_0_rule_131(
         let v1 = f0[1];
         for f1 in fixed[19].candidates(&[1], &[v1]).map(|i| fixed[19].fact(i)) {
             let v2 = f1[0];
-            if f1[1] != v1 {
-                continue;
-            }
             let v3 = f1[2];
             for f2 in tables[3].candidates(&[2], &[v2]).map(|i| tables[3].fact(i)) {
                 let v4 = f2[0];
@@ -2553,30 +2463,12 @@ fn engine_0_rule_131(
                     .candidates(&[0, 3, 4], &[v0, v4, v5])
                     .map(|i| fixed[15].fact(i))
                 {
-                    if f3[0] != v0 {
-                        continue;
-                    }
                     let v6 = f3[1];
                     let v7 = f3[2];
-                    if f3[3] != v4 {
-                        continue;
-                    }
-                    if f3[4] != v5 {
-                        continue;
-                    }
                     for f4 in fixed[23]
                         .candidates(&[0, 1, 2], &[v0, v6, v7])
                         .map(|i| fixed[23].fact(i))
                     {
-                        if f4[0] != v0 {
-                            continue;
-                        }
-                        if f4[1] != v6 {
-                            continue;
-                        }
-                        if f4[2] != v7 {
-                            continue;
-                        }
                         let v8 = f4[3];
                         let v9 = f4[4];
                         if fixed[15].contains(&[v0, v4, v5, v8, v9]) {

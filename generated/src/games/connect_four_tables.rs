@@ -783,9 +783,6 @@ mod lifted {
                 let v2 = f1[1];
                 for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| fixed[15].fact(i)) {
                     let v3 = f2[0];
-                    if f2[1] != v2 {
-                        continue;
-                    }
                     if !(tables[16].contains(&[v1, v3])) {
                         let t1 = store.intern_args(1u32, &[v1, v2, v0]);
                         out.push(14, &[t1]);
@@ -1234,27 +1231,18 @@ mod lifted {
                     continue;
                 }
                 for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                    if f2[0] != v1 {
-                        continue;
-                    }
                     let v3 = f2[1];
                     if tables[1].contains(&[v3, v2, v0]) {
                         for f4 in fixed[15]
                             .candidates(&[0], &[v3])
                             .map(|i| fixed[15].fact(i))
                         {
-                            if f4[0] != v3 {
-                                continue;
-                            }
                             let v4 = f4[1];
                             if tables[1].contains(&[v4, v2, v0]) {
                                 for f6 in fixed[15]
                                     .candidates(&[0], &[v4])
                                     .map(|i| fixed[15].fact(i))
                                 {
-                                    if f6[0] != v4 {
-                                        continue;
-                                    }
                                     let v5 = f6[1];
                                     if tables[1].contains(&[v5, v2, v0]) {
                                         out.push(17, &[v0]);
@@ -1285,27 +1273,18 @@ mod lifted {
                     continue;
                 }
                 for f2 in fixed[15].candidates(&[0], &[v2]).map(|i| fixed[15].fact(i)) {
-                    if f2[0] != v2 {
-                        continue;
-                    }
                     let v3 = f2[1];
                     if tables[1].contains(&[v1, v3, v0]) {
                         for f4 in fixed[15]
                             .candidates(&[0], &[v3])
                             .map(|i| fixed[15].fact(i))
                         {
-                            if f4[0] != v3 {
-                                continue;
-                            }
                             let v4 = f4[1];
                             if tables[1].contains(&[v1, v4, v0]) {
                                 for f6 in fixed[15]
                                     .candidates(&[0], &[v4])
                                     .map(|i| fixed[15].fact(i))
                                 {
-                                    if f6[0] != v4 {
-                                        continue;
-                                    }
                                     let v5 = f6[1];
                                     if tables[1].contains(&[v1, v5, v0]) {
                                         out.push(17, &[v0]);
@@ -1336,51 +1315,33 @@ mod lifted {
                     continue;
                 }
                 for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                    if f2[0] != v1 {
-                        continue;
-                    }
                     let v3 = f2[1];
                     for f3 in fixed[15]
                         .candidates(&[0], &[v3])
                         .map(|i| fixed[15].fact(i))
                     {
-                        if f3[0] != v3 {
-                            continue;
-                        }
                         let v4 = f3[1];
                         for f4 in fixed[15]
                             .candidates(&[0], &[v4])
                             .map(|i| fixed[15].fact(i))
                         {
-                            if f4[0] != v4 {
-                                continue;
-                            }
                             let v5 = f4[1];
                             for f5 in fixed[15]
                                 .candidates(&[0], &[v2])
                                 .map(|i| fixed[15].fact(i))
                             {
-                                if f5[0] != v2 {
-                                    continue;
-                                }
                                 let v6 = f5[1];
                                 if tables[1].contains(&[v3, v6, v0]) {
                                     for f7 in fixed[15]
                                         .candidates(&[0], &[v6])
                                         .map(|i| fixed[15].fact(i))
                                     {
-                                        if f7[0] != v6 {
-                                            continue;
-                                        }
                                         let v7 = f7[1];
                                         if tables[1].contains(&[v4, v7, v0]) {
                                             for f9 in fixed[15]
                                                 .candidates(&[0], &[v7])
                                                 .map(|i| fixed[15].fact(i))
                                             {
-                                                if f9[0] != v7 {
-                                                    continue;
-                                                }
                                                 let v8 = f9[1];
                                                 if tables[1].contains(&[v5, v8, v0]) {
                                                     out.push(17, &[v0]);
@@ -1414,52 +1375,34 @@ mod lifted {
                     continue;
                 }
                 for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                    if f2[0] != v1 {
-                        continue;
-                    }
                     let v3 = f2[1];
                     for f3 in fixed[15]
                         .candidates(&[0], &[v3])
                         .map(|i| fixed[15].fact(i))
                     {
-                        if f3[0] != v3 {
-                            continue;
-                        }
                         let v4 = f3[1];
                         for f4 in fixed[15]
                             .candidates(&[0], &[v4])
                             .map(|i| fixed[15].fact(i))
                         {
-                            if f4[0] != v4 {
-                                continue;
-                            }
                             let v5 = f4[1];
                             for f5 in fixed[15]
                                 .candidates(&[1], &[v2])
                                 .map(|i| fixed[15].fact(i))
                             {
                                 let v6 = f5[0];
-                                if f5[1] != v2 {
-                                    continue;
-                                }
                                 if tables[1].contains(&[v3, v6, v0]) {
                                     for f7 in fixed[15]
                                         .candidates(&[1], &[v6])
                                         .map(|i| fixed[15].fact(i))
                                     {
                                         let v7 = f7[0];
-                                        if f7[1] != v6 {
-                                            continue;
-                                        }
                                         if tables[1].contains(&[v4, v7, v0]) {
                                             for f9 in fixed[15]
                                                 .candidates(&[1], &[v7])
                                                 .map(|i| fixed[15].fact(i))
                                             {
                                                 let v8 = f9[0];
-                                                if f9[1] != v7 {
-                                                    continue;
-                                                }
                                                 if tables[1].contains(&[v5, v8, v0]) {
                                                     out.push(17, &[v0]);
                                                     continue 'l0;
@@ -1521,9 +1464,6 @@ mod lifted {
                 let v2 = f1[1];
                 for f2 in fixed[15].candidates(&[1], &[v2]).map(|i| fixed[15].fact(i)) {
                     let v3 = f2[0];
-                    if f2[1] != v2 {
-                        continue;
-                    }
                     out.push(23, &[v1, v3]);
                 }
             }
@@ -1542,9 +1482,6 @@ mod lifted {
             let v1 = f0[1];
             'l1: for f1 in fixed[15].candidates(&[1], &[v1]).map(|i| fixed[15].fact(i)) {
                 let v2 = f1[0];
-                if f1[1] != v1 {
-                    continue;
-                }
                 for f2 in tables[0].candidates(&[1], &[v0]).map(|i| tables[0].fact(i)) {
                     let v3 = f2[0];
                     if f2[1] != v0 {

@@ -251,9 +251,6 @@ fn engine_0_rule_10(
     for f0 in tables[1].facts() {
         let v0 = f0[0];
         for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             if tables[1].contains(&[v1]) {
                 let t1 = store.intern_args(0u32, &[v0, v1]);
@@ -273,9 +270,6 @@ fn engine_0_rule_11(
     for f0 in tables[3].facts() {
         let v0 = f0[0];
         for f1 in fixed[10].candidates(&[0], &[v0]).map(|i| fixed[10].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             let t1 = store.intern_args(3u32, &[v1]);
             out.push(11, &[t1]);
@@ -498,9 +492,6 @@ fn engine_0_rule_25(
                 }
                 let v2 = f2[1];
                 for f3 in fixed[10].candidates(&[0], &[v2]).map(|i| fixed[10].fact(i)) {
-                    if f3[0] != v2 {
-                        continue;
-                    }
                     let v3 = f3[1];
                     out.push(14, &[v1, v3]);
                 }
@@ -526,9 +517,6 @@ fn engine_0_rule_25_delta_0(
                 }
                 let v2 = f2[1];
                 for f3 in fixed[10].candidates(&[0], &[v1]).map(|i| fixed[10].fact(i)) {
-                    if f3[0] != v1 {
-                        continue;
-                    }
                     let v3 = f3[1];
                     out.push(14, &[v2, v3]);
                 }

@@ -735,9 +735,6 @@ fn engine_0_rule_48(
         let v0 = f0[0];
         let v1 = f0[1];
         for f1 in fixed[11].candidates(&[0], &[v1]).map(|i| fixed[11].fact(i)) {
-            if f1[0] != v1 {
-                continue;
-            }
             let v2 = f1[1];
             for f2 in tables[4].candidates(&[1], &[v2]).map(|i| tables[4].fact(i)) {
                 let v3 = f2[0];

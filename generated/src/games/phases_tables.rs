@@ -614,9 +614,6 @@ mod lifted {
         for f0 in tables[8].facts() {
             let v0 = f0[0];
             for f1 in fixed[14].candidates(&[0], &[v0]).map(|i| fixed[14].fact(i)) {
-                if f1[0] != v0 {
-                    continue;
-                }
                 let v1 = f1[1];
                 let t1 = store.intern_args(8u32, &[v1]);
                 out.push(21, &[t1]);

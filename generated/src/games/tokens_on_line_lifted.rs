@@ -416,9 +416,6 @@ fn engine_0_rule_23(
     for f0 in tables[2].facts() {
         let v0 = f0[0];
         for f1 in fixed[7].candidates(&[0], &[v0]).map(|i| fixed[7].fact(i)) {
-            if f1[0] != v0 {
-                continue;
-            }
             let v1 = f1[1];
             let t1 = store.intern_args(2u32, &[v1]);
             out.push(14, &[t1]);

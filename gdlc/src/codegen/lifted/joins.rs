@@ -18,9 +18,13 @@ use quote::{format_ident, quote};
 pub(super) struct Fixed<'a>(pub(super) &'a [bool]);
 
 impl Fixed<'_> {
+    fn is_fixed(&self, rel: usize) -> bool {
+        self.0.get(rel).copied().unwrap_or(false)
+    }
+
     fn table(&self, rel: usize) -> TokenStream {
         let at = Literal::usize_unsuffixed(rel);
-        if self.0.get(rel).copied().unwrap_or(false) {
+        if self.is_fixed(rel) {
             quote!(fixed[#at])
         } else {
             quote!(tables[#at])
@@ -149,7 +153,7 @@ impl Writer<'_> {
     fn positive(&mut self, at: usize, p: &Pattern) -> TokenStream {
         let table = self.fixed.table(p.rel);
         if at == 0 && self.delta_first {
-            return self.each_fact(at, p, quote!(#table.facts_in(delta.0, delta.1)));
+            return self.each_fact(at, p, quote!(#table.facts_in(delta.0, delta.1)), &[]);
         }
         match self.access[at].clone() {
             Access::Member => {
@@ -157,26 +161,31 @@ impl Writer<'_> {
                 let rest = self.literal(at + 1);
                 quote!(if #present { #rest })
             }
-            Access::Scan => self.each_fact(at, p, quote!(#table.facts())),
+            Access::Scan => self.each_fact(at, p, quote!(#table.facts()), &[]),
             Access::Index(positions) => {
                 let keys: Vec<Resolved> = positions.iter().map(|&i| self.resolve(&p.args[i])).collect();
                 let (names, wrap) = self.unwrap_all(keys);
-                let positions = positions.iter().map(|&i| Literal::usize_unsuffixed(i));
+                let columns = positions.iter().map(|&i| Literal::usize_unsuffixed(i));
                 let candidates = quote! {
-                    #table.candidates(&[#(#positions),*], &[#(#names),*]).map(|i| #table.fact(i))
+                    #table.candidates(&[#(#columns),*], &[#(#names),*]).map(|i| #table.fact(i))
                 };
-                let inner = self.each_fact(at, p, candidates);
+                // A static relation has an index on every key its rules look up (the program's
+                // `fixed_indexes`), and an index gives only the facts of the key: their terms
+                // there need no test. An evaluation's table may be too small to have one.
+                let exact = if self.fixed.is_fixed(p.rel) { positions } else { Box::default() };
+                let inner = self.each_fact(at, p, candidates, &exact);
                 wrap(inner, quote!({}))
             }
         }
     }
 
-    /// A loop over the facts `facts` yields, matching each against `p`.
-    fn each_fact(&mut self, at: usize, p: &Pattern, facts: TokenStream) -> TokenStream {
+    /// A loop over the facts `facts` yields, matching each against `p` but at the positions
+    /// `exact`, where every fact has the terms of `p`'s bound arguments.
+    fn each_fact(&mut self, at: usize, p: &Pattern, facts: TokenStream, exact: &[usize]) -> TokenStream {
         let fact = format_ident!("f{}", at);
         let saved = self.bound.clone();
         let mut checks = TokenStream::new();
-        for (k, arg) in p.args.iter().enumerate() {
+        for (k, arg) in p.args.iter().enumerate().filter(|(k, _)| !exact.contains(k)) {
             let k = Literal::usize_unsuffixed(k);
             checks.extend(self.matching(arg, quote!(#fact[#k])));
         }
