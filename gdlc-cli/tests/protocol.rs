@@ -309,8 +309,9 @@ fn the_manager_substitutes_missing_late_and_illegal_moves() {
         assert_eq!(record.substitution_counts(), vec![steps, 0], "{fake}: {record:?}");
         assert!(record.steps.iter().flat_map(|s| &s.substitutions).all(|s| s.reason == reason), "{record:?}");
         // The real player answers within the play clock: it is never substituted (so every
-        // reply came within the clock and its grace), and most replies, where it had a choice,
-        // came within the clock itself (one may pass it by a scheduling delay on a loaded machine).
+        // reply came within the clock and its grace), and its median reply where it had a
+        // choice came within the clock itself (one reply may pass it by a scheduling delay on a
+        // loaded machine).
         let mut replies: Vec<u64> =
             record.steps.iter().filter(|s| s.legal_counts[1] > 1).map(|s| s.reply_ms[1]).collect();
         replies.sort_unstable();

@@ -91,9 +91,9 @@ pub(crate) fn rand_suffix() -> u128 {
 
 /// Checks a record's steps: no substitutions, every reply within the play clock and the
 /// network's grace (the manager's rule), each role's median reply where it had a choice within
-/// the play clock itself, and goals as printed. A single reply may pass the clock by a scheduling delay when many
-/// players share two cores, in the player or in the manager that times it; a player that keeps
-/// no margin passes it on most of its moves.
+/// the play clock itself, and goals as printed. A single reply may pass the clock by a
+/// scheduling delay when many players share two cores, in the player or in the manager that
+/// times it; a player that keeps no margin passes it on most of its moves.
 pub(crate) fn check_replies(record: &serde_json::Value, goals: &[u32], play_clock_ms: u64) {
     let steps = record["steps"].as_array().unwrap();
     assert!(!steps.is_empty());

@@ -179,8 +179,8 @@ impl Writer<'_> {
         }
     }
 
-    /// A loop over the facts `facts` yields, matching each against `p` but at the positions
-    /// `exact`, where every fact has the terms of `p`'s bound arguments.
+    /// A loop over the facts `facts` yields, matching each against `p` except at the positions
+    /// `exact`, where every fact already has the terms of `p`'s bound arguments.
     fn each_fact(&mut self, at: usize, p: &Pattern, facts: TokenStream, exact: &[usize]) -> TokenStream {
         let fact = format_ident!("f{}", at);
         let saved = self.bound.clone();
