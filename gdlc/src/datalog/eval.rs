@@ -58,7 +58,12 @@ pub(crate) struct Component {
 
 /// For each literal of `rule`, how it finds its facts once the literals before it are matched.
 pub(crate) fn access_paths(rule: &CRule) -> Vec<Access> {
-    let mut bound = vec![false; rule.num_vars];
+    access_paths_from(rule, vec![false; rule.num_vars])
+}
+
+/// [`access_paths`] when the variables marked in `bound` are bound before the body (those of
+/// the head, when the rule is asked whether it derives a given fact).
+pub(crate) fn access_paths_from(rule: &CRule, mut bound: Vec<bool>) -> Vec<Access> {
     let mut out = Vec::with_capacity(rule.body.len());
     for lit in &rule.body {
         match lit {
@@ -90,7 +95,8 @@ pub(crate) fn indexed_reads<'r>(rule: &'r CRule, access: &'r [Access]) -> impl I
     })
 }
 
-fn is_bound(p: &PTerm, bound: &[bool]) -> bool {
+/// Whether every variable of `p` is marked in `bound`.
+pub(crate) fn is_bound(p: &PTerm, bound: &[bool]) -> bool {
     match p {
         PTerm::Var(v) => bound[*v as usize],
         PTerm::Ground(_) => true,

@@ -541,44 +541,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[27],
-                rules: &[
-                    engine_0_rule_132 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_133 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_134 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[(21, &[0])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[21],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[21],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[21],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[28],
-                rules: &[engine_0_rule_135 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[27],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[29],
                 rules: &[
                     engine_0_rule_136 as ::gdl_runtime::lifted::Join,
@@ -587,11 +549,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(5, &[1])],
+                indexes: &[(5, &[1]), (21, &[0])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[28],
+                        reads: &[21],
                     },
                 ],
             },
@@ -2480,132 +2442,6 @@ fn engine_0_rule_131(
         }
     }
 }
-// Rule at checkers.kif:423
-#[allow(unused_variables)]
-fn engine_0_rule_132(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in fixed[19].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        for f1 in tables[21].candidates(&[0], &[v1]).map(|i| tables[21].fact(i)) {
-            if f1[0] != v1 {
-                continue;
-            }
-            let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[1]);
-            if n1.sym != 1u32 {
-                continue;
-            }
-            let [p2, p3, p4, p5, p6] = n1.args[..] else {
-                continue;
-            };
-            if p2 != v0 {
-                continue;
-            }
-            let v3 = p3;
-            let v4 = p4;
-            let v5 = p5;
-            let v6 = p6;
-            out.push(27, &[v1]);
-            continue 'l0;
-        }
-    }
-}
-// Rule at checkers.kif:423
-#[allow(unused_variables)]
-fn engine_0_rule_133(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in fixed[19].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        for f1 in tables[21].candidates(&[0], &[v1]).map(|i| tables[21].fact(i)) {
-            if f1[0] != v1 {
-                continue;
-            }
-            let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[1]);
-            if n1.sym != 0u32 {
-                continue;
-            }
-            let [p2, p3, p4, p5, p6, p7, p8] = n1.args[..] else {
-                continue;
-            };
-            if p2 != v0 {
-                continue;
-            }
-            let v3 = p3;
-            let v4 = p4;
-            let v5 = p5;
-            let v6 = p6;
-            let v7 = p7;
-            let v8 = p8;
-            out.push(27, &[v1]);
-            continue 'l0;
-        }
-    }
-}
-// Rule at checkers.kif:423
-#[allow(unused_variables)]
-fn engine_0_rule_134(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in fixed[19].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        let v2 = f0[2];
-        for f1 in tables[21].candidates(&[0], &[v1]).map(|i| tables[21].fact(i)) {
-            if f1[0] != v1 {
-                continue;
-            }
-            let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[1]);
-            if n1.sym != 2u32 {
-                continue;
-            }
-            let [p2, p3, p4, p5, p6, p7, p8, p9, p10] = n1.args[..] else {
-                continue;
-            };
-            if p2 != v0 {
-                continue;
-            }
-            let v3 = p3;
-            let v4 = p4;
-            let v5 = p5;
-            let v6 = p6;
-            let v7 = p7;
-            let v8 = p8;
-            let v9 = p9;
-            let v10 = p10;
-            out.push(27, &[v1]);
-            continue 'l0;
-        }
-    }
-}
-// Rule at checkers.kif:429
-#[allow(unused_variables)]
-fn engine_0_rule_135(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[9].facts() {
-        let v0 = f0[0];
-        if !(tables[27].contains(&[v0])) {
-            out.push(28, &[v0]);
-        }
-    }
-}
 // Rule at checkers.kif:433
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
@@ -2617,7 +2453,7 @@ fn engine_0_rule_136(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     for f0 in tables[4].facts() {
         let v0 = f0[0];
-        if tables[28].contains(&[v0]) {
+        if engine_0_ask_28(store, tables, fixed, &[v0]) {
             out.push(29, &[]);
             return;
         }
@@ -2796,4 +2632,123 @@ fn engine_0_rule_144(
             }
         }
     }
+}
+/// Whether `has_legal_move` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_27(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at checkers.kif:423
+    'rule0: {
+        let v1 = args[0];
+        for f0 in fixed[19].candidates(&[1], &[v1]).map(|i| fixed[19].fact(i)) {
+            let v0 = f0[0];
+            let v2 = f0[2];
+            for f1 in tables[21].candidates(&[0], &[v1]).map(|i| tables[21].fact(i)) {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[1]);
+                if n1.sym != 1u32 {
+                    continue;
+                }
+                let [p2, p3, p4, p5, p6] = n1.args[..] else {
+                    continue;
+                };
+                if p2 != v0 {
+                    continue;
+                }
+                let v3 = p3;
+                let v4 = p4;
+                let v5 = p5;
+                let v6 = p6;
+                return true;
+            }
+        }
+    }
+    // Rule at checkers.kif:423
+    'rule1: {
+        let v1 = args[0];
+        for f0 in fixed[19].candidates(&[1], &[v1]).map(|i| fixed[19].fact(i)) {
+            let v0 = f0[0];
+            let v2 = f0[2];
+            for f1 in tables[21].candidates(&[0], &[v1]).map(|i| tables[21].fact(i)) {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[1]);
+                if n1.sym != 0u32 {
+                    continue;
+                }
+                let [p2, p3, p4, p5, p6, p7, p8] = n1.args[..] else {
+                    continue;
+                };
+                if p2 != v0 {
+                    continue;
+                }
+                let v3 = p3;
+                let v4 = p4;
+                let v5 = p5;
+                let v6 = p6;
+                let v7 = p7;
+                let v8 = p8;
+                return true;
+            }
+        }
+    }
+    // Rule at checkers.kif:423
+    'rule2: {
+        let v1 = args[0];
+        for f0 in fixed[19].candidates(&[1], &[v1]).map(|i| fixed[19].fact(i)) {
+            let v0 = f0[0];
+            let v2 = f0[2];
+            for f1 in tables[21].candidates(&[0], &[v1]).map(|i| tables[21].fact(i)) {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f1[1]);
+                if n1.sym != 2u32 {
+                    continue;
+                }
+                let [p2, p3, p4, p5, p6, p7, p8, p9, p10] = n1.args[..] else {
+                    continue;
+                };
+                if p2 != v0 {
+                    continue;
+                }
+                let v3 = p3;
+                let v4 = p4;
+                let v5 = p5;
+                let v6 = p6;
+                let v7 = p7;
+                let v8 = p8;
+                let v9 = p9;
+                let v10 = p10;
+                return true;
+            }
+        }
+    }
+    false
+}
+/// Whether `stuck` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_28(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at checkers.kif:429
+    'rule0: {
+        let v0 = args[0];
+        if fixed[9].contains(&[v0]) {
+            if !(engine_0_ask_27(store, tables, fixed, &[v0])) {
+                return true;
+            }
+        }
+    }
+    false
 }

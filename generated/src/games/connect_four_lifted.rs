@@ -180,19 +180,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[13],
-                rules: &[engine_0_rule_30 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(16, &[1])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[16],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[14],
                 rules: &[
                     engine_0_rule_12 as ::gdl_runtime::lifted::Join,
@@ -207,7 +194,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[::gdl_runtime::lifted::Guard::Any(0)],
-                        reads: &[13],
+                        reads: &[16],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[::gdl_runtime::lifted::Guard::Any(0)],
@@ -281,19 +268,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[19],
-                rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[12],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[25],
                 rules: &[
                     engine_1_rule_12 as ::gdl_runtime::lifted::Join,
@@ -307,41 +281,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19],
+                        reads: &[12],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[17],
-                rules: &[
-                    engine_1_rule_30 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_31 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_32 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_33 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[(1, &[2])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
+                        reads: &[12],
                     },
                 ],
             },
@@ -354,19 +298,19 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
+                indexes: &[(1, &[0, 2]), (1, &[1, 2]), (1, &[2])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19],
+                        reads: &[12],
                     },
                 ],
             },
@@ -436,19 +380,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[19],
-                rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[12],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[25],
                 rules: &[
                     engine_1_rule_12 as ::gdl_runtime::lifted::Join,
@@ -462,41 +393,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19],
+                        reads: &[12],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[17],
-                rules: &[
-                    engine_1_rule_30 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_31 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_32 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_33 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[(1, &[2])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
+                        reads: &[12],
                     },
                 ],
             },
@@ -514,39 +415,39 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
+                indexes: &[(1, &[0, 2]), (1, &[1, 2]), (1, &[2])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17, 19],
+                        reads: &[12, 25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17, 19],
+                        reads: &[12, 25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17, 19],
+                        reads: &[12, 25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17, 19],
+                        reads: &[12, 25],
                     },
                 ],
             },
@@ -566,7 +467,7 @@ fn engine_0_rule_12(
     for f0 in tables[0].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        if tables[13].contains(&[v1]) {
+        if engine_0_ask_13(store, tables, fixed, &[v1]) {
             let t1 = store.intern_args(1u32, &[v1, 5u32, v0]);
             out.push(14, &[t1]);
         }
@@ -656,39 +557,6 @@ fn engine_0_rule_28(
                     out.push(16, &[v1, v0]);
                 }
             }
-        }
-    }
-}
-// Rule at connectFour.kif:119
-#[allow(unused_variables)]
-fn engine_0_rule_30(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[16].candidates(&[1], &[5u32]).map(|i| tables[16].fact(i)) {
-        let v0 = f0[0];
-        if f0[1] != 5u32 {
-            continue;
-        }
-        out.push(13, &[v0]);
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-#[allow(clippy::never_loop)]
-fn engine_1_rule_3(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[7].facts() {
-        let v0 = f0[0];
-        if tables[12].contains(&[v0]) {
-            out.push(19, &[]);
-            return;
         }
     }
 }
@@ -817,7 +685,7 @@ fn engine_1_rule_11(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[17].contains(&[0u32]) {
+    if engine_1_ask_17(store, tables, fixed, &[0u32]) {
         out.push(20, &[0u32, 6u32]);
     }
 }
@@ -839,9 +707,9 @@ fn engine_1_rule_13(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[17].contains(&[0u32])) {
-        if !(tables[17].contains(&[1u32])) {
-            if !(tables[19].contains(&[])) {
+    if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
+        if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
+            if !(engine_1_ask_19(store, tables, fixed, &[])) {
                 out.push(20, &[0u32, 7u32]);
             }
         }
@@ -865,7 +733,7 @@ fn engine_1_rule_15(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[17].contains(&[1u32]) {
+    if engine_1_ask_17(store, tables, fixed, &[1u32]) {
         out.push(20, &[0u32, 8u32]);
     }
 }
@@ -877,9 +745,9 @@ fn engine_1_rule_16(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[17].contains(&[0u32])) {
-        if !(tables[17].contains(&[1u32])) {
-            if tables[19].contains(&[]) {
+    if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
+        if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
+            if engine_1_ask_19(store, tables, fixed, &[]) {
                 out.push(20, &[0u32, 8u32]);
             }
         }
@@ -893,7 +761,7 @@ fn engine_1_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[19].contains(&[]) {
+    if engine_1_ask_19(store, tables, fixed, &[]) {
         out.push(25, &[0u32]);
     }
 }
@@ -905,7 +773,7 @@ fn engine_1_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[19].contains(&[]) {
+    if engine_1_ask_19(store, tables, fixed, &[]) {
         out.push(25, &[1u32]);
     }
 }
@@ -917,7 +785,7 @@ fn engine_1_rule_19(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[17].contains(&[1u32]) {
+    if engine_1_ask_17(store, tables, fixed, &[1u32]) {
         out.push(20, &[1u32, 6u32]);
     }
 }
@@ -929,9 +797,9 @@ fn engine_1_rule_20(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[17].contains(&[0u32])) {
-        if !(tables[17].contains(&[1u32])) {
-            if !(tables[19].contains(&[])) {
+    if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
+        if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
+            if !(engine_1_ask_19(store, tables, fixed, &[])) {
                 out.push(20, &[1u32, 7u32]);
             }
         }
@@ -945,7 +813,7 @@ fn engine_1_rule_21(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[17].contains(&[0u32]) {
+    if engine_1_ask_17(store, tables, fixed, &[0u32]) {
         out.push(20, &[1u32, 8u32]);
     }
 }
@@ -957,9 +825,9 @@ fn engine_1_rule_22(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[17].contains(&[0u32])) {
-        if !(tables[17].contains(&[1u32])) {
-            if tables[19].contains(&[]) {
+    if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
+        if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
+            if engine_1_ask_19(store, tables, fixed, &[]) {
                 out.push(20, &[1u32, 8u32]);
             }
         }
@@ -1018,204 +886,6 @@ fn engine_1_rule_29(
             let v0 = f1[0];
             let t1 = store.intern_args(0u32, &[v0]);
             out.push(11, &[1u32, t1]);
-        }
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_30(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in tables[25].facts() {
-        let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-            let v1 = f1[0];
-            let v2 = f1[1];
-            if f1[2] != v0 {
-                continue;
-            }
-            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                let v3 = f2[1];
-                if tables[1].contains(&[v3, v2, v0]) {
-                    for f4 in fixed[15]
-                        .candidates(&[0], &[v3])
-                        .map(|i| fixed[15].fact(i))
-                    {
-                        let v4 = f4[1];
-                        if tables[1].contains(&[v4, v2, v0]) {
-                            for f6 in fixed[15]
-                                .candidates(&[0], &[v4])
-                                .map(|i| fixed[15].fact(i))
-                            {
-                                let v5 = f6[1];
-                                if tables[1].contains(&[v5, v2, v0]) {
-                                    out.push(17, &[v0]);
-                                    continue 'l0;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_31(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in tables[25].facts() {
-        let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-            let v1 = f1[0];
-            let v2 = f1[1];
-            if f1[2] != v0 {
-                continue;
-            }
-            for f2 in fixed[15].candidates(&[0], &[v2]).map(|i| fixed[15].fact(i)) {
-                let v3 = f2[1];
-                if tables[1].contains(&[v1, v3, v0]) {
-                    for f4 in fixed[15]
-                        .candidates(&[0], &[v3])
-                        .map(|i| fixed[15].fact(i))
-                    {
-                        let v4 = f4[1];
-                        if tables[1].contains(&[v1, v4, v0]) {
-                            for f6 in fixed[15]
-                                .candidates(&[0], &[v4])
-                                .map(|i| fixed[15].fact(i))
-                            {
-                                let v5 = f6[1];
-                                if tables[1].contains(&[v1, v5, v0]) {
-                                    out.push(17, &[v0]);
-                                    continue 'l0;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_32(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in tables[25].facts() {
-        let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-            let v1 = f1[0];
-            let v2 = f1[1];
-            if f1[2] != v0 {
-                continue;
-            }
-            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                let v3 = f2[1];
-                for f3 in fixed[15].candidates(&[0], &[v3]).map(|i| fixed[15].fact(i)) {
-                    let v4 = f3[1];
-                    for f4 in fixed[15]
-                        .candidates(&[0], &[v4])
-                        .map(|i| fixed[15].fact(i))
-                    {
-                        let v5 = f4[1];
-                        for f5 in fixed[15]
-                            .candidates(&[0], &[v2])
-                            .map(|i| fixed[15].fact(i))
-                        {
-                            let v6 = f5[1];
-                            if tables[1].contains(&[v3, v6, v0]) {
-                                for f7 in fixed[15]
-                                    .candidates(&[0], &[v6])
-                                    .map(|i| fixed[15].fact(i))
-                                {
-                                    let v7 = f7[1];
-                                    if tables[1].contains(&[v4, v7, v0]) {
-                                        for f9 in fixed[15]
-                                            .candidates(&[0], &[v7])
-                                            .map(|i| fixed[15].fact(i))
-                                        {
-                                            let v8 = f9[1];
-                                            if tables[1].contains(&[v5, v8, v0]) {
-                                                out.push(17, &[v0]);
-                                                continue 'l0;
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_33(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in tables[25].facts() {
-        let v0 = f0[0];
-        for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-            let v1 = f1[0];
-            let v2 = f1[1];
-            if f1[2] != v0 {
-                continue;
-            }
-            for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                let v3 = f2[1];
-                for f3 in fixed[15].candidates(&[0], &[v3]).map(|i| fixed[15].fact(i)) {
-                    let v4 = f3[1];
-                    for f4 in fixed[15]
-                        .candidates(&[0], &[v4])
-                        .map(|i| fixed[15].fact(i))
-                    {
-                        let v5 = f4[1];
-                        for f5 in fixed[15]
-                            .candidates(&[1], &[v2])
-                            .map(|i| fixed[15].fact(i))
-                        {
-                            let v6 = f5[0];
-                            if tables[1].contains(&[v3, v6, v0]) {
-                                for f7 in fixed[15]
-                                    .candidates(&[1], &[v6])
-                                    .map(|i| fixed[15].fact(i))
-                                {
-                                    let v7 = f7[0];
-                                    if tables[1].contains(&[v4, v7, v0]) {
-                                        for f9 in fixed[15]
-                                            .candidates(&[1], &[v7])
-                                            .map(|i| fixed[15].fact(i))
-                                        {
-                                            let v8 = f9[0];
-                                            if tables[1].contains(&[v5, v8, v0]) {
-                                                out.push(17, &[v0]);
-                                                continue 'l0;
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
         }
     }
 }
@@ -1302,7 +972,7 @@ fn engine_1_rule_51(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[17].contains(&[0u32]) {
+    if engine_1_ask_17(store, tables, fixed, &[0u32]) {
         out.push(18, &[]);
     }
 }
@@ -1314,7 +984,7 @@ fn engine_1_rule_52(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[17].contains(&[1u32]) {
+    if engine_1_ask_17(store, tables, fixed, &[1u32]) {
         out.push(18, &[]);
     }
 }
@@ -1326,7 +996,307 @@ fn engine_1_rule_53(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[19].contains(&[])) {
+    if !(engine_1_ask_19(store, tables, fixed, &[])) {
         out.push(18, &[]);
     }
+}
+/// Whether `columnempty` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_13(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at connectFour.kif:119
+    'rule0: {
+        let v0 = args[0];
+        if tables[16].contains(&[v0, 5u32]) {
+            return true;
+        }
+    }
+    false
+}
+/// Whether `line` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_1_ask_17(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule written by gdlc
+    'rule0: {
+        let v0 = args[0];
+        if tables[25].contains(&[v0]) {
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in tables[1]
+                    .candidates(&[1, 2], &[v2, v0])
+                    .map(|i| tables[1].fact(i))
+                {
+                    let v3 = f2[0];
+                    if f2[1] != v2 {
+                        continue;
+                    }
+                    if f2[2] != v0 {
+                        continue;
+                    }
+                    if fixed[15].contains(&[v1, v3]) {
+                        for f4 in tables[1]
+                            .candidates(&[1, 2], &[v2, v0])
+                            .map(|i| tables[1].fact(i))
+                        {
+                            let v4 = f4[0];
+                            if f4[1] != v2 {
+                                continue;
+                            }
+                            if f4[2] != v0 {
+                                continue;
+                            }
+                            if fixed[15].contains(&[v3, v4]) {
+                                for f6 in tables[1]
+                                    .candidates(&[1, 2], &[v2, v0])
+                                    .map(|i| tables[1].fact(i))
+                                {
+                                    let v5 = f6[0];
+                                    if f6[1] != v2 {
+                                        continue;
+                                    }
+                                    if f6[2] != v0 {
+                                        continue;
+                                    }
+                                    if fixed[15].contains(&[v4, v5]) {
+                                        return true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    'rule1: {
+        let v0 = args[0];
+        if tables[25].contains(&[v0]) {
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in tables[1]
+                    .candidates(&[0, 2], &[v1, v0])
+                    .map(|i| tables[1].fact(i))
+                {
+                    if f2[0] != v1 {
+                        continue;
+                    }
+                    let v3 = f2[1];
+                    if f2[2] != v0 {
+                        continue;
+                    }
+                    if fixed[15].contains(&[v2, v3]) {
+                        for f4 in tables[1]
+                            .candidates(&[0, 2], &[v1, v0])
+                            .map(|i| tables[1].fact(i))
+                        {
+                            if f4[0] != v1 {
+                                continue;
+                            }
+                            let v4 = f4[1];
+                            if f4[2] != v0 {
+                                continue;
+                            }
+                            if fixed[15].contains(&[v3, v4]) {
+                                for f6 in tables[1]
+                                    .candidates(&[0, 2], &[v1, v0])
+                                    .map(|i| tables[1].fact(i))
+                                {
+                                    if f6[0] != v1 {
+                                        continue;
+                                    }
+                                    let v5 = f6[1];
+                                    if f6[2] != v0 {
+                                        continue;
+                                    }
+                                    if fixed[15].contains(&[v4, v5]) {
+                                        return true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    'rule2: {
+        let v0 = args[0];
+        if tables[25].contains(&[v0]) {
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                    let v3 = f2[1];
+                    for f3 in tables[1]
+                        .candidates(&[0, 2], &[v3, v0])
+                        .map(|i| tables[1].fact(i))
+                    {
+                        if f3[0] != v3 {
+                            continue;
+                        }
+                        let v6 = f3[1];
+                        if f3[2] != v0 {
+                            continue;
+                        }
+                        if fixed[15].contains(&[v2, v6]) {
+                            for f5 in fixed[15]
+                                .candidates(&[0], &[v3])
+                                .map(|i| fixed[15].fact(i))
+                            {
+                                let v4 = f5[1];
+                                for f6 in tables[1]
+                                    .candidates(&[0, 2], &[v4, v0])
+                                    .map(|i| tables[1].fact(i))
+                                {
+                                    if f6[0] != v4 {
+                                        continue;
+                                    }
+                                    let v7 = f6[1];
+                                    if f6[2] != v0 {
+                                        continue;
+                                    }
+                                    if fixed[15].contains(&[v6, v7]) {
+                                        for f8 in fixed[15]
+                                            .candidates(&[0], &[v4])
+                                            .map(|i| fixed[15].fact(i))
+                                        {
+                                            let v5 = f8[1];
+                                            for f9 in tables[1]
+                                                .candidates(&[0, 2], &[v5, v0])
+                                                .map(|i| tables[1].fact(i))
+                                            {
+                                                if f9[0] != v5 {
+                                                    continue;
+                                                }
+                                                let v8 = f9[1];
+                                                if f9[2] != v0 {
+                                                    continue;
+                                                }
+                                                if fixed[15].contains(&[v7, v8]) {
+                                                    return true;
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Rule written by gdlc
+    'rule3: {
+        let v0 = args[0];
+        if tables[25].contains(&[v0]) {
+            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+                let v1 = f1[0];
+                let v2 = f1[1];
+                if f1[2] != v0 {
+                    continue;
+                }
+                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                    let v3 = f2[1];
+                    for f3 in tables[1]
+                        .candidates(&[0, 2], &[v3, v0])
+                        .map(|i| tables[1].fact(i))
+                    {
+                        if f3[0] != v3 {
+                            continue;
+                        }
+                        let v6 = f3[1];
+                        if f3[2] != v0 {
+                            continue;
+                        }
+                        if fixed[15].contains(&[v6, v2]) {
+                            for f5 in fixed[15]
+                                .candidates(&[0], &[v3])
+                                .map(|i| fixed[15].fact(i))
+                            {
+                                let v4 = f5[1];
+                                for f6 in tables[1]
+                                    .candidates(&[0, 2], &[v4, v0])
+                                    .map(|i| tables[1].fact(i))
+                                {
+                                    if f6[0] != v4 {
+                                        continue;
+                                    }
+                                    let v7 = f6[1];
+                                    if f6[2] != v0 {
+                                        continue;
+                                    }
+                                    if fixed[15].contains(&[v7, v6]) {
+                                        for f8 in fixed[15]
+                                            .candidates(&[0], &[v4])
+                                            .map(|i| fixed[15].fact(i))
+                                        {
+                                            let v5 = f8[1];
+                                            for f9 in tables[1]
+                                                .candidates(&[0, 2], &[v5, v0])
+                                                .map(|i| tables[1].fact(i))
+                                            {
+                                                if f9[0] != v5 {
+                                                    continue;
+                                                }
+                                                let v8 = f9[1];
+                                                if f9[2] != v0 {
+                                                    continue;
+                                                }
+                                                if fixed[15].contains(&[v8, v7]) {
+                                                    return true;
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+/// Whether `boardopen` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_1_ask_19(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 0usize],
+) -> bool {
+    // Rule written by gdlc
+    'rule0: {
+        for f0 in fixed[7].facts() {
+            let v0 = f0[0];
+            if tables[12].contains(&[v0]) {
+                return true;
+            }
+        }
+    }
+    false
 }

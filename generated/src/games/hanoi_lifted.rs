@@ -136,14 +136,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[13],
-                rules: &[engine_0_rule_17 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(0, &[0])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[11],
                 rules: &[
                     engine_0_rule_11 as ::gdl_runtime::lifted::Join,
@@ -154,7 +146,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(0, &[0]), (2, &[0])],
+                indexes: &[(0, &[0]), (0, &[0, 2]), (2, &[0])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -163,10 +155,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
                         reads: &[12],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[13],
                     },
                 ],
             },
@@ -341,7 +329,7 @@ fn engine_0_rule_15(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     for f0 in tables[1].facts() {
         let v0 = f0[0];
-        if !(tables[13].contains(&[v0])) {
+        if !(engine_0_ask_13(store, tables, fixed, &[v0])) {
             let t1 = store.intern_args(1u32, &[v0]);
             out.push(11, &[t1]);
         }
@@ -362,23 +350,6 @@ fn engine_0_rule_16(
         let v0 = f0[1];
         let v1 = f0[2];
         out.push(12, &[v0]);
-    }
-}
-// Rule at hanoi.kif:32
-#[allow(unused_variables)]
-fn engine_0_rule_17(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
-        if f0[0] != 0u32 {
-            continue;
-        }
-        let v0 = f0[1];
-        let v1 = f0[2];
-        out.push(13, &[v1]);
     }
 }
 // Rule at hanoi.kif:35
@@ -523,4 +494,28 @@ fn engine_0_rule_25_delta_0(
             }
         }
     }
+}
+/// Whether `put_any_on` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_13(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at hanoi.kif:32
+    'rule0: {
+        let v1 = args[0];
+        for f0 in tables[0].candidates(&[0, 2], &[0u32, v1]).map(|i| tables[0].fact(i)) {
+            if f0[0] != 0u32 {
+                continue;
+            }
+            let v0 = f0[1];
+            if f0[2] != v1 {
+                continue;
+            }
+            return true;
+        }
+    }
+    false
 }

@@ -151,30 +151,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         goal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[18],
-                rules: &[engine_0_rule_46 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(3, &[1])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[19],
-                rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(3, &[1])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[20],
-                rules: &[engine_0_rule_48 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(4, &[1])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[21],
                 rules: &[
                     engine_0_rule_49 as ::gdl_runtime::lifted::Join,
@@ -193,41 +169,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 19, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 19, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 19, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 19, 20],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[18, 20],
-                    },
-                ],
+                indexes: &[(3, &[1]), (4, &[0]), (4, &[1])],
+                demands: &[],
             },
         ],
         sees: &[
@@ -687,66 +630,6 @@ fn engine_0_rule_45(
         out.push(17, &[]);
     }
 }
-// Rule at kuhnPoker.kif:65
-#[allow(unused_variables)]
-#[allow(clippy::never_loop)]
-fn engine_0_rule_46(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[3].candidates(&[1], &[8u32]).map(|i| tables[3].fact(i)) {
-        let v0 = f0[0];
-        if f0[1] != 8u32 {
-            continue;
-        }
-        out.push(18, &[]);
-        return;
-    }
-}
-// Rule at kuhnPoker.kif:66
-#[allow(unused_variables)]
-#[allow(clippy::never_loop)]
-fn engine_0_rule_47(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[3].candidates(&[1], &[9u32]).map(|i| tables[3].fact(i)) {
-        let v0 = f0[0];
-        if f0[1] != 9u32 {
-            continue;
-        }
-        out.push(19, &[]);
-        return;
-    }
-}
-// Rule at kuhnPoker.kif:67
-#[allow(unused_variables)]
-fn engine_0_rule_48(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    'l0: for f0 in tables[4].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        for f1 in fixed[11].candidates(&[0], &[v1]).map(|i| fixed[11].fact(i)) {
-            let v2 = f1[1];
-            for f2 in tables[4].candidates(&[1], &[v2]).map(|i| tables[4].fact(i)) {
-                let v3 = f2[0];
-                if f2[1] != v2 {
-                    continue;
-                }
-                out.push(20, &[v0]);
-                continue 'l0;
-            }
-        }
-    }
-}
 // Rule at kuhnPoker.kif:69
 #[allow(unused_variables)]
 fn engine_0_rule_49(
@@ -755,8 +638,8 @@ fn engine_0_rule_49(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[20].contains(&[0u32]) {
-        if tables[18].contains(&[]) {
+    if engine_0_ask_20(store, tables, fixed, &[0u32]) {
+        if engine_0_ask_18(store, tables, fixed, &[]) {
             out.push(21, &[0u32, 21u32]);
         }
     }
@@ -769,9 +652,9 @@ fn engine_0_rule_50(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[18].contains(&[])) {
-        if !(tables[19].contains(&[])) {
-            if tables[20].contains(&[0u32]) {
+    if !(engine_0_ask_18(store, tables, fixed, &[])) {
+        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+            if engine_0_ask_20(store, tables, fixed, &[0u32]) {
                 out.push(21, &[0u32, 22u32]);
             }
         }
@@ -797,9 +680,9 @@ fn engine_0_rule_52(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[18].contains(&[])) {
-        if !(tables[19].contains(&[])) {
-            if tables[20].contains(&[1u32]) {
+    if !(engine_0_ask_18(store, tables, fixed, &[])) {
+        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+            if engine_0_ask_20(store, tables, fixed, &[1u32]) {
                 out.push(21, &[0u32, 23u32]);
             }
         }
@@ -825,8 +708,8 @@ fn engine_0_rule_54(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[20].contains(&[1u32]) {
-        if tables[18].contains(&[]) {
+    if engine_0_ask_20(store, tables, fixed, &[1u32]) {
+        if engine_0_ask_18(store, tables, fixed, &[]) {
             out.push(21, &[0u32, 24u32]);
         }
     }
@@ -839,8 +722,8 @@ fn engine_0_rule_55(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[20].contains(&[1u32]) {
-        if tables[18].contains(&[]) {
+    if engine_0_ask_20(store, tables, fixed, &[1u32]) {
+        if engine_0_ask_18(store, tables, fixed, &[]) {
             out.push(21, &[1u32, 21u32]);
         }
     }
@@ -853,9 +736,9 @@ fn engine_0_rule_56(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[18].contains(&[])) {
-        if !(tables[19].contains(&[])) {
-            if tables[20].contains(&[1u32]) {
+    if !(engine_0_ask_18(store, tables, fixed, &[])) {
+        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+            if engine_0_ask_20(store, tables, fixed, &[1u32]) {
                 out.push(21, &[1u32, 22u32]);
             }
         }
@@ -881,9 +764,9 @@ fn engine_0_rule_58(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[18].contains(&[])) {
-        if !(tables[19].contains(&[])) {
-            if tables[20].contains(&[0u32]) {
+    if !(engine_0_ask_18(store, tables, fixed, &[])) {
+        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+            if engine_0_ask_20(store, tables, fixed, &[0u32]) {
                 out.push(21, &[1u32, 23u32]);
             }
         }
@@ -909,8 +792,8 @@ fn engine_0_rule_60(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[20].contains(&[0u32]) {
-        if tables[18].contains(&[]) {
+    if engine_0_ask_20(store, tables, fixed, &[0u32]) {
+        if engine_0_ask_18(store, tables, fixed, &[]) {
             out.push(21, &[1u32, 24u32]);
         }
     }
@@ -924,4 +807,74 @@ fn engine_0_rule_61(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     out.push(21, &[2u32, 24u32]);
+}
+/// Whether `called` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_18(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 0usize],
+) -> bool {
+    // Rule at kuhnPoker.kif:65
+    'rule0: {
+        for f0 in tables[3].candidates(&[1], &[8u32]).map(|i| tables[3].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != 8u32 {
+                continue;
+            }
+            return true;
+        }
+    }
+    false
+}
+/// Whether `some_fold` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_19(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 0usize],
+) -> bool {
+    // Rule at kuhnPoker.kif:66
+    'rule0: {
+        for f0 in tables[3].candidates(&[1], &[9u32]).map(|i| tables[3].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != 9u32 {
+                continue;
+            }
+            return true;
+        }
+    }
+    false
+}
+/// Whether `higher` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_20(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at kuhnPoker.kif:67
+    'rule0: {
+        let v0 = args[0];
+        for f0 in tables[4].candidates(&[0], &[v0]).map(|i| tables[4].fact(i)) {
+            if f0[0] != v0 {
+                continue;
+            }
+            let v1 = f0[1];
+            for f1 in fixed[11].candidates(&[0], &[v1]).map(|i| fixed[11].fact(i)) {
+                let v2 = f1[1];
+                for f2 in tables[4].candidates(&[1], &[v2]).map(|i| tables[4].fact(i)) {
+                    let v3 = f2[0];
+                    if f2[1] != v2 {
+                        continue;
+                    }
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }

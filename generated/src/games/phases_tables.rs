@@ -203,22 +203,6 @@ mod lifted {
         queries: ::gdl_runtime::lifted::Queries {
             legal: &[
                 ::gdl_runtime::lifted::Component {
-                    relations: &[17],
-                    rules: &[engine_0_rule_29 as ::gdl_runtime::lifted::Join],
-                    variants: &[],
-                    recursive: false,
-                    indexes: &[],
-                    demands: &[],
-                },
-                ::gdl_runtime::lifted::Component {
-                    relations: &[18],
-                    rules: &[engine_0_rule_30 as ::gdl_runtime::lifted::Join],
-                    variants: &[],
-                    recursive: false,
-                    indexes: &[],
-                    demands: &[],
-                },
-                ::gdl_runtime::lifted::Component {
                     relations: &[19],
                     rules: &[
                         engine_0_rule_31 as ::gdl_runtime::lifted::Join,
@@ -230,28 +214,11 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[],
-                    demands: &[
-                        ::gdl_runtime::lifted::Demand {
-                            guards: &[::gdl_runtime::lifted::Guard::Has(7, &[])],
-                            reads: &[17],
-                        },
-                        ::gdl_runtime::lifted::Demand {
-                            guards: &[],
-                            reads: &[18],
-                        },
-                    ],
+                    indexes: &[(3, &[0])],
+                    demands: &[],
                 },
             ],
             next: &[
-                ::gdl_runtime::lifted::Component {
-                    relations: &[20],
-                    rules: &[engine_0_rule_37 as ::gdl_runtime::lifted::Join],
-                    variants: &[],
-                    recursive: false,
-                    indexes: &[],
-                    demands: &[],
-                },
                 ::gdl_runtime::lifted::Component {
                     relations: &[21],
                     rules: &[
@@ -267,13 +234,8 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[],
-                    demands: &[
-                        ::gdl_runtime::lifted::Demand {
-                            guards: &[],
-                            reads: &[20],
-                        },
-                    ],
+                    indexes: &[(0, &[1])],
+                    demands: &[],
                 },
             ],
             terminal: &[
@@ -291,14 +253,6 @@ mod lifted {
             ],
             goal: &[
                 ::gdl_runtime::lifted::Component {
-                    relations: &[23],
-                    rules: &[engine_0_rule_49 as ::gdl_runtime::lifted::Join],
-                    variants: &[],
-                    recursive: false,
-                    indexes: &[],
-                    demands: &[],
-                },
-                ::gdl_runtime::lifted::Component {
                     relations: &[24],
                     rules: &[
                         engine_0_rule_50 as ::gdl_runtime::lifted::Join,
@@ -309,50 +263,13 @@ mod lifted {
                     variants: &[],
                     recursive: false,
                     indexes: &[(3, &[0])],
-                    demands: &[
-                        ::gdl_runtime::lifted::Demand {
-                            guards: &[],
-                            reads: &[23],
-                        },
-                        ::gdl_runtime::lifted::Demand {
-                            guards: &[],
-                            reads: &[23],
-                        },
-                    ],
+                    demands: &[],
                 },
             ],
             sees: &[],
             shared_step: true,
         },
     };
-    // Rule at phases.kif:28
-    #[allow(unused_variables)]
-    fn engine_0_rule_29(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[3].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            out.push(17, &[v0]);
-        }
-    }
-    // Rule at phases.kif:29
-    #[allow(unused_variables)]
-    fn engine_0_rule_30(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[5].contains(&[])) {
-            if !(tables[6].contains(&[])) {
-                out.push(18, &[]);
-            }
-        }
-    }
     // Rule at phases.kif:30
     #[allow(unused_variables)]
     fn engine_0_rule_31(
@@ -366,7 +283,7 @@ mod lifted {
                 let v0 = f1[0];
                 for f2 in fixed[13].facts() {
                     let v1 = f2[0];
-                    if !(tables[17].contains(&[v1])) {
+                    if !(engine_0_ask_17(store, tables, fixed, &[v1])) {
                         let t1 = store.intern_args(2u32, &[v1]);
                         out.push(19, &[v0, t1]);
                     }
@@ -382,7 +299,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[18].contains(&[]) {
+        if engine_0_ask_18(store, tables, fixed, &[]) {
             for f1 in tables[4].facts() {
                 let v0 = f1[0];
                 out.push(19, &[v0, 16u32]);
@@ -460,20 +377,6 @@ mod lifted {
             }
         }
     }
-    // Rule at phases.kif:36
-    #[allow(unused_variables)]
-    fn engine_0_rule_37(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[0].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            out.push(20, &[v1]);
-        }
-    }
     // Rule at phases.kif:37
     #[allow(unused_variables)]
     fn engine_0_rule_38(
@@ -500,7 +403,7 @@ mod lifted {
         for f0 in tables[3].facts() {
             let v0 = f0[0];
             let v1 = f0[1];
-            if !(tables[20].contains(&[v0])) {
+            if !(engine_0_ask_20(store, tables, fixed, &[v0])) {
                 let t1 = store.intern_args(3u32, &[v0, v1]);
                 out.push(21, &[t1]);
             }
@@ -644,20 +547,6 @@ mod lifted {
             out.push(22, &[]);
         }
     }
-    // Rule at phases.kif:48
-    #[allow(unused_variables)]
-    fn engine_0_rule_49(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        for f0 in tables[3].facts() {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            out.push(23, &[v0]);
-        }
-    }
     // Rule at phases.kif:49
     #[allow(unused_variables)]
     fn engine_0_rule_50(
@@ -700,7 +589,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[23].contains(&[6u32])) {
+        if !(engine_0_ask_23(store, tables, fixed, &[6u32])) {
             for f1 in fixed[11].facts() {
                 let v0 = f1[0];
                 out.push(24, &[v0, 20u32]);
@@ -715,7 +604,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[23].contains(&[6u32]) {
+        if engine_0_ask_23(store, tables, fixed, &[6u32]) {
             for f1 in fixed[11].facts() {
                 let v0 = f1[0];
                 if !(tables[3].contains(&[6u32, v0])) {
@@ -723,6 +612,87 @@ mod lifted {
                 }
             }
         }
+    }
+    /// Whether `taken` has the fact of the terms `args`, found by a search of its rules.
+    #[allow(unused_variables, unused_labels, clippy::never_loop)]
+    fn engine_0_ask_17(
+        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+        tables: &[::gdl_runtime::lifted::Table],
+        fixed: &[::gdl_runtime::lifted::Table],
+        args: &[u32; 1usize],
+    ) -> bool {
+        // Rule at phases.kif:28
+        'rule0: {
+            let v0 = args[0];
+            for f0 in tables[3].candidates(&[0], &[v0]).map(|i| tables[3].fact(i)) {
+                if f0[0] != v0 {
+                    continue;
+                }
+                let v1 = f0[1];
+                return true;
+            }
+        }
+        false
+    }
+    /// Whether `quiet` has the fact of the terms `args`, found by a search of its rules.
+    #[allow(unused_variables, unused_labels, clippy::never_loop)]
+    fn engine_0_ask_18(
+        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+        tables: &[::gdl_runtime::lifted::Table],
+        fixed: &[::gdl_runtime::lifted::Table],
+        args: &[u32; 0usize],
+    ) -> bool {
+        // Rule at phases.kif:29
+        'rule0: {
+            if !(tables[5].contains(&[])) {
+                if !(tables[6].contains(&[])) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    /// Whether `fired` has the fact of the terms `args`, found by a search of its rules.
+    #[allow(unused_variables, unused_labels, clippy::never_loop)]
+    fn engine_0_ask_20(
+        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+        tables: &[::gdl_runtime::lifted::Table],
+        fixed: &[::gdl_runtime::lifted::Table],
+        args: &[u32; 1usize],
+    ) -> bool {
+        // Rule at phases.kif:36
+        'rule0: {
+            let v1 = args[0];
+            for f0 in tables[0].candidates(&[1], &[v1]).map(|i| tables[0].fact(i)) {
+                let v0 = f0[0];
+                if f0[1] != v1 {
+                    continue;
+                }
+                return true;
+            }
+        }
+        false
+    }
+    /// Whether `has` has the fact of the terms `args`, found by a search of its rules.
+    #[allow(unused_variables, unused_labels, clippy::never_loop)]
+    fn engine_0_ask_23(
+        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+        tables: &[::gdl_runtime::lifted::Table],
+        fixed: &[::gdl_runtime::lifted::Table],
+        args: &[u32; 1usize],
+    ) -> bool {
+        // Rule at phases.kif:48
+        'rule0: {
+            let v0 = args[0];
+            for f0 in tables[3].candidates(&[0], &[v0]).map(|i| tables[3].fact(i)) {
+                if f0[0] != v0 {
+                    continue;
+                }
+                let v1 = f0[1];
+                return true;
+            }
+        }
+        false
     }
 }
 /// The tables and the lifted rules, the faster of which answers, chosen on first use.

@@ -142,39 +142,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[14],
-                rules: &[
-                    engine_0_rule_32 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_33 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_34 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[11],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[12],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[13],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[15],
-                rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(1, &[2])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[18],
                 rules: &[
                     engine_0_rule_45 as ::gdl_runtime::lifted::Join,
@@ -183,19 +150,15 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
+                indexes: &[(1, &[2]), (11, &[1]), (12, &[1])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14],
+                        reads: &[11, 12, 13],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[15],
+                        reads: &[11, 12, 13],
                     },
                 ],
             },
@@ -229,39 +192,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[14],
-                rules: &[
-                    engine_0_rule_32 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_33 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_34 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[11],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[12],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[13],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[15],
-                rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(1, &[2])],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[17],
                 rules: &[
                     engine_0_rule_39 as ::gdl_runtime::lifted::Join,
@@ -273,31 +203,31 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
+                indexes: &[(1, &[2]), (11, &[1]), (12, &[1])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14],
+                        reads: &[11, 12, 13],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14, 15],
+                        reads: &[11, 12, 13],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14],
+                        reads: &[11, 12, 13],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14],
+                        reads: &[11, 12, 13],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14, 15],
+                        reads: &[11, 12, 13],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[14],
+                        reads: &[11, 12, 13],
                     },
                 ],
             },
@@ -534,66 +464,6 @@ fn engine_0_rule_31(
         }
     }
 }
-// Rule at ticTacToe.kif:91
-#[allow(unused_variables)]
-fn engine_0_rule_32(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[11].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        out.push(14, &[v1]);
-    }
-}
-// Rule at ticTacToe.kif:92
-#[allow(unused_variables)]
-fn engine_0_rule_33(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[12].facts() {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        out.push(14, &[v1]);
-    }
-}
-// Rule at ticTacToe.kif:93
-#[allow(unused_variables)]
-fn engine_0_rule_34(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[13].facts() {
-        let v0 = f0[0];
-        out.push(14, &[v0]);
-    }
-}
-// Rule at ticTacToe.kif:96
-#[allow(unused_variables)]
-#[allow(clippy::never_loop)]
-fn engine_0_rule_35(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
-        let v0 = f0[0];
-        let v1 = f0[1];
-        if f0[2] != 5u32 {
-            continue;
-        }
-        out.push(15, &[]);
-        return;
-    }
-}
 // Rule at ticTacToe.kif:101
 #[allow(unused_variables)]
 fn engine_0_rule_36(
@@ -647,7 +517,7 @@ fn engine_0_rule_39(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[14].contains(&[6u32]) {
+    if engine_0_ask_14(store, tables, fixed, &[6u32]) {
         out.push(17, &[0u32, 20u32]);
     }
 }
@@ -659,9 +529,9 @@ fn engine_0_rule_40(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[14].contains(&[6u32])) {
-        if !(tables[14].contains(&[7u32])) {
-            if !(tables[15].contains(&[])) {
+    if !(engine_0_ask_14(store, tables, fixed, &[6u32])) {
+        if !(engine_0_ask_14(store, tables, fixed, &[7u32])) {
+            if !(engine_0_ask_15(store, tables, fixed, &[])) {
                 out.push(17, &[0u32, 21u32]);
             }
         }
@@ -675,7 +545,7 @@ fn engine_0_rule_41(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[14].contains(&[7u32]) {
+    if engine_0_ask_14(store, tables, fixed, &[7u32]) {
         out.push(17, &[0u32, 22u32]);
     }
 }
@@ -687,7 +557,7 @@ fn engine_0_rule_42(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[14].contains(&[7u32]) {
+    if engine_0_ask_14(store, tables, fixed, &[7u32]) {
         out.push(17, &[1u32, 20u32]);
     }
 }
@@ -699,9 +569,9 @@ fn engine_0_rule_43(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[14].contains(&[6u32])) {
-        if !(tables[14].contains(&[7u32])) {
-            if !(tables[15].contains(&[])) {
+    if !(engine_0_ask_14(store, tables, fixed, &[6u32])) {
+        if !(engine_0_ask_14(store, tables, fixed, &[7u32])) {
+            if !(engine_0_ask_15(store, tables, fixed, &[])) {
                 out.push(17, &[1u32, 21u32]);
             }
         }
@@ -715,7 +585,7 @@ fn engine_0_rule_44(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[14].contains(&[6u32]) {
+    if engine_0_ask_14(store, tables, fixed, &[6u32]) {
         out.push(17, &[1u32, 22u32]);
     }
 }
@@ -727,7 +597,7 @@ fn engine_0_rule_45(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[14].contains(&[6u32]) {
+    if engine_0_ask_14(store, tables, fixed, &[6u32]) {
         out.push(18, &[]);
     }
 }
@@ -739,7 +609,7 @@ fn engine_0_rule_46(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[14].contains(&[7u32]) {
+    if engine_0_ask_14(store, tables, fixed, &[7u32]) {
         out.push(18, &[]);
     }
 }
@@ -751,7 +621,67 @@ fn engine_0_rule_47(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[15].contains(&[])) {
+    if !(engine_0_ask_15(store, tables, fixed, &[])) {
         out.push(18, &[]);
     }
+}
+/// Whether `line` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_14(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at ticTacToe.kif:91
+    'rule0: {
+        let v1 = args[0];
+        for f0 in tables[11].candidates(&[1], &[v1]).map(|i| tables[11].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != v1 {
+                continue;
+            }
+            return true;
+        }
+    }
+    // Rule at ticTacToe.kif:92
+    'rule1: {
+        let v1 = args[0];
+        for f0 in tables[12].candidates(&[1], &[v1]).map(|i| tables[12].fact(i)) {
+            let v0 = f0[0];
+            if f0[1] != v1 {
+                continue;
+            }
+            return true;
+        }
+    }
+    // Rule at ticTacToe.kif:93
+    'rule2: {
+        let v0 = args[0];
+        if tables[13].contains(&[v0]) {
+            return true;
+        }
+    }
+    false
+}
+/// Whether `open` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_15(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 0usize],
+) -> bool {
+    // Rule at ticTacToe.kif:96
+    'rule0: {
+        for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if f0[2] != 5u32 {
+                continue;
+            }
+            return true;
+        }
+    }
+    false
 }

@@ -83,27 +83,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     queries: ::gdl_runtime::lifted::Queries {
         legal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[10],
-                rules: &[engine_0_rule_16 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
-                relations: &[11],
-                rules: &[engine_0_rule_17 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[10],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[12],
                 rules: &[
                     engine_0_rule_18 as ::gdl_runtime::lifted::Join,
@@ -112,23 +91,10 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[11],
-                    },
-                ],
+                demands: &[],
             },
         ],
         next: &[
-            ::gdl_runtime::lifted::Component {
-                relations: &[13],
-                rules: &[engine_0_rule_20 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(0, &[0])],
-                demands: &[],
-            },
             ::gdl_runtime::lifted::Component {
                 relations: &[14],
                 rules: &[
@@ -138,24 +104,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(0, &[0]), (1, &[0])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[13],
-                    },
-                ],
+                indexes: &[(0, &[0]), (0, &[0, 1]), (1, &[0])],
+                demands: &[],
             },
         ],
         terminal: &[
-            ::gdl_runtime::lifted::Component {
-                relations: &[15],
-                rules: &[engine_0_rule_24 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[(1, &[0])],
-                demands: &[],
-            },
             ::gdl_runtime::lifted::Component {
                 relations: &[16],
                 rules: &[
@@ -164,24 +117,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[15],
-                    },
-                ],
-            },
-        ],
-        goal: &[
-            ::gdl_runtime::lifted::Component {
-                relations: &[15],
-                rules: &[engine_0_rule_24 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
                 indexes: &[(1, &[0])],
                 demands: &[],
             },
+        ],
+        goal: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
                 rules: &[
@@ -190,75 +130,14 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[15],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[15],
-                    },
-                ],
+                indexes: &[(1, &[0])],
+                demands: &[],
             },
         ],
         sees: &[],
         shared_step: true,
     },
 };
-// Rule at tokensOnLine.kif:12
-#[allow(unused_variables)]
-fn engine_0_rule_16(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
-        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
-        if n1.sym != 5u32 {
-            continue;
-        }
-        let [p2] = n1.args[..] else {
-            continue;
-        };
-        let v0 = p2;
-        let v1 = f0[1];
-        let t3 = store.intern_args(5u32, &[v0]);
-        out.push(10, &[t3]);
-    }
-}
-// Rule at tokensOnLine.kif:13
-#[allow(unused_variables)]
-fn engine_0_rule_17(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[8].facts() {
-        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
-        if n1.sym != 5u32 {
-            continue;
-        }
-        let [p2] = n1.args[..] else {
-            continue;
-        };
-        let v0 = p2;
-        if !(if let Some(k3) = ::gdl_runtime::lifted::store::TermRead::find(
-            &*store,
-            5u32,
-            &[v0],
-        ) {
-            tables[10].contains(&[k3])
-        } else {
-            false
-        }) {
-            out.push(11, &[v0]);
-        }
-    }
-}
 // Rule at tokensOnLine.kif:14
 #[allow(unused_variables)]
 fn engine_0_rule_18(
@@ -284,7 +163,7 @@ fn engine_0_rule_18(
             continue;
         };
         let v1 = p4;
-        if tables[11].contains(&[v1]) {
+        if engine_0_ask_11(store, tables, fixed, &[v1]) {
             if let Some(k5) = ::gdl_runtime::lifted::store::TermRead::find(
                 &*store,
                 5u32,
@@ -328,24 +207,6 @@ fn engine_0_rule_19(
         let v0 = f0[0];
         out.push(12, &[0u32, 16u32]);
         return;
-    }
-}
-// Rule at tokensOnLine.kif:16
-#[allow(unused_variables)]
-fn engine_0_rule_20(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[0].candidates(&[0], &[0u32]).map(|i| tables[0].fact(i)) {
-        if f0[0] != 0u32 {
-            continue;
-        }
-        let v0 = f0[1];
-        let v1 = f0[2];
-        let t1 = store.intern_args(5u32, &[v0]);
-        out.push(13, &[t1]);
     }
 }
 // Rule at tokensOnLine.kif:17
@@ -399,7 +260,7 @@ fn engine_0_rule_22(
     for f0 in tables[1].facts() {
         let v0 = f0[0];
         let v1 = f0[1];
-        if !(tables[13].contains(&[v0])) {
+        if !(engine_0_ask_13(store, tables, fixed, &[v0])) {
             let t1 = store.intern_args(1u32, &[v0, v1]);
             out.push(14, &[t1]);
         }
@@ -422,24 +283,6 @@ fn engine_0_rule_23(
         }
     }
 }
-// Rule at tokensOnLine.kif:20
-#[allow(unused_variables)]
-#[allow(clippy::never_loop)]
-fn engine_0_rule_24(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].candidates(&[0], &[15u32]).map(|i| tables[1].fact(i)) {
-        if f0[0] != 15u32 {
-            continue;
-        }
-        let v0 = f0[1];
-        out.push(15, &[]);
-        return;
-    }
-}
 // Rule at tokensOnLine.kif:21
 #[allow(unused_variables)]
 fn engine_0_rule_25(
@@ -460,7 +303,7 @@ fn engine_0_rule_26(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[15].contains(&[]) {
+    if engine_0_ask_15(store, tables, fixed, &[]) {
         out.push(16, &[]);
     }
 }
@@ -472,7 +315,7 @@ fn engine_0_rule_27(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[15].contains(&[]) {
+    if engine_0_ask_15(store, tables, fixed, &[]) {
         out.push(17, &[0u32, 17u32]);
     }
 }
@@ -484,7 +327,131 @@ fn engine_0_rule_28(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[15].contains(&[])) {
+    if !(engine_0_ask_15(store, tables, fixed, &[])) {
         out.push(17, &[0u32, 9u32]);
     }
+}
+/// Whether `occupied` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_10(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at tokensOnLine.kif:12
+    'rule0: {
+        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, args[0]);
+        if n1.sym != 5u32 {
+            break 'rule0;
+        }
+        let [p2] = n1.args[..] else {
+            break 'rule0;
+        };
+        let v0 = p2;
+        if let Some(k3) = ::gdl_runtime::lifted::store::TermRead::find(
+            &*store,
+            5u32,
+            &[v0],
+        ) {
+            for f0 in tables[1].candidates(&[0], &[k3]).map(|i| tables[1].fact(i)) {
+                let n4 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
+                if n4.sym != 5u32 {
+                    continue;
+                }
+                let [p5] = n4.args[..] else {
+                    continue;
+                };
+                if p5 != v0 {
+                    continue;
+                }
+                let v1 = f0[1];
+                return true;
+            }
+        } else {
+            {}
+        }
+    }
+    false
+}
+/// Whether `open` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_11(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at tokensOnLine.kif:13
+    'rule0: {
+        let v0 = args[0];
+        if if let Some(k1) = ::gdl_runtime::lifted::store::TermRead::find(
+            &*store,
+            5u32,
+            &[v0],
+        ) {
+            fixed[8].contains(&[k1])
+        } else {
+            false
+        } {
+            {
+                let t2 = store.intern_args(5u32, &[v0]);
+                if !(engine_0_ask_10(store, tables, fixed, &[t2])) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+/// Whether `moved` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_13(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 1usize],
+) -> bool {
+    // Rule at tokensOnLine.kif:16
+    'rule0: {
+        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, args[0]);
+        if n1.sym != 5u32 {
+            break 'rule0;
+        }
+        let [p2] = n1.args[..] else {
+            break 'rule0;
+        };
+        let v0 = p2;
+        for f0 in tables[0].candidates(&[0, 1], &[0u32, v0]).map(|i| tables[0].fact(i)) {
+            if f0[0] != 0u32 {
+                continue;
+            }
+            if f0[1] != v0 {
+                continue;
+            }
+            let v1 = f0[2];
+            return true;
+        }
+    }
+    false
+}
+/// Whether `reached` has the fact of the terms `args`, found by a search of its rules.
+#[allow(unused_variables, unused_labels, clippy::never_loop)]
+fn engine_0_ask_15(
+    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+    tables: &[::gdl_runtime::lifted::Table],
+    fixed: &[::gdl_runtime::lifted::Table],
+    args: &[u32; 0usize],
+) -> bool {
+    // Rule at tokensOnLine.kif:20
+    'rule0: {
+        for f0 in tables[1].candidates(&[0], &[15u32]).map(|i| tables[1].fact(i)) {
+            if f0[0] != 15u32 {
+                continue;
+            }
+            let v0 = f0[1];
+            return true;
+        }
+    }
+    false
 }

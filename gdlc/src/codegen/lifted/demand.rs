@@ -2,6 +2,7 @@
 //! no rule able to fire reads (`gdl_runtime::lifted::Demand`): the tests of the state and the
 //! moves that its body makes, and the relations of the evaluation that it reads.
 
+use super::probes::Probes;
 use crate::datalog::compile::{CLit, PTerm, Pattern};
 use crate::datalog::eval::Component;
 use crate::interp::Interpreter;
@@ -28,7 +29,13 @@ impl Loaded {
 
 /// The `demands` of `component` of `engine`: one for each rule that reads a relation computed
 /// in the evaluation.
-pub(super) fn demands(loaded: &Loaded, interp: &Interpreter, engine: usize, component: &Component) -> TokenStream {
+pub(super) fn demands(
+    loaded: &Loaded,
+    interp: &Interpreter,
+    probes: &Probes,
+    engine: usize,
+    component: &Component,
+) -> TokenStream {
     let is_fixed = &interp.engines[engine].is_fixed;
     let Loaded { inputs, moves } = loaded;
     let demands = component.rules.iter().filter_map(|planned| {
@@ -41,10 +48,19 @@ pub(super) fn demands(loaded: &Loaded, interp: &Interpreter, engine: usize, comp
                 CLit::Neg(p) => (p, false),
                 CLit::Distinct(..) | CLit::Equal(..) => continue,
             };
+            let computed = |rel: usize| !inputs.contains(&rel) && !is_fixed.get(rel).copied().unwrap_or(false);
+            let searched = probes.called_through(interp, engine, pattern.rel);
             if inputs.contains(&pattern.rel) {
                 guards.extend(guard(pattern, positive, moves.contains(&pattern.rel)));
-            } else if !is_fixed.get(pattern.rel).copied().unwrap_or(false) {
+            } else if searched.is_empty() && computed(pattern.rel) {
                 reads.insert(pattern.rel);
+            }
+            // A relation answered by a search needs what its rules read computed.
+            for lit in searched.iter().flat_map(|rule| &rule.body) {
+                let (CLit::Pos(p) | CLit::Neg(p)) = lit else { continue };
+                if computed(p.rel) && probes.asked(engine).function(p.rel).is_none() {
+                    reads.insert(p.rel);
+                }
             }
         }
         let reads = reads.into_iter().map(Literal::usize_unsuffixed).collect::<Vec<_>>();

@@ -8,6 +8,8 @@
 //! the term store. A negation is a membership test, a `distinct` a comparison of term ids:
 //! terms are hash-consed, so equal terms have equal ids.
 
+use super::probes::{search_access, Asked};
+use crate::codegen::notes::{note, Notes};
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
 use crate::datalog::eval::{access_paths, mark_vars, Access};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -35,19 +37,41 @@ impl Fixed<'_> {
 /// The body of the function of `rule`: `delta_first` when it is a delta variant, whose first
 /// literal ranges over the facts in `delta`. Also whether the body returns once it derived
 /// its head (whose loops then may never go on to a second fact).
-pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool) -> (TokenStream, bool) {
+pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool, asked: Asked<'_>) -> (TokenStream, bool) {
     let rule = &tests_first(rule, delta_first);
     let access = access_paths(rule);
-    let head_vars = head_variables(rule);
-    let bound = vec![false; rule.num_vars];
-    let mut writer =
-        Writer { rule, fixed, access, bound, fresh: 0, delta_first, head_vars, loops: Vec::new(), returns: false };
+    let mut writer = Writer::new(rule, fixed, access, asked, false);
+    writer.delta_first = delta_first;
     let code = writer.literal(0);
     let body = quote! {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         #code
     };
     (body, writer.returns)
+}
+
+/// The body of the function that answers whether a relation answered by a search (see the
+/// module `probes`) has the fact of the terms `args`: each of its `rules` (ordered for the
+/// search) in turn, its head matched to `args`, until one derives the fact.
+pub(super) fn search_body(rules: &[CRule], fixed: &Fixed<'_>, asked: Asked<'_>, notes: Option<&Notes>) -> TokenStream {
+    let mut code = TokenStream::new();
+    for (k, rule) in rules.iter().enumerate() {
+        code.extend(note(notes, |n| n.rule_at(rule.span)));
+        let access = search_access(rule);
+        let mut writer = Writer::new(rule, fixed, access, asked, true);
+        let label = syn::Lifetime::new(&format!("'rule{k}"), proc_macro2::Span::call_site());
+        let mut head = TokenStream::new();
+        for (i, arg) in rule.head.args.iter().enumerate() {
+            let i = Literal::usize_unsuffixed(i);
+            head.extend(writer.matching(arg, quote!(args[#i]), &quote!(break #label)));
+        }
+        let body = writer.literal(0);
+        code.extend(quote!(#label: { #head #body }));
+    }
+    quote! {
+        #code
+        false
+    }
 }
 
 /// `rule` with the literals that read no variable (a test of a ground fact, present or absent:
@@ -77,6 +101,15 @@ fn reads_no_variable(lit: &CLit) -> bool {
     }
 }
 
+/// `code` after the statements `lets`, in a block of their own when there are some.
+fn after(lets: TokenStream, code: TokenStream) -> TokenStream {
+    if lets.is_empty() {
+        code
+    } else {
+        quote!({ #lets #code })
+    }
+}
+
 /// Whether each variable of `rule` occurs in its head.
 fn head_variables(rule: &CRule) -> Vec<bool> {
     let mut vars = vec![false; rule.num_vars];
@@ -99,6 +132,10 @@ struct Writer<'a> {
     loops: Vec<Loop>,
     /// Whether the code returns once it derived the head.
     returns: bool,
+    /// The relations answered by a search, whose tests call it.
+    asked: Asked<'a>,
+    /// Whether the code is a search for one fact, which returns `true` once it derived it.
+    search: bool,
 }
 
 /// A loop over facts that the code being written is nested in.
@@ -117,7 +154,23 @@ enum Resolved {
     Maybe(TokenStream),
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    fn new(rule: &'a CRule, fixed: &'a Fixed<'a>, access: Vec<Access>, asked: Asked<'a>, search: bool) -> Self {
+        Writer {
+            rule,
+            fixed,
+            access,
+            bound: vec![false; rule.num_vars],
+            fresh: 0,
+            delta_first: false,
+            head_vars: head_variables(rule),
+            loops: Vec::new(),
+            returns: false,
+            asked,
+            search,
+        }
+    }
+
     fn var(v: VarId) -> Ident {
         format_ident!("v{}", v)
     }
@@ -133,9 +186,9 @@ impl Writer<'_> {
         match lit {
             CLit::Pos(p) => self.positive(at, p),
             CLit::Neg(p) => {
-                let present = self.holds(p);
+                let (lets, present) = self.holds(p);
                 let rest = self.literal(at + 1);
-                quote!(if !(#present) { #rest })
+                after(lets, quote!(if !(#present) { #rest }))
             }
             CLit::Distinct(x, y) | CLit::Equal(x, y) => {
                 let (mut lets, a) = self.build(x);
@@ -157,9 +210,9 @@ impl Writer<'_> {
         }
         match self.access[at].clone() {
             Access::Member => {
-                let present = self.holds(p);
+                let (lets, present) = self.holds(p);
                 let rest = self.literal(at + 1);
-                quote!(if #present { #rest })
+                after(lets, quote!(if #present { #rest }))
             }
             Access::Scan => self.each_fact(at, p, quote!(#table.facts()), &[]),
             Access::Index(positions) => {
@@ -187,7 +240,7 @@ impl Writer<'_> {
         let mut checks = TokenStream::new();
         for (k, arg) in p.args.iter().enumerate().filter(|(k, _)| !exact.contains(k)) {
             let k = Literal::usize_unsuffixed(k);
-            checks.extend(self.matching(arg, quote!(#fact[#k])));
+            checks.extend(self.matching(arg, quote!(#fact[#k]), &quote!(continue)));
         }
         let binds_head = (0..self.bound.len()).any(|v| self.head_vars[v] && self.bound[v] && !saved[v]);
         let label = syn::Lifetime::new(&format!("'l{at}"), proc_macro2::Span::call_site());
@@ -228,42 +281,49 @@ impl Writer<'_> {
         }
     }
 
-    /// Statements that match term `value` (a term id) against pattern `arg` inside a loop,
-    /// binding its unbound variables and going on to the next fact on a mismatch.
-    fn matching(&mut self, arg: &PTerm, value: TokenStream) -> TokenStream {
+    /// Statements that match term `value` (a term id) against pattern `arg`, binding its
+    /// unbound variables and doing `miss` on a mismatch (going on to a loop's next fact).
+    fn matching(&mut self, arg: &PTerm, value: TokenStream, miss: &TokenStream) -> TokenStream {
         match arg {
             PTerm::Var(v) => {
                 let name = Self::var(*v);
                 if self.bound[*v as usize] {
-                    quote!(if #value != #name { continue; })
+                    quote!(if #value != #name { #miss; })
                 } else {
                     self.bound[*v as usize] = true;
                     quote!(let #name = #value;)
                 }
             }
-            PTerm::Ground(g) => quote!(if #value != #g { continue; }),
+            PTerm::Ground(g) => quote!(if #value != #g { #miss; }),
             PTerm::Func(sym, args) => {
                 let node = self.temp("n");
                 let parts: Vec<Ident> = (0..args.len()).map(|_| self.temp("p")).collect();
                 let mut out = quote! {
                     let #node = ::gdl_runtime::lifted::store::TermRead::node(&*store, #value);
-                    if #node.sym != #sym { continue; }
-                    let [#(#parts),*] = #node.args[..] else { continue; };
+                    if #node.sym != #sym { #miss; }
+                    let [#(#parts),*] = #node.args[..] else { #miss; };
                 };
                 for (part, sub) in parts.iter().zip(args.iter()) {
-                    out.extend(self.matching(sub, quote!(#part)));
+                    out.extend(self.matching(sub, quote!(#part), miss));
                 }
                 out
             }
         }
     }
 
-    /// Code of type `bool`: whether `p`'s relation has the fact of its bound arguments.
-    fn holds(&mut self, p: &Pattern) -> TokenStream {
+    /// Code of type `bool`: whether `p`'s relation has the fact of its bound arguments, with the
+    /// statements to run before it. A relation answered by a search is asked with the terms
+    /// made (a search may derive a fact of terms no evaluation made yet); a table, with the
+    /// terms looked up (a term that does not exist is in no fact).
+    fn holds(&mut self, p: &Pattern) -> (TokenStream, TokenStream) {
+        if let Some(search) = self.asked.function(p.rel) {
+            let (lets, parts) = self.build_all(&p.args);
+            return (lets, quote!(#search(store, tables, fixed, &[#(#parts),*])));
+        }
         let table = self.fixed.table(p.rel);
         let args: Vec<Resolved> = p.args.iter().map(|a| self.resolve(a)).collect();
         let (names, wrap) = self.unwrap_all(args);
-        wrap(quote!(#table.contains(&[#(#names),*])), quote!(false))
+        (TokenStream::new(), wrap(quote!(#table.contains(&[#(#names),*])), quote!(false)))
     }
 
     /// The names of `values`, and a function of code (`then`) and a default (`otherwise`) that
@@ -348,6 +408,9 @@ impl Writer<'_> {
 
     /// The head: its terms made, and the fact derived.
     fn head(&mut self) -> TokenStream {
+        if self.search {
+            return quote!(return true;);
+        }
         let head = &self.rule.head;
         let (lets, parts) = self.build_all(&head.args);
         let rel = Literal::usize_unsuffixed(head.rel);
@@ -362,7 +425,7 @@ impl Writer<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{join_body, tests_first, Fixed};
+    use super::{join_body, tests_first, Asked, Fixed};
     use crate::datalog::compile::{CLit, CRule, PTerm, Pattern};
 
     fn pattern(rel: usize, args: Vec<PTerm>) -> Pattern {
@@ -405,7 +468,7 @@ mod tests {
             delta_variants: Vec::new(),
             span: Default::default(),
         };
-        let code = |rule: &CRule| join_body(rule, &Fixed(&[false; 3]), false).0.to_string();
+        let code = |rule: &CRule| join_body(rule, &Fixed(&[false; 3]), false, Asked::none()).0.to_string();
         let first = code(&with_head(vec![x]));
         assert!(first.contains("'l0 : for f0") && first.contains("continue 'l0"), "{first}");
         assert!(!first.contains("return"), "{first}");
@@ -419,7 +482,7 @@ mod tests {
     fn tests_of_ground_facts_come_before_the_loops() {
         assert_eq!(relations(&tests_first(&rule(), false)), [2, 4, 1, 3]);
         assert_eq!(relations(&tests_first(&rule(), true)), [1, 2, 4, 3]);
-        let code = join_body(&rule(), &Fixed(&[false; 5]), false).0.to_string();
+        let code = join_body(&rule(), &Fixed(&[false; 5]), false, Asked::none()).0.to_string();
         let test = code.find("tables [2] . contains").expect("q(5) is tested");
         let others = ["tables [4] . contains", "tables [1] . facts"];
         assert!(others.iter().all(|other| code.find(other).is_some_and(|at| test < at)), "{code}");

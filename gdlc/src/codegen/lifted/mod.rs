@@ -6,13 +6,15 @@
 
 mod demand;
 mod joins;
+mod probes;
 
 use super::notes::{note, Notes};
-use crate::datalog::compile::CRule;
+use crate::datalog::compile::{CLit, CRule};
 use crate::datalog::eval::{access_paths, indexed_reads, Component};
 use crate::interp::{Interpreter, Query};
 use gdl_runtime::program::words_to_text;
-use joins::{join_body, Fixed};
+use joins::{join_body, search_body, Fixed};
+use probes::{probe_name, search_access, Probes};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,23 +79,26 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
     let mut joins: BTreeMap<JoinKey, Ident> = BTreeMap::new();
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let loaded = demand::Loaded::of(interp);
+    let probes = Probes::of(interp);
     let [legal, next, terminal, goal, sees] = Query::ALL.map(|query| {
         let engine = interp.chosen[query as usize];
         let components = interp.engines[engine].plans[query as usize].as_deref().unwrap_or(&[]);
         // A component of the inputs alone (the relations of `true` and `does`) has no rule.
         let components = components
             .iter()
-            .filter(|c| !c.rules.is_empty())
-            .map(|c| component(interp, &loaded, engine, c, &mut joins, &mut fixed_indexes));
+            .filter(|c| !c.rules.is_empty() && !probes.replaces(engine, c))
+            .map(|c| component(interp, &loaded, &probes, engine, c, &mut joins, &mut fixed_indexes));
         quote!(&[#(#components),*])
     });
+    let searches = search_functions(interp, &probes, &mut fixed_indexes, notes);
     let functions = joins.iter().map(|(&(engine, rule, variant), name)| {
         let plain = &interp.engines[engine].rules[rule];
         let compiled = match variant {
             Some(j) => &plain.delta_variants[j],
             None => plain,
         };
-        let (body, returns) = join_body(compiled, &Fixed(&interp.engines[engine].is_fixed), variant.is_some());
+        let fixed = Fixed(&interp.engines[engine].is_fixed);
+        let (body, returns) = join_body(compiled, &fixed, variant.is_some(), probes.asked(engine));
         let comment = note(notes, |n| n.rule_at(plain.span));
         // A join whose head has no variable returns once it derived its fact, maybe from the
         // first turn of its loops.
@@ -130,7 +135,51 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
             },
         };
         #(#functions)*
+        #(#searches)*
     }
+}
+
+/// The function of each relation answered by a search (see the module `probes`) in the engines
+/// the queries chose, the indexes of static relations they use added to `fixed_indexes`.
+fn search_functions(
+    interp: &Interpreter,
+    probes: &Probes,
+    fixed_indexes: &mut BTreeSet<(usize, Vec<usize>)>,
+    notes: Option<&Notes>,
+) -> Vec<TokenStream> {
+    let engines: BTreeSet<usize> = interp.chosen.iter().copied().collect();
+    let mut functions = Vec::new();
+    for engine in engines {
+        let is_fixed = &interp.engines[engine].is_fixed;
+        for rel in probes.relations(engine) {
+            let rules = probes.rules_of(interp, engine, rel);
+            for rule in &rules {
+                let access = search_access(rule);
+                let fixed_reads =
+                    indexed_reads(rule, &access).filter(|(r, _)| is_fixed.get(*r).copied().unwrap_or(false));
+                fixed_indexes.extend(fixed_reads.map(|(r, positions)| (r, positions.to_vec())));
+            }
+            let arity = rules.first().map_or(0, |rule| rule.head.args.len());
+            let body = search_body(&rules, &Fixed(is_fixed), probes.asked(engine), notes);
+            let name = probe_name(engine, rel);
+            let relation = &interp.relations.keys[rel].0;
+            let doc =
+                format!(" Whether `{relation}` has the fact of the terms `args`, found by a search of its rules.");
+            functions.push(quote! {
+                #[doc = #doc]
+                #[allow(unused_variables, unused_labels, clippy::never_loop)]
+                fn #name(
+                    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
+                    tables: &[::gdl_runtime::lifted::Table],
+                    fixed: &[::gdl_runtime::lifted::Table],
+                    args: &[u32; #arity],
+                ) -> bool {
+                    #body
+                }
+            });
+        }
+    }
+    functions
 }
 
 /// A component of a query's plan as a `gdl_runtime::lifted::Component`, its joins named in
@@ -139,6 +188,7 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
 fn component(
     interp: &Interpreter,
     loaded: &demand::Loaded,
+    probes: &Probes,
     engine: usize,
     component: &Component,
     joins: &mut BTreeMap<JoinKey, Ident>,
@@ -147,9 +197,21 @@ fn component(
     let is_fixed = &interp.engines[engine].is_fixed;
     let mut indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let mut note_indexes = |rule: &CRule| {
-        for (rel, positions) in indexed_reads(rule, &access_paths(rule)) {
+        let mut note = |rel: usize, positions: &[usize]| {
             let set = if is_fixed.get(rel).copied().unwrap_or(false) { &mut *fixed_indexes } else { &mut indexes };
             set.insert((rel, positions.to_vec()));
+        };
+        for (rel, positions) in indexed_reads(rule, &access_paths(rule)) {
+            note(rel, positions);
+        }
+        // The searches the rule asks look facts up when its component runs.
+        for lit in &rule.body {
+            let (CLit::Pos(p) | CLit::Neg(p)) = lit else { continue };
+            for searched in probes.called_through(interp, engine, p.rel) {
+                for (rel, positions) in indexed_reads(&searched, &search_access(&searched)) {
+                    note(rel, positions);
+                }
+            }
         }
     };
     let mut rules = Vec::new();
@@ -163,7 +225,7 @@ fn component(
         }
         for (j, variant) in rule.delta_variants.iter().enumerate() {
             note_indexes(variant);
-            let Some(crate::datalog::compile::CLit::Pos(first)) = variant.body.first() else { continue };
+            let Some(CLit::Pos(first)) = variant.body.first() else { continue };
             let rel = Literal::usize_unsuffixed(first.rel);
             let name = join_name(joins, (engine, planned.rule, Some(j)));
             variants.push(quote!((#rel, #name as ::gdl_runtime::lifted::Join)));
@@ -172,7 +234,7 @@ fn component(
     let relations = component.relations.iter().map(|&r| Literal::usize_unsuffixed(r));
     let recursive = component.recursive;
     let indexes = indexes.iter().map(index);
-    let demands = demand::demands(loaded, interp, engine, component);
+    let demands = demand::demands(loaded, interp, probes, engine, component);
     quote! {
         ::gdl_runtime::lifted::Component {
             relations: &[#(#relations),*],

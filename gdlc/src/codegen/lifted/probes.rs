@@ -1,0 +1,275 @@
+//! Relations that rules only ask about one fact at a time, answered by a search rather than
+//! computed whole. When every literal that reads a relation has all its arguments bound where
+//! it is tested (`(not (lowerzombieincell ?x ?y ?z))`), no rule lists its facts, and computing
+//! them all each state makes facts that no test asks for. Such a relation, not recursive and
+//! not a query's answer, gets a function instead of a component: given the terms of a fact, it
+//! tries each rule of the relation with its head matched to them and answers whether one
+//! derives it. The relations its rules read are computed before any rule that asks it runs, as
+//! they were before the relation itself.
+
+use crate::datalog::compile::{CLit, CRule};
+use crate::datalog::eval::{access_paths, access_paths_from, is_bound, mark_vars, Access, Component};
+use crate::interp::{Interpreter, Query};
+use proc_macro2::Ident;
+use quote::format_ident;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The relations answered by a search, for each engine, with the rules that define them.
+pub(super) struct Probes {
+    by_engine: Vec<BTreeMap<usize, Vec<usize>>>,
+}
+
+/// The relations of one engine answered by a search: how its joins name the functions they
+/// call.
+#[derive(Clone, Copy)]
+pub(super) struct Asked<'a> {
+    engine: usize,
+    relations: &'a BTreeMap<usize, Vec<usize>>,
+}
+
+impl Asked<'_> {
+    /// The function that answers whether `rel` has a fact, when `rel` is answered by a search.
+    pub(super) fn function(&self, rel: usize) -> Option<Ident> {
+        self.relations.contains_key(&rel).then(|| probe_name(self.engine, rel))
+    }
+
+    /// No relation: joins that call no search.
+    #[cfg(test)]
+    pub(super) fn none() -> Asked<'static> {
+        static NONE: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        Asked { engine: 0, relations: &NONE }
+    }
+}
+
+/// The name of the function that answers whether `rel` of `engine` has a fact.
+pub(super) fn probe_name(engine: usize, rel: usize) -> Ident {
+    format_ident!("engine_{}_ask_{}", engine, rel)
+}
+
+impl Probes {
+    /// The relations of the engines `interp` chose that qualify (see the module's doc).
+    pub(super) fn of(interp: &Interpreter) -> Probes {
+        let used: Vec<(usize, &Component)> = Query::ALL
+            .iter()
+            .flat_map(|&query| {
+                let engine = interp.chosen[query as usize];
+                interp.engines[engine].plans[query as usize].iter().flatten().map(move |c| (engine, c))
+            })
+            .collect();
+        let keys = &interp.keys;
+        let outputs = [keys.legal, keys.next, keys.terminal, keys.goal, keys.sees];
+        let mut by_engine = vec![BTreeMap::new(); interp.engines.len()];
+        for &(engine, component) in &used {
+            let is_fixed = |rel: usize| interp.engines[engine].is_fixed.get(rel).copied().unwrap_or(false);
+            if let (false, [rel], false) = (component.recursive, &component.relations[..], component.rules.is_empty()) {
+                if !outputs.contains(rel) && !is_fixed(*rel) {
+                    by_engine[engine].insert(*rel, component.rules.iter().map(|planned| planned.rule).collect());
+                }
+            }
+        }
+        let (listed, read_by) = reads(interp, &used);
+        for relations in by_engine.iter_mut() {
+            relations.retain(|rel, _| !listed.contains(rel));
+        }
+        // A relation read by an engine must be answered the same way there.
+        let answered: Vec<BTreeSet<usize>> = by_engine.iter().map(|r| r.keys().copied().collect()).collect();
+        for relations in by_engine.iter_mut() {
+            relations.retain(|rel, _| {
+                read_by.get(rel).into_iter().flatten().all(|&e| answered.get(e).is_some_and(|a| a.contains(rel)))
+            });
+        }
+        Probes { by_engine }
+    }
+
+    /// The relations of `engine` answered by a search.
+    pub(super) fn asked(&self, engine: usize) -> Asked<'_> {
+        static NONE: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        Asked { engine, relations: self.by_engine.get(engine).unwrap_or(&NONE) }
+    }
+
+    /// Whether `component` of `engine` computes a relation answered by a search instead.
+    pub(super) fn replaces(&self, engine: usize, component: &Component) -> bool {
+        let relations = self.asked(engine).relations;
+        !component.recursive && component.relations.iter().all(|rel| relations.contains_key(rel))
+    }
+
+    /// The relations of `engine` answered by a search.
+    pub(super) fn relations(&self, engine: usize) -> impl Iterator<Item = usize> + '_ {
+        self.asked(engine).relations.keys().copied()
+    }
+
+    /// The rules of `rel` of `engine`, when it is answered by a search, ordered for it.
+    pub(super) fn rules_of(&self, interp: &Interpreter, engine: usize, rel: usize) -> Vec<CRule> {
+        let asked = self.asked(engine);
+        let rules = asked.relations.get(&rel).map(Vec::as_slice).unwrap_or_default();
+        rules.iter().map(|&r| search_order(&interp.engines[engine].rules[r], asked)).collect()
+    }
+
+    /// The rules that a rule reading `rel` of `engine` runs through the search of `rel`, and
+    /// through the searches those rules call in turn: none when `rel` is computed whole.
+    pub(super) fn called_through(&self, interp: &Interpreter, engine: usize, rel: usize) -> Vec<CRule> {
+        let asked = self.asked(engine);
+        let mut seen = BTreeSet::new();
+        let mut pending = vec![rel];
+        let mut rules = Vec::new();
+        while let Some(rel) = pending.pop() {
+            if !asked.relations.contains_key(&rel) || !seen.insert(rel) {
+                continue;
+            }
+            for rule in self.rules_of(interp, engine, rel) {
+                pending.extend(rule.body.iter().filter_map(|lit| match lit {
+                    CLit::Pos(p) | CLit::Neg(p) => Some(p.rel),
+                    CLit::Distinct(..) | CLit::Equal(..) => None,
+                }));
+                rules.push(rule);
+            }
+        }
+        rules
+    }
+}
+
+/// The relations that some positive literal of the rules `used` reads with an argument free
+/// (those rules list their facts), and for each relation the engines whose rules read it.
+fn reads(interp: &Interpreter, used: &[(usize, &Component)]) -> (BTreeSet<usize>, BTreeMap<usize, BTreeSet<usize>>) {
+    let mut listed = BTreeSet::new();
+    let mut read_by: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    for &(engine, component) in used {
+        for planned in &component.rules {
+            let rule = &interp.engines[engine].rules[planned.rule];
+            let variants = if component.recursive { &rule.delta_variants[..] } else { &[] };
+            for rule in std::iter::once(rule).chain(variants) {
+                for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
+                    match lit {
+                        CLit::Pos(p) => {
+                            if access != Access::Member {
+                                listed.insert(p.rel);
+                            }
+                            read_by.entry(p.rel).or_default().insert(engine);
+                        }
+                        CLit::Neg(p) => {
+                            read_by.entry(p.rel).or_default().insert(engine);
+                        }
+                        CLit::Distinct(..) | CLit::Equal(..) => {}
+                    }
+                }
+            }
+        }
+    }
+    (listed, read_by)
+}
+
+/// `rule`'s body in the order of a search for a fact of its head, whose variables are then
+/// bound: each literal that binds nothing (a negation, a `distinct`, an equality, a positive
+/// literal with every argument bound, and any literal of a relation answered by a search) as
+/// soon as its variables are bound, else the positive literal with the most arguments bound,
+/// the first of them as written on a tie. The rule as written binds every variable of its
+/// tests with its other positive literals, and so does this order.
+fn search_order(rule: &CRule, asked: Asked<'_>) -> CRule {
+    let mut bound = vec![false; rule.num_vars];
+    rule.head.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
+    let mut left: Vec<&CLit> = rule.body.iter().collect();
+    let mut body = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let test = left.iter().position(|lit| binds_nothing(lit, &bound));
+        let next = test.or_else(|| {
+            let loops = left.iter().enumerate().filter(|(_, lit)| !is_asked(lit, asked));
+            let bound_args = |lit: &CLit| match lit {
+                CLit::Pos(p) => p.args.iter().filter(|arg| is_bound(arg, &bound)).count(),
+                _ => 0,
+            };
+            // The most bound arguments, the first on a tie.
+            loops.map(|(k, lit)| (bound_args(lit), std::cmp::Reverse(k))).max().map(|(_, k)| k.0)
+        });
+        // Every literal left is a test whose variables no literal binds: the rule is unsafe,
+        // which the checks refuse; keep the order as written.
+        let Some(at) = next else { return rule.clone() };
+        let lit = left.remove(at);
+        if let CLit::Pos(p) = lit {
+            p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
+        }
+        body.push(lit.clone());
+    }
+    CRule { body, delta_variants: Vec::new(), ..rule.clone() }
+}
+
+/// Whether `lit` reads a relation answered by a search.
+fn is_asked(lit: &CLit, asked: Asked<'_>) -> bool {
+    matches!(lit, CLit::Pos(p) if asked.relations.contains_key(&p.rel))
+}
+
+/// Whether `lit` binds no variable once those of `bound` are: it is a test to make now.
+fn binds_nothing(lit: &CLit, bound: &[bool]) -> bool {
+    match lit {
+        CLit::Pos(p) | CLit::Neg(p) => p.args.iter().all(|arg| is_bound(arg, bound)),
+        CLit::Distinct(x, y) | CLit::Equal(x, y) => is_bound(x, bound) && is_bound(y, bound),
+    }
+}
+
+/// How each literal of `rule`, ordered for a search, finds its facts: the head's variables are
+/// bound before the body.
+pub(super) fn search_access(rule: &CRule) -> Vec<Access> {
+    let mut bound = vec![false; rule.num_vars];
+    rule.head.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
+    access_paths_from(rule, bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{search_order, Asked, Probes};
+    use crate::datalog::compile::{CLit, CRule, PTerm, Pattern};
+    use crate::interp::Interpreter;
+    use crate::parse::parse_auto;
+
+    fn pattern(rel: usize, args: Vec<PTerm>) -> Pattern {
+        Pattern { rel, args: args.into_boxed_slice() }
+    }
+
+    /// `h(X) :- p(X, Y), q(Y, Z), not r(Z), s(X)` searched with `X` bound: `s(X)` is a test to
+    /// make at once, then `p` (one argument bound) before `q` (none), then `not r(Z)`.
+    #[test]
+    fn a_search_tests_first_then_follows_the_bound_arguments() {
+        let (x, y, z) = (PTerm::Var(0), PTerm::Var(1), PTerm::Var(2));
+        let rule = CRule {
+            head: pattern(0, vec![x.clone()]),
+            body: vec![
+                CLit::Pos(pattern(2, vec![y.clone(), z.clone()])),
+                CLit::Pos(pattern(1, vec![x.clone(), y])),
+                CLit::Neg(pattern(3, vec![z])),
+                CLit::Pos(pattern(4, vec![x])),
+            ],
+            num_vars: 3,
+            delta_variants: Vec::new(),
+            span: Default::default(),
+        };
+        let ordered = search_order(&rule, Asked::none());
+        let relations: Vec<usize> =
+            ordered.body.iter().map(|lit| if let CLit::Pos(p) | CLit::Neg(p) = lit { p.rel } else { 99 }).collect();
+        assert_eq!(relations, [4, 1, 2, 3]);
+    }
+
+    /// `near` is only tested with its argument bound, so it is searched; `listed` gives the
+    /// moves their argument, so it is computed whole; `goal` answers a query.
+    #[test]
+    fn only_relations_tested_with_every_argument_bound_are_searched() {
+        let game = "(role p) (init (cell 1)) (init (cell 2)) (number 1) (number 2) (number 3)
+            (<= (near ?x) (true (cell ?y)) (number ?x) (distinct ?x ?y))
+            (<= (listed ?x) (true (cell ?x)))
+            (<= (legal p (go ?x)) (listed ?x) (not (near ?x)))
+            (<= (next (cell ?x)) (does p (go ?x)))
+            (<= terminal (true (cell 3)))
+            (<= (goal p 100) (true (cell 3)))
+            (<= (goal p 0) (not (true (cell 3))))";
+        let parsed = parse_auto(game);
+        assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+        let interp = Interpreter::new(&parsed.description).expect("the game loads");
+        let probes = Probes::of(&interp);
+        let searched: Vec<&str> = interp
+            .chosen
+            .iter()
+            .flat_map(|&engine| probes.relations(engine))
+            .map(|rel| interp.relations.keys[rel].0.as_str())
+            .collect();
+        assert!(searched.contains(&"near"), "{searched:?}");
+        assert!(!searched.contains(&"listed") && !searched.contains(&"goal"), "{searched:?}");
+    }
+}
