@@ -629,6 +629,19 @@ mod lifted {
                     demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
+                    relations: &[11],
+                    rules: &[engine_1_rule_6 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[22],
+                        },
+                    ],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[12],
                     rules: &[
                         engine_1_rule_61 as ::gdl_runtime::lifted::Join,
@@ -646,11 +659,11 @@ mod lifted {
                     demands: &[
                         ::gdl_runtime::lifted::Demand {
                             guards: &[::gdl_runtime::lifted::Guard::Has(2, &[0u32])],
-                            reads: &[22],
+                            reads: &[11],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[::gdl_runtime::lifted::Guard::Has(2, &[1u32])],
-                            reads: &[22],
+                            reads: &[11],
                         },
                     ],
                 },
@@ -672,6 +685,54 @@ mod lifted {
             ],
             terminal: &[
                 ::gdl_runtime::lifted::Component {
+                    relations: &[20],
+                    rules: &[engine_0_rule_71 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[15],
+                    rules: &[
+                        engine_0_rule_66 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_68 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[20],
+                        },
+                    ],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[21],
+                    rules: &[engine_0_rule_70 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[17],
+                    rules: &[
+                        engine_0_rule_67 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_69 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[21],
+                        },
+                    ],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[16],
                     rules: &[
                         engine_0_rule_56 as ::gdl_runtime::lifted::Join,
@@ -679,11 +740,68 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(1, &[1, 2]), (1, &[2])],
-                    demands: &[],
+                    indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                    ],
                 },
             ],
             goal: &[
+                ::gdl_runtime::lifted::Component {
+                    relations: &[20],
+                    rules: &[engine_0_rule_71 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[15],
+                    rules: &[
+                        engine_0_rule_66 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_68 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[20],
+                        },
+                    ],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[21],
+                    rules: &[engine_0_rule_70 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[17],
+                    rules: &[
+                        engine_0_rule_67 as ::gdl_runtime::lifted::Join,
+                        engine_0_rule_69 as ::gdl_runtime::lifted::Join,
+                    ],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[1, 2])],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[21],
+                        },
+                    ],
+                },
                 ::gdl_runtime::lifted::Component {
                     relations: &[18],
                     rules: &[
@@ -694,8 +812,25 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(1, &[1, 2]), (1, &[2])],
-                    demands: &[],
+                    indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[17],
+                        },
+                    ],
                 },
             ],
             sees: &[],
@@ -795,7 +930,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_15(store, tables, fixed, &[]) {
+        if tables[15].contains(&[]) {
             out.push(16, &[]);
         }
     }
@@ -807,7 +942,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_17(store, tables, fixed, &[]) {
+        if tables[17].contains(&[]) {
             out.push(16, &[]);
         }
     }
@@ -819,7 +954,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_15(store, tables, fixed, &[]) {
+        if tables[15].contains(&[]) {
             out.push(18, &[0u32, 45u32]);
         }
     }
@@ -831,7 +966,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(engine_0_ask_15(store, tables, fixed, &[])) {
+        if !(tables[15].contains(&[])) {
             out.push(18, &[0u32, 46u32]);
         }
     }
@@ -843,7 +978,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_17(store, tables, fixed, &[]) {
+        if tables[17].contains(&[]) {
             out.push(18, &[1u32, 45u32]);
         }
     }
@@ -855,8 +990,144 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(engine_0_ask_17(store, tables, fixed, &[])) {
+        if !(tables[17].contains(&[])) {
             out.push(18, &[1u32, 46u32]);
+        }
+    }
+    // Rule at breakthrough.kif:199
+    #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
+    fn engine_0_rule_66(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1]
+            .candidates(&[1, 2], &[17u32, 0u32])
+            .map(|i| tables[1].fact(i))
+        {
+            let v0 = f0[0];
+            if f0[1] != 17u32 {
+                continue;
+            }
+            if f0[2] != 0u32 {
+                continue;
+            }
+            if fixed[6].contains(&[v0]) {
+                out.push(15, &[]);
+                return;
+            }
+        }
+    }
+    // Rule at breakthrough.kif:202
+    #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
+    fn engine_0_rule_67(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[1, 2], &[3u32, 1u32]).map(|i| tables[1].fact(i))
+        {
+            let v0 = f0[0];
+            if f0[1] != 3u32 {
+                continue;
+            }
+            if f0[2] != 1u32 {
+                continue;
+            }
+            if fixed[6].contains(&[v0]) {
+                out.push(17, &[]);
+                return;
+            }
+        }
+    }
+    // Rule at breakthrough.kif:207
+    #[allow(unused_variables)]
+    fn engine_0_rule_68(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[20].contains(&[])) {
+            out.push(15, &[]);
+        }
+    }
+    // Rule at breakthrough.kif:209
+    #[allow(unused_variables)]
+    fn engine_0_rule_69(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[21].contains(&[])) {
+            out.push(17, &[]);
+        }
+    }
+    // Rule at breakthrough.kif:211
+    #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
+    fn engine_0_rule_70(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[2], &[0u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if f0[2] != 0u32 {
+                continue;
+            }
+            if fixed[19].contains(&[v0, v1]) {
+                out.push(21, &[]);
+                return;
+            }
+        }
+    }
+    // Rule at breakthrough.kif:214
+    #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
+    fn engine_0_rule_71(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[2], &[1u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if f0[2] != 1u32 {
+                continue;
+            }
+            if fixed[19].contains(&[v0, v1]) {
+                out.push(20, &[]);
+                return;
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    fn engine_1_rule_6(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[22].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if !(tables[1].contains(&[v0, v1, 0u32])) {
+                if !(tables[1].contains(&[v0, v1, 1u32])) {
+                    if fixed[19].contains(&[v0, v1]) {
+                        out.push(11, &[v0, v1]);
+                    }
+                }
+            }
         }
     }
     // Rule written by gdlc
@@ -882,7 +1153,7 @@ mod lifted {
                     if f2[2] != 0u32 {
                         continue;
                     }
-                    if engine_1_ask_11(store, tables, fixed, &[v2, v1]) {
+                    if tables[11].contains(&[v2, v1]) {
                         let t1 = store.intern_args(0u32, &[v2, v0, v2, v1]);
                         out.push(12, &[0u32, t1]);
                     }
@@ -1011,7 +1282,7 @@ mod lifted {
                     if f2[2] != 1u32 {
                         continue;
                     }
-                    if engine_1_ask_11(store, tables, fixed, &[v2, v0]) {
+                    if tables[11].contains(&[v2, v0]) {
                         let t1 = store.intern_args(0u32, &[v2, v1, v2, v0]);
                         out.push(12, &[1u32, t1]);
                     }
@@ -1140,144 +1411,6 @@ mod lifted {
         if tables[2].contains(&[0u32]) {
             out.push(12, &[1u32, 2u32]);
         }
-    }
-    /// Whether `whitewin` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_15(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule at breakthrough.kif:199
-        'rule0: {
-            for f0 in tables[1]
-                .candidates(&[1, 2], &[17u32, 0u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v0 = f0[0];
-                if f0[1] != 17u32 {
-                    continue;
-                }
-                if f0[2] != 0u32 {
-                    continue;
-                }
-                if fixed[6].contains(&[v0]) {
-                    return true;
-                }
-            }
-        }
-        // Rule at breakthrough.kif:207
-        'rule1: {
-            if !(engine_0_ask_20(store, tables, fixed, &[])) {
-                return true;
-            }
-        }
-        false
-    }
-    /// Whether `blackwin` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_17(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule at breakthrough.kif:202
-        'rule0: {
-            for f0 in tables[1]
-                .candidates(&[1, 2], &[3u32, 1u32])
-                .map(|i| tables[1].fact(i))
-            {
-                let v0 = f0[0];
-                if f0[1] != 3u32 {
-                    continue;
-                }
-                if f0[2] != 1u32 {
-                    continue;
-                }
-                if fixed[6].contains(&[v0]) {
-                    return true;
-                }
-            }
-        }
-        // Rule at breakthrough.kif:209
-        'rule1: {
-            if !(engine_0_ask_21(store, tables, fixed, &[])) {
-                return true;
-            }
-        }
-        false
-    }
-    /// Whether `blackcell` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_20(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule at breakthrough.kif:214
-        'rule0: {
-            for f0 in tables[1].candidates(&[2], &[1u32]).map(|i| tables[1].fact(i)) {
-                let v0 = f0[0];
-                let v1 = f0[1];
-                if f0[2] != 1u32 {
-                    continue;
-                }
-                if fixed[19].contains(&[v0, v1]) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-    /// Whether `whitecell` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_21(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule at breakthrough.kif:211
-        'rule0: {
-            for f0 in tables[1].candidates(&[2], &[0u32]).map(|i| tables[1].fact(i)) {
-                let v0 = f0[0];
-                let v1 = f0[1];
-                if f0[2] != 0u32 {
-                    continue;
-                }
-                if fixed[19].contains(&[v0, v1]) {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-    /// Whether `cellempty` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_1_ask_11(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 2usize],
-    ) -> bool {
-        // Rule written by gdlc
-        'rule0: {
-            let v0 = args[0];
-            let v1 = args[1];
-            if tables[22].contains(&[v0, v1]) {
-                if !(tables[1].contains(&[v0, v1, 0u32])) {
-                    if !(tables[1].contains(&[v0, v1, 1u32])) {
-                        if fixed[19].contains(&[v0, v1]) {
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        false
     }
 }
 /// The tables and the lifted rules, the faster of which answers, chosen on first use.

@@ -268,6 +268,19 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
+                relations: &[19],
+                rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                ],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[25],
                 rules: &[
                     engine_1_rule_12 as ::gdl_runtime::lifted::Join,
@@ -281,11 +294,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12],
+                        reads: &[19],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12],
+                        reads: &[19],
                     },
                 ],
             },
@@ -310,7 +323,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12],
+                        reads: &[19],
                     },
                 ],
             },
@@ -380,6 +393,19 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
+                relations: &[19],
+                rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[12],
+                    },
+                ],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[25],
                 rules: &[
                     engine_1_rule_12 as ::gdl_runtime::lifted::Join,
@@ -393,11 +419,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12],
+                        reads: &[19],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12],
+                        reads: &[19],
                     },
                 ],
             },
@@ -423,7 +449,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12, 25],
+                        reads: &[19, 25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -431,7 +457,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12, 25],
+                        reads: &[19, 25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -439,7 +465,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12, 25],
+                        reads: &[19, 25],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -447,7 +473,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[12, 25],
+                        reads: &[19, 25],
                     },
                 ],
             },
@@ -557,6 +583,23 @@ fn engine_0_rule_28(
                     out.push(16, &[v1, v0]);
                 }
             }
+        }
+    }
+}
+// Rule written by gdlc
+#[allow(unused_variables)]
+#[allow(clippy::never_loop)]
+fn engine_1_rule_3(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in fixed[7].facts() {
+        let v0 = f0[0];
+        if tables[12].contains(&[v0]) {
+            out.push(19, &[]);
+            return;
         }
     }
 }
@@ -709,7 +752,7 @@ fn engine_1_rule_13(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
         if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-            if !(engine_1_ask_19(store, tables, fixed, &[])) {
+            if !(tables[19].contains(&[])) {
                 out.push(20, &[0u32, 7u32]);
             }
         }
@@ -747,7 +790,7 @@ fn engine_1_rule_16(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
         if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-            if engine_1_ask_19(store, tables, fixed, &[]) {
+            if tables[19].contains(&[]) {
                 out.push(20, &[0u32, 8u32]);
             }
         }
@@ -761,7 +804,7 @@ fn engine_1_rule_17(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if engine_1_ask_19(store, tables, fixed, &[]) {
+    if tables[19].contains(&[]) {
         out.push(25, &[0u32]);
     }
 }
@@ -773,7 +816,7 @@ fn engine_1_rule_18(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if engine_1_ask_19(store, tables, fixed, &[]) {
+    if tables[19].contains(&[]) {
         out.push(25, &[1u32]);
     }
 }
@@ -799,7 +842,7 @@ fn engine_1_rule_20(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
         if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-            if !(engine_1_ask_19(store, tables, fixed, &[])) {
+            if !(tables[19].contains(&[])) {
                 out.push(20, &[1u32, 7u32]);
             }
         }
@@ -827,7 +870,7 @@ fn engine_1_rule_22(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
         if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-            if engine_1_ask_19(store, tables, fixed, &[]) {
+            if tables[19].contains(&[]) {
                 out.push(20, &[1u32, 8u32]);
             }
         }
@@ -996,7 +1039,7 @@ fn engine_1_rule_53(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_1_ask_19(store, tables, fixed, &[])) {
+    if !(tables[19].contains(&[])) {
         out.push(18, &[]);
     }
 }
@@ -1276,25 +1319,6 @@ fn engine_1_ask_17(
                         }
                     }
                 }
-            }
-        }
-    }
-    false
-}
-/// Whether `boardopen` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_1_ask_19(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 0usize],
-) -> bool {
-    // Rule written by gdlc
-    'rule0: {
-        for f0 in fixed[7].facts() {
-            let v0 = f0[0];
-            if tables[12].contains(&[v0]) {
-                return true;
             }
         }
     }

@@ -460,6 +460,19 @@ mod lifted {
                     ],
                 },
                 ::gdl_runtime::lifted::Component {
+                    relations: &[19],
+                    rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[12],
+                        },
+                    ],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[25],
                     rules: &[
                         engine_1_rule_12 as ::gdl_runtime::lifted::Join,
@@ -473,11 +486,11 @@ mod lifted {
                     demands: &[
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12],
+                            reads: &[19],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12],
+                            reads: &[19],
                         },
                     ],
                 },
@@ -502,7 +515,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12],
+                            reads: &[19],
                         },
                     ],
                 },
@@ -572,6 +585,19 @@ mod lifted {
                     ],
                 },
                 ::gdl_runtime::lifted::Component {
+                    relations: &[19],
+                    rules: &[engine_1_rule_3 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[12],
+                        },
+                    ],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[25],
                     rules: &[
                         engine_1_rule_12 as ::gdl_runtime::lifted::Join,
@@ -585,11 +611,11 @@ mod lifted {
                     demands: &[
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12],
+                            reads: &[19],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12],
+                            reads: &[19],
                         },
                     ],
                 },
@@ -615,7 +641,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12, 25],
+                            reads: &[19, 25],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -623,7 +649,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12, 25],
+                            reads: &[19, 25],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -631,7 +657,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12, 25],
+                            reads: &[19, 25],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -639,7 +665,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[12, 25],
+                            reads: &[19, 25],
                         },
                     ],
                 },
@@ -750,6 +776,23 @@ mod lifted {
                         out.push(16, &[v1, v0]);
                     }
                 }
+            }
+        }
+    }
+    // Rule written by gdlc
+    #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
+    fn engine_1_rule_3(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in fixed[7].facts() {
+            let v0 = f0[0];
+            if tables[12].contains(&[v0]) {
+                out.push(19, &[]);
+                return;
             }
         }
     }
@@ -902,7 +945,7 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
             if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-                if !(engine_1_ask_19(store, tables, fixed, &[])) {
+                if !(tables[19].contains(&[])) {
                     out.push(20, &[0u32, 7u32]);
                 }
             }
@@ -940,7 +983,7 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
             if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-                if engine_1_ask_19(store, tables, fixed, &[]) {
+                if tables[19].contains(&[]) {
                     out.push(20, &[0u32, 8u32]);
                 }
             }
@@ -954,7 +997,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_1_ask_19(store, tables, fixed, &[]) {
+        if tables[19].contains(&[]) {
             out.push(25, &[0u32]);
         }
     }
@@ -966,7 +1009,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_1_ask_19(store, tables, fixed, &[]) {
+        if tables[19].contains(&[]) {
             out.push(25, &[1u32]);
         }
     }
@@ -992,7 +1035,7 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
             if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-                if !(engine_1_ask_19(store, tables, fixed, &[])) {
+                if !(tables[19].contains(&[])) {
                     out.push(20, &[1u32, 7u32]);
                 }
             }
@@ -1020,7 +1063,7 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(engine_1_ask_17(store, tables, fixed, &[0u32])) {
             if !(engine_1_ask_17(store, tables, fixed, &[1u32])) {
-                if engine_1_ask_19(store, tables, fixed, &[]) {
+                if tables[19].contains(&[]) {
                     out.push(20, &[1u32, 8u32]);
                 }
             }
@@ -1189,7 +1232,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(engine_1_ask_19(store, tables, fixed, &[])) {
+        if !(tables[19].contains(&[])) {
             out.push(18, &[]);
         }
     }
@@ -1475,25 +1518,6 @@ mod lifted {
                             }
                         }
                     }
-                }
-            }
-        }
-        false
-    }
-    /// Whether `boardopen` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_1_ask_19(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule written by gdlc
-        'rule0: {
-            for f0 in fixed[7].facts() {
-                let v0 = f0[0];
-                if tables[12].contains(&[v0]) {
-                    return true;
                 }
             }
         }

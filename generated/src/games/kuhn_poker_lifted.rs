@@ -151,6 +151,22 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         goal: &[
             ::gdl_runtime::lifted::Component {
+                relations: &[18],
+                rules: &[engine_0_rule_46 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(3, &[1])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
+                relations: &[19],
+                rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(3, &[1])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[21],
                 rules: &[
                     engine_0_rule_49 as ::gdl_runtime::lifted::Join,
@@ -169,8 +185,41 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(3, &[1]), (4, &[0]), (4, &[1])],
-                demands: &[],
+                indexes: &[(4, &[0]), (4, &[1])],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18, 19],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18],
+                    },
+                ],
             },
         ],
         sees: &[
@@ -630,6 +679,42 @@ fn engine_0_rule_45(
         out.push(17, &[]);
     }
 }
+// Rule at kuhnPoker.kif:65
+#[allow(unused_variables)]
+#[allow(clippy::never_loop)]
+fn engine_0_rule_46(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[3].candidates(&[1], &[8u32]).map(|i| tables[3].fact(i)) {
+        let v0 = f0[0];
+        if f0[1] != 8u32 {
+            continue;
+        }
+        out.push(18, &[]);
+        return;
+    }
+}
+// Rule at kuhnPoker.kif:66
+#[allow(unused_variables)]
+#[allow(clippy::never_loop)]
+fn engine_0_rule_47(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[3].candidates(&[1], &[9u32]).map(|i| tables[3].fact(i)) {
+        let v0 = f0[0];
+        if f0[1] != 9u32 {
+            continue;
+        }
+        out.push(19, &[]);
+        return;
+    }
+}
 // Rule at kuhnPoker.kif:69
 #[allow(unused_variables)]
 fn engine_0_rule_49(
@@ -639,7 +724,7 @@ fn engine_0_rule_49(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if engine_0_ask_20(store, tables, fixed, &[0u32]) {
-        if engine_0_ask_18(store, tables, fixed, &[]) {
+        if tables[18].contains(&[]) {
             out.push(21, &[0u32, 21u32]);
         }
     }
@@ -652,8 +737,8 @@ fn engine_0_rule_50(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_0_ask_18(store, tables, fixed, &[])) {
-        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
             if engine_0_ask_20(store, tables, fixed, &[0u32]) {
                 out.push(21, &[0u32, 22u32]);
             }
@@ -680,8 +765,8 @@ fn engine_0_rule_52(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_0_ask_18(store, tables, fixed, &[])) {
-        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
             if engine_0_ask_20(store, tables, fixed, &[1u32]) {
                 out.push(21, &[0u32, 23u32]);
             }
@@ -709,7 +794,7 @@ fn engine_0_rule_54(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if engine_0_ask_20(store, tables, fixed, &[1u32]) {
-        if engine_0_ask_18(store, tables, fixed, &[]) {
+        if tables[18].contains(&[]) {
             out.push(21, &[0u32, 24u32]);
         }
     }
@@ -723,7 +808,7 @@ fn engine_0_rule_55(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if engine_0_ask_20(store, tables, fixed, &[1u32]) {
-        if engine_0_ask_18(store, tables, fixed, &[]) {
+        if tables[18].contains(&[]) {
             out.push(21, &[1u32, 21u32]);
         }
     }
@@ -736,8 +821,8 @@ fn engine_0_rule_56(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_0_ask_18(store, tables, fixed, &[])) {
-        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
             if engine_0_ask_20(store, tables, fixed, &[1u32]) {
                 out.push(21, &[1u32, 22u32]);
             }
@@ -764,8 +849,8 @@ fn engine_0_rule_58(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_0_ask_18(store, tables, fixed, &[])) {
-        if !(engine_0_ask_19(store, tables, fixed, &[])) {
+    if !(tables[18].contains(&[])) {
+        if !(tables[19].contains(&[])) {
             if engine_0_ask_20(store, tables, fixed, &[0u32]) {
                 out.push(21, &[1u32, 23u32]);
             }
@@ -793,7 +878,7 @@ fn engine_0_rule_60(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if engine_0_ask_20(store, tables, fixed, &[0u32]) {
-        if engine_0_ask_18(store, tables, fixed, &[]) {
+        if tables[18].contains(&[]) {
             out.push(21, &[1u32, 24u32]);
         }
     }
@@ -807,46 +892,6 @@ fn engine_0_rule_61(
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     out.push(21, &[2u32, 24u32]);
-}
-/// Whether `called` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_0_ask_18(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 0usize],
-) -> bool {
-    // Rule at kuhnPoker.kif:65
-    'rule0: {
-        for f0 in tables[3].candidates(&[1], &[8u32]).map(|i| tables[3].fact(i)) {
-            let v0 = f0[0];
-            if f0[1] != 8u32 {
-                continue;
-            }
-            return true;
-        }
-    }
-    false
-}
-/// Whether `some_fold` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_0_ask_19(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 0usize],
-) -> bool {
-    // Rule at kuhnPoker.kif:66
-    'rule0: {
-        for f0 in tables[3].candidates(&[1], &[9u32]).map(|i| tables[3].fact(i)) {
-            let v0 = f0[0];
-            if f0[1] != 9u32 {
-                continue;
-            }
-            return true;
-        }
-    }
-    false
 }
 /// Whether `higher` has the fact of the terms `args`, found by a search of its rules.
 #[allow(unused_variables, unused_labels, clippy::never_loop)]

@@ -203,6 +203,22 @@ mod lifted {
         queries: ::gdl_runtime::lifted::Queries {
             legal: &[
                 ::gdl_runtime::lifted::Component {
+                    relations: &[17],
+                    rules: &[engine_0_rule_29 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
+                    relations: &[18],
+                    rules: &[engine_0_rule_30 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[19],
                     rules: &[
                         engine_0_rule_31 as ::gdl_runtime::lifted::Join,
@@ -214,8 +230,17 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(3, &[0])],
-                    demands: &[],
+                    indexes: &[],
+                    demands: &[
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[::gdl_runtime::lifted::Guard::Has(7, &[])],
+                            reads: &[17],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[18],
+                        },
+                    ],
                 },
             ],
             next: &[
@@ -270,6 +295,34 @@ mod lifted {
             shared_step: true,
         },
     };
+    // Rule at phases.kif:28
+    #[allow(unused_variables)]
+    fn engine_0_rule_29(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[3].facts() {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            out.push(17, &[v0]);
+        }
+    }
+    // Rule at phases.kif:29
+    #[allow(unused_variables)]
+    fn engine_0_rule_30(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        if !(tables[5].contains(&[])) {
+            if !(tables[6].contains(&[])) {
+                out.push(18, &[]);
+            }
+        }
+    }
     // Rule at phases.kif:30
     #[allow(unused_variables)]
     fn engine_0_rule_31(
@@ -283,7 +336,7 @@ mod lifted {
                 let v0 = f1[0];
                 for f2 in fixed[13].facts() {
                     let v1 = f2[0];
-                    if !(engine_0_ask_17(store, tables, fixed, &[v1])) {
+                    if !(tables[17].contains(&[v1])) {
                         let t1 = store.intern_args(2u32, &[v1]);
                         out.push(19, &[v0, t1]);
                     }
@@ -299,7 +352,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_18(store, tables, fixed, &[]) {
+        if tables[18].contains(&[]) {
             for f1 in tables[4].facts() {
                 let v0 = f1[0];
                 out.push(19, &[v0, 16u32]);
@@ -612,45 +665,6 @@ mod lifted {
                 }
             }
         }
-    }
-    /// Whether `taken` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_17(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 1usize],
-    ) -> bool {
-        // Rule at phases.kif:28
-        'rule0: {
-            let v0 = args[0];
-            for f0 in tables[3].candidates(&[0], &[v0]).map(|i| tables[3].fact(i)) {
-                if f0[0] != v0 {
-                    continue;
-                }
-                let v1 = f0[1];
-                return true;
-            }
-        }
-        false
-    }
-    /// Whether `quiet` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_18(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule at phases.kif:29
-        'rule0: {
-            if !(tables[5].contains(&[])) {
-                if !(tables[6].contains(&[])) {
-                    return true;
-                }
-            }
-        }
-        false
     }
     /// Whether `fired` has the fact of the terms `args`, found by a search of its rules.
     #[allow(unused_variables, unused_labels, clippy::never_loop)]

@@ -142,6 +142,14 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
+                relations: &[15],
+                rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(1, &[2])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[18],
                 rules: &[
                     engine_0_rule_45 as ::gdl_runtime::lifted::Join,
@@ -150,7 +158,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(1, &[2]), (11, &[1]), (12, &[1])],
+                indexes: &[(11, &[1]), (12, &[1])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -159,6 +167,10 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
                         reads: &[11, 12, 13],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
                     },
                 ],
             },
@@ -192,6 +204,14 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
+                relations: &[15],
+                rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(1, &[2])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[17],
                 rules: &[
                     engine_0_rule_39 as ::gdl_runtime::lifted::Join,
@@ -203,7 +223,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(1, &[2]), (11, &[1]), (12, &[1])],
+                indexes: &[(11, &[1]), (12, &[1])],
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -211,7 +231,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[11, 12, 13],
+                        reads: &[11, 12, 13, 15],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -223,7 +243,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[11, 12, 13],
+                        reads: &[11, 12, 13, 15],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
@@ -464,6 +484,25 @@ fn engine_0_rule_31(
         }
     }
 }
+// Rule at ticTacToe.kif:96
+#[allow(unused_variables)]
+#[allow(clippy::never_loop)]
+fn engine_0_rule_35(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+        let v0 = f0[0];
+        let v1 = f0[1];
+        if f0[2] != 5u32 {
+            continue;
+        }
+        out.push(15, &[]);
+        return;
+    }
+}
 // Rule at ticTacToe.kif:101
 #[allow(unused_variables)]
 fn engine_0_rule_36(
@@ -531,7 +570,7 @@ fn engine_0_rule_40(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(engine_0_ask_14(store, tables, fixed, &[6u32])) {
         if !(engine_0_ask_14(store, tables, fixed, &[7u32])) {
-            if !(engine_0_ask_15(store, tables, fixed, &[])) {
+            if !(tables[15].contains(&[])) {
                 out.push(17, &[0u32, 21u32]);
             }
         }
@@ -571,7 +610,7 @@ fn engine_0_rule_43(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if !(engine_0_ask_14(store, tables, fixed, &[6u32])) {
         if !(engine_0_ask_14(store, tables, fixed, &[7u32])) {
-            if !(engine_0_ask_15(store, tables, fixed, &[])) {
+            if !(tables[15].contains(&[])) {
                 out.push(17, &[1u32, 21u32]);
             }
         }
@@ -621,7 +660,7 @@ fn engine_0_rule_47(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_0_ask_15(store, tables, fixed, &[])) {
+    if !(tables[15].contains(&[])) {
         out.push(18, &[]);
     }
 }
@@ -659,27 +698,6 @@ fn engine_0_ask_14(
     'rule2: {
         let v0 = args[0];
         if tables[13].contains(&[v0]) {
-            return true;
-        }
-    }
-    false
-}
-/// Whether `open` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_0_ask_15(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 0usize],
-) -> bool {
-    // Rule at ticTacToe.kif:96
-    'rule0: {
-        for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
-            let v0 = f0[0];
-            let v1 = f0[1];
-            if f0[2] != 5u32 {
-                continue;
-            }
             return true;
         }
     }

@@ -252,6 +252,14 @@ mod lifted {
                     demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
+                    relations: &[15],
+                    rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[18],
                     rules: &[
                         engine_0_rule_45 as ::gdl_runtime::lifted::Join,
@@ -260,7 +268,7 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(1, &[2]), (11, &[1]), (12, &[1])],
+                    indexes: &[(11, &[1]), (12, &[1])],
                     demands: &[
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -269,6 +277,10 @@ mod lifted {
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
                             reads: &[11, 12, 13],
+                        },
+                        ::gdl_runtime::lifted::Demand {
+                            guards: &[],
+                            reads: &[15],
                         },
                     ],
                 },
@@ -302,6 +314,14 @@ mod lifted {
                     demands: &[],
                 },
                 ::gdl_runtime::lifted::Component {
+                    relations: &[15],
+                    rules: &[engine_0_rule_35 as ::gdl_runtime::lifted::Join],
+                    variants: &[],
+                    recursive: false,
+                    indexes: &[(1, &[2])],
+                    demands: &[],
+                },
+                ::gdl_runtime::lifted::Component {
                     relations: &[17],
                     rules: &[
                         engine_0_rule_39 as ::gdl_runtime::lifted::Join,
@@ -313,7 +333,7 @@ mod lifted {
                     ],
                     variants: &[],
                     recursive: false,
-                    indexes: &[(1, &[2]), (11, &[1]), (12, &[1])],
+                    indexes: &[(11, &[1]), (12, &[1])],
                     demands: &[
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -321,7 +341,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[11, 12, 13],
+                            reads: &[11, 12, 13, 15],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -333,7 +353,7 @@ mod lifted {
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
-                            reads: &[11, 12, 13],
+                            reads: &[11, 12, 13, 15],
                         },
                         ::gdl_runtime::lifted::Demand {
                             guards: &[],
@@ -579,6 +599,25 @@ mod lifted {
             }
         }
     }
+    // Rule at ticTacToe.kif:96
+    #[allow(unused_variables)]
+    #[allow(clippy::never_loop)]
+    fn engine_0_rule_35(
+        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+        delta: (usize, usize),
+        out: &mut ::gdl_runtime::lifted::Derived,
+    ) {
+        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+        for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if f0[2] != 5u32 {
+                continue;
+            }
+            out.push(15, &[]);
+            return;
+        }
+    }
     // Rule at ticTacToe.kif:101
     #[allow(unused_variables)]
     fn engine_0_rule_36(
@@ -646,7 +685,7 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(engine_0_ask_14(store, tables, fixed, &[6u32])) {
             if !(engine_0_ask_14(store, tables, fixed, &[7u32])) {
-                if !(engine_0_ask_15(store, tables, fixed, &[])) {
+                if !(tables[15].contains(&[])) {
                     out.push(17, &[0u32, 21u32]);
                 }
             }
@@ -686,7 +725,7 @@ mod lifted {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
         if !(engine_0_ask_14(store, tables, fixed, &[6u32])) {
             if !(engine_0_ask_14(store, tables, fixed, &[7u32])) {
-                if !(engine_0_ask_15(store, tables, fixed, &[])) {
+                if !(tables[15].contains(&[])) {
                     out.push(17, &[1u32, 21u32]);
                 }
             }
@@ -736,7 +775,7 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(engine_0_ask_15(store, tables, fixed, &[])) {
+        if !(tables[15].contains(&[])) {
             out.push(18, &[]);
         }
     }
@@ -774,27 +813,6 @@ mod lifted {
         'rule2: {
             let v0 = args[0];
             if tables[13].contains(&[v0]) {
-                return true;
-            }
-        }
-        false
-    }
-    /// Whether `open` has the fact of the terms `args`, found by a search of its rules.
-    #[allow(unused_variables, unused_labels, clippy::never_loop)]
-    fn engine_0_ask_15(
-        store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-        tables: &[::gdl_runtime::lifted::Table],
-        fixed: &[::gdl_runtime::lifted::Table],
-        args: &[u32; 0usize],
-    ) -> bool {
-        // Rule at ticTacToe.kif:96
-        'rule0: {
-            for f0 in tables[1].candidates(&[2], &[5u32]).map(|i| tables[1].fact(i)) {
-                let v0 = f0[0];
-                let v1 = f0[1];
-                if f0[2] != 5u32 {
-                    continue;
-                }
                 return true;
             }
         }

@@ -83,6 +83,27 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
     queries: ::gdl_runtime::lifted::Queries {
         legal: &[
             ::gdl_runtime::lifted::Component {
+                relations: &[10],
+                rules: &[engine_0_rule_16 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
+                relations: &[11],
+                rules: &[engine_0_rule_17 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[10],
+                    },
+                ],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[12],
                 rules: &[
                     engine_0_rule_18 as ::gdl_runtime::lifted::Join,
@@ -91,7 +112,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0])],
-                demands: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[11],
+                    },
+                ],
             },
         ],
         next: &[
@@ -110,6 +136,14 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
+                relations: &[15],
+                rules: &[engine_0_rule_24 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(1, &[0])],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[16],
                 rules: &[
                     engine_0_rule_25 as ::gdl_runtime::lifted::Join,
@@ -117,11 +151,24 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(1, &[0])],
-                demands: &[],
+                indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                ],
             },
         ],
         goal: &[
+            ::gdl_runtime::lifted::Component {
+                relations: &[15],
+                rules: &[engine_0_rule_24 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[(1, &[0])],
+                demands: &[],
+            },
             ::gdl_runtime::lifted::Component {
                 relations: &[17],
                 rules: &[
@@ -130,14 +177,75 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
                 variants: &[],
                 recursive: false,
-                indexes: &[(1, &[0])],
-                demands: &[],
+                indexes: &[],
+                demands: &[
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[15],
+                    },
+                ],
             },
         ],
         sees: &[],
         shared_step: true,
     },
 };
+// Rule at tokensOnLine.kif:12
+#[allow(unused_variables)]
+fn engine_0_rule_16(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[1].facts() {
+        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
+        if n1.sym != 5u32 {
+            continue;
+        }
+        let [p2] = n1.args[..] else {
+            continue;
+        };
+        let v0 = p2;
+        let v1 = f0[1];
+        let t3 = store.intern_args(5u32, &[v0]);
+        out.push(10, &[t3]);
+    }
+}
+// Rule at tokensOnLine.kif:13
+#[allow(unused_variables)]
+fn engine_0_rule_17(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in fixed[8].facts() {
+        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
+        if n1.sym != 5u32 {
+            continue;
+        }
+        let [p2] = n1.args[..] else {
+            continue;
+        };
+        let v0 = p2;
+        if !(if let Some(k3) = ::gdl_runtime::lifted::store::TermRead::find(
+            &*store,
+            5u32,
+            &[v0],
+        ) {
+            tables[10].contains(&[k3])
+        } else {
+            false
+        }) {
+            out.push(11, &[v0]);
+        }
+    }
+}
 // Rule at tokensOnLine.kif:14
 #[allow(unused_variables)]
 fn engine_0_rule_18(
@@ -163,7 +271,7 @@ fn engine_0_rule_18(
             continue;
         };
         let v1 = p4;
-        if engine_0_ask_11(store, tables, fixed, &[v1]) {
+        if tables[11].contains(&[v1]) {
             if let Some(k5) = ::gdl_runtime::lifted::store::TermRead::find(
                 &*store,
                 5u32,
@@ -283,6 +391,24 @@ fn engine_0_rule_23(
         }
     }
 }
+// Rule at tokensOnLine.kif:20
+#[allow(unused_variables)]
+#[allow(clippy::never_loop)]
+fn engine_0_rule_24(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[1].candidates(&[0], &[15u32]).map(|i| tables[1].fact(i)) {
+        if f0[0] != 15u32 {
+            continue;
+        }
+        let v0 = f0[1];
+        out.push(15, &[]);
+        return;
+    }
+}
 // Rule at tokensOnLine.kif:21
 #[allow(unused_variables)]
 fn engine_0_rule_25(
@@ -303,7 +429,7 @@ fn engine_0_rule_26(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if engine_0_ask_15(store, tables, fixed, &[]) {
+    if tables[15].contains(&[]) {
         out.push(16, &[]);
     }
 }
@@ -315,7 +441,7 @@ fn engine_0_rule_27(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if engine_0_ask_15(store, tables, fixed, &[]) {
+    if tables[15].contains(&[]) {
         out.push(17, &[0u32, 17u32]);
     }
 }
@@ -327,82 +453,9 @@ fn engine_0_rule_28(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(engine_0_ask_15(store, tables, fixed, &[])) {
+    if !(tables[15].contains(&[])) {
         out.push(17, &[0u32, 9u32]);
     }
-}
-/// Whether `occupied` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_0_ask_10(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 1usize],
-) -> bool {
-    // Rule at tokensOnLine.kif:12
-    'rule0: {
-        let n1 = ::gdl_runtime::lifted::store::TermRead::node(&*store, args[0]);
-        if n1.sym != 5u32 {
-            break 'rule0;
-        }
-        let [p2] = n1.args[..] else {
-            break 'rule0;
-        };
-        let v0 = p2;
-        if let Some(k3) = ::gdl_runtime::lifted::store::TermRead::find(
-            &*store,
-            5u32,
-            &[v0],
-        ) {
-            for f0 in tables[1].candidates(&[0], &[k3]).map(|i| tables[1].fact(i)) {
-                let n4 = ::gdl_runtime::lifted::store::TermRead::node(&*store, f0[0]);
-                if n4.sym != 5u32 {
-                    continue;
-                }
-                let [p5] = n4.args[..] else {
-                    continue;
-                };
-                if p5 != v0 {
-                    continue;
-                }
-                let v1 = f0[1];
-                return true;
-            }
-        } else {
-            {}
-        }
-    }
-    false
-}
-/// Whether `open` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_0_ask_11(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 1usize],
-) -> bool {
-    // Rule at tokensOnLine.kif:13
-    'rule0: {
-        let v0 = args[0];
-        if if let Some(k1) = ::gdl_runtime::lifted::store::TermRead::find(
-            &*store,
-            5u32,
-            &[v0],
-        ) {
-            fixed[8].contains(&[k1])
-        } else {
-            false
-        } {
-            {
-                let t2 = store.intern_args(5u32, &[v0]);
-                if !(engine_0_ask_10(store, tables, fixed, &[t2])) {
-                    return true;
-                }
-            }
-        }
-    }
-    false
 }
 /// Whether `moved` has the fact of the terms `args`, found by a search of its rules.
 #[allow(unused_variables, unused_labels, clippy::never_loop)]
@@ -430,26 +483,6 @@ fn engine_0_ask_13(
                 continue;
             }
             let v1 = f0[2];
-            return true;
-        }
-    }
-    false
-}
-/// Whether `reached` has the fact of the terms `args`, found by a search of its rules.
-#[allow(unused_variables, unused_labels, clippy::never_loop)]
-fn engine_0_ask_15(
-    store: &mut ::gdl_runtime::lifted::store::Overlay<'_>,
-    tables: &[::gdl_runtime::lifted::Table],
-    fixed: &[::gdl_runtime::lifted::Table],
-    args: &[u32; 0usize],
-) -> bool {
-    // Rule at tokensOnLine.kif:20
-    'rule0: {
-        for f0 in tables[1].candidates(&[0], &[15u32]).map(|i| tables[1].fact(i)) {
-            if f0[0] != 15u32 {
-                continue;
-            }
-            let v0 = f0[1];
             return true;
         }
     }

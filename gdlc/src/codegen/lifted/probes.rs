@@ -62,7 +62,10 @@ impl Probes {
         for &(engine, component) in &used {
             let is_fixed = |rel: usize| interp.engines[engine].is_fixed.get(rel).copied().unwrap_or(false);
             if let (false, [rel], false) = (component.recursive, &component.relations[..], component.rules.is_empty()) {
-                if !outputs.contains(rel) && !is_fixed(*rel) {
+                // A relation without arguments is asked about one fact, which its component
+                // derives at most once: searching it again at every test costs more.
+                let arity = interp.relations.keys.get(*rel).map_or(0, |key| key.1);
+                if !outputs.contains(rel) && !is_fixed(*rel) && arity > 0 {
                     by_engine[engine].insert(*rel, component.rules.iter().map(|planned| planned.rule).collect());
                 }
             }
@@ -71,14 +74,70 @@ impl Probes {
         for relations in by_engine.iter_mut() {
             relations.retain(|rel, _| !listed.contains(rel));
         }
-        // A relation read by an engine must be answered the same way there.
-        let answered: Vec<BTreeSet<usize>> = by_engine.iter().map(|r| r.keys().copied().collect()).collect();
-        for relations in by_engine.iter_mut() {
-            relations.retain(|rel, _| {
-                read_by.get(rel).into_iter().flatten().all(|&e| answered.get(e).is_some_and(|a| a.contains(rel)))
-            });
+        let mut probes = Probes { by_engine };
+        loop {
+            let dropped = probes.costly(interp, &used, &read_by);
+            if dropped.is_empty() {
+                return probes;
+            }
+            for relations in probes.by_engine.iter_mut() {
+                relations.retain(|rel, _| !dropped.contains(rel));
+            }
         }
-        Probes { by_engine }
+    }
+
+    /// The relations searched that should be computed whole after all: those read by an engine
+    /// that computes them (a relation is answered one way in every engine that reads it), and
+    /// those tested inside a loop over every fact of a static relation, where a search would
+    /// run once per fact (zombieAttack1PL6 asks whether each of its 20 zombies is in play,
+    /// and for each whether every lower one is).
+    fn costly(
+        &self,
+        interp: &Interpreter,
+        used: &[(usize, &Component)],
+        read_by: &BTreeMap<usize, BTreeSet<usize>>,
+    ) -> BTreeSet<usize> {
+        let mut dropped = BTreeSet::new();
+        for (rel, engines) in read_by {
+            let searched_in = |e: usize| self.asked(e).relations.contains_key(rel);
+            if engines.iter().any(|&e| searched_in(e)) && !engines.iter().all(|&e| searched_in(e)) {
+                dropped.insert(*rel);
+            }
+        }
+        for &(engine, component) in used.iter().filter(|(engine, c)| !self.replaces(*engine, c)) {
+            for planned in &component.rules {
+                let rule = &interp.engines[engine].rules[planned.rule];
+                let variants = if component.recursive { &rule.delta_variants[..] } else { &[] };
+                for rule in std::iter::once(rule).chain(variants) {
+                    dropped.extend(self.asked_in_scans(interp, engine, rule, &access_paths(rule)));
+                }
+            }
+        }
+        for (engine, relations) in self.by_engine.iter().enumerate() {
+            for &rel in relations.keys() {
+                for rule in self.rules_of(interp, engine, rel) {
+                    dropped.extend(self.asked_in_scans(interp, engine, &rule, &search_access(&rule)));
+                }
+            }
+        }
+        dropped
+    }
+
+    /// The relations searched that `rule` of `engine` tests after a loop over every fact of a
+    /// static relation, its literals finding their facts by `access`.
+    fn asked_in_scans(&self, interp: &Interpreter, engine: usize, rule: &CRule, access: &[Access]) -> Vec<usize> {
+        let is_fixed = |rel: usize| interp.engines[engine].is_fixed.get(rel).copied().unwrap_or(false);
+        let asked = self.asked(engine);
+        let mut in_scan = false;
+        let mut found = Vec::new();
+        for (lit, access) in rule.body.iter().zip(access) {
+            let (CLit::Pos(p) | CLit::Neg(p)) = lit else { continue };
+            if in_scan && asked.relations.contains_key(&p.rel) {
+                found.push(p.rel);
+            }
+            in_scan |= matches!(lit, CLit::Pos(_)) && *access == Access::Scan && is_fixed(p.rel);
+        }
+        found
     }
 
     /// The relations of `engine` answered by a search.
@@ -259,17 +318,34 @@ mod tests {
             (<= terminal (true (cell 3)))
             (<= (goal p 100) (true (cell 3)))
             (<= (goal p 0) (not (true (cell 3))))";
+        let searched = searched(game);
+        assert!(searched.contains(&"near".to_string()), "{searched:?}");
+        assert!(!searched.iter().any(|name| name == "listed" || name == "goal"), "{searched:?}");
+    }
+
+    /// `far` is tested once per fact of the static `number`, and `blocked` has no argument:
+    /// both are computed whole.
+    #[test]
+    fn relations_tested_per_static_fact_or_without_arguments_are_computed() {
+        let game = "(role p) (init (cell 1)) (number 1) (number 2) (number 3)
+            (<= (far ?x) (true (cell ?y)) (number ?x) (distinct ?x ?y))
+            (<= blocked (true (cell 3)))
+            (<= (legal p (go ?x)) (number ?x) (not (far ?x)) (not blocked))
+            (<= (next (cell ?x)) (does p (go ?x)))
+            (<= terminal (true (cell 3)))
+            (<= (goal p 100) (true (cell 3)))
+            (<= (goal p 0) (not (true (cell 3))))";
+        assert_eq!(searched(game), Vec::<String>::new());
+    }
+
+    /// The names of the relations searched in `game`.
+    fn searched(game: &str) -> Vec<String> {
         let parsed = parse_auto(game);
         assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
         let interp = Interpreter::new(&parsed.description).expect("the game loads");
         let probes = Probes::of(&interp);
-        let searched: Vec<&str> = interp
-            .chosen
-            .iter()
-            .flat_map(|&engine| probes.relations(engine))
-            .map(|rel| interp.relations.keys[rel].0.as_str())
-            .collect();
-        assert!(searched.contains(&"near"), "{searched:?}");
-        assert!(!searched.contains(&"listed") && !searched.contains(&"goal"), "{searched:?}");
+        let engines: std::collections::BTreeSet<usize> = interp.chosen.iter().copied().collect();
+        let relations = engines.into_iter().flat_map(|engine| probes.relations(engine).collect::<Vec<_>>());
+        relations.map(|rel| interp.relations.keys[rel].0.clone()).collect()
     }
 }
