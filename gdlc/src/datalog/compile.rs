@@ -19,14 +19,14 @@ pub(crate) enum PTerm {
     Func(Sym, Box<[PTerm]>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Pattern {
     pub rel: RelId,
     pub args: Box<[PTerm]>,
 }
 
 /// One literal of a compiled body, in evaluation order.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CLit {
     Pos(Pattern),
     Neg(Pattern),

@@ -734,10 +734,7 @@ mod lifted {
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[16],
-                    rules: &[
-                        engine_0_rule_56 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_57 as ::gdl_runtime::lifted::Join,
-                    ],
+                    rules: &[engine_0_rule_56 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[],
@@ -923,6 +920,7 @@ mod lifted {
         }
     }
     // Rule at breakthrough.kif:158
+    // Rule at breakthrough.kif:160
     #[allow(unused_variables)]
     fn engine_0_rule_56(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -930,20 +928,14 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[15].contains(&[]) {
-            out.push(16, &[]);
-        }
-    }
-    // Rule at breakthrough.kif:160
-    #[allow(unused_variables)]
-    fn engine_0_rule_57(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[17].contains(&[]) {
-            out.push(16, &[]);
+        {
+            let mut m1 = tables[15].contains(&[]);
+            if !m1 {
+                m1 = tables[17].contains(&[]);
+            }
+            if m1 {
+                out.push(16, &[]);
+            }
         }
     }
     // Rule at breakthrough.kif:167

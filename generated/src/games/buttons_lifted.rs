@@ -98,10 +98,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_10 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_11 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_12 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_13 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_14 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_15 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_16 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_17 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_18 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_19 as ::gdl_runtime::lifted::Join,
@@ -135,8 +133,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 rules: &[
                     engine_0_rule_33 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_34 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_35 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_36 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -177,6 +173,7 @@ fn engine_0_rule_6(
     }
 }
 // Rule at buttons.kif:24
+// Rule at buttons.kif:49
 #[allow(unused_variables)]
 fn engine_0_rule_7(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -184,9 +181,15 @@ fn engine_0_rule_7(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[0].contains(&[0u32]) {
-        if tables[4].contains(&[5u32]) {
-            out.push(10, &[11u32]);
+    {
+        let mut m1 = tables[0].contains(&[0u32]);
+        if !m1 {
+            m1 = tables[1].contains(&[0u32]);
+        }
+        if m1 {
+            if tables[4].contains(&[5u32]) {
+                out.push(10, &[11u32]);
+            }
         }
     }
 }
@@ -219,6 +222,7 @@ fn engine_0_rule_9(
     }
 }
 // Rule at buttons.kif:36
+// Rule at buttons.kif:61
 #[allow(unused_variables)]
 fn engine_0_rule_10(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -226,9 +230,15 @@ fn engine_0_rule_10(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[0].contains(&[0u32]) {
-        if tables[3].contains(&[5u32]) {
-            out.push(10, &[6u32]);
+    {
+        let mut m1 = tables[0].contains(&[0u32]);
+        if !m1 {
+            m1 = tables[1].contains(&[0u32]);
+        }
+        if m1 {
+            if tables[3].contains(&[5u32]) {
+                out.push(10, &[6u32]);
+            }
         }
     }
 }
@@ -260,20 +270,6 @@ fn engine_0_rule_12(
         }
     }
 }
-// Rule at buttons.kif:49
-#[allow(unused_variables)]
-fn engine_0_rule_13(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32]) {
-        if tables[4].contains(&[5u32]) {
-            out.push(10, &[11u32]);
-        }
-    }
-}
 // Rule at buttons.kif:53
 #[allow(unused_variables)]
 fn engine_0_rule_14(
@@ -299,20 +295,6 @@ fn engine_0_rule_15(
     if tables[1].contains(&[0u32]) {
         if tables[3].contains(&[1u32]) {
             out.push(10, &[4u32]);
-        }
-    }
-}
-// Rule at buttons.kif:61
-#[allow(unused_variables)]
-fn engine_0_rule_16(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[1].contains(&[0u32]) {
-        if tables[3].contains(&[5u32]) {
-            out.push(10, &[6u32]);
         }
     }
 }
@@ -434,6 +416,8 @@ fn engine_0_rule_33(
     }
 }
 // Rule at buttons.kif:116
+// Rule at buttons.kif:118
+// Rule at buttons.kif:120
 #[allow(unused_variables)]
 fn engine_0_rule_34(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -441,32 +425,17 @@ fn engine_0_rule_34(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[4].contains(&[1u32])) {
-        out.push(13, &[0u32, 22u32]);
-    }
-}
-// Rule at buttons.kif:118
-#[allow(unused_variables)]
-fn engine_0_rule_35(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[4].contains(&[3u32])) {
-        out.push(13, &[0u32, 22u32]);
-    }
-}
-// Rule at buttons.kif:120
-#[allow(unused_variables)]
-fn engine_0_rule_36(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if !(tables[4].contains(&[5u32])) {
-        out.push(13, &[0u32, 22u32]);
+    {
+        let mut m1 = !(tables[4].contains(&[1u32]));
+        if !m1 {
+            m1 = !(tables[4].contains(&[3u32]));
+        }
+        if !m1 {
+            m1 = !(tables[4].contains(&[5u32]));
+        }
+        if m1 {
+            out.push(13, &[0u32, 22u32]);
+        }
     }
 }
 // Rule at buttons.kif:125

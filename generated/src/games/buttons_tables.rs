@@ -182,10 +182,8 @@ mod lifted {
                         engine_0_rule_10 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_11 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_12 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_13 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_14 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_15 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_16 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_17 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_18 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_19 as ::gdl_runtime::lifted::Join,
@@ -219,8 +217,6 @@ mod lifted {
                     rules: &[
                         engine_0_rule_33 as ::gdl_runtime::lifted::Join,
                         engine_0_rule_34 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_35 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_36 as ::gdl_runtime::lifted::Join,
                     ],
                     variants: &[],
                     recursive: false,
@@ -261,6 +257,7 @@ mod lifted {
         }
     }
     // Rule at buttons.kif:24
+    // Rule at buttons.kif:49
     #[allow(unused_variables)]
     fn engine_0_rule_7(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -268,9 +265,15 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[0].contains(&[0u32]) {
-            if tables[4].contains(&[5u32]) {
-                out.push(10, &[11u32]);
+        {
+            let mut m1 = tables[0].contains(&[0u32]);
+            if !m1 {
+                m1 = tables[1].contains(&[0u32]);
+            }
+            if m1 {
+                if tables[4].contains(&[5u32]) {
+                    out.push(10, &[11u32]);
+                }
             }
         }
     }
@@ -303,6 +306,7 @@ mod lifted {
         }
     }
     // Rule at buttons.kif:36
+    // Rule at buttons.kif:61
     #[allow(unused_variables)]
     fn engine_0_rule_10(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -310,9 +314,15 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[0].contains(&[0u32]) {
-            if tables[3].contains(&[5u32]) {
-                out.push(10, &[6u32]);
+        {
+            let mut m1 = tables[0].contains(&[0u32]);
+            if !m1 {
+                m1 = tables[1].contains(&[0u32]);
+            }
+            if m1 {
+                if tables[3].contains(&[5u32]) {
+                    out.push(10, &[6u32]);
+                }
             }
         }
     }
@@ -344,20 +354,6 @@ mod lifted {
             }
         }
     }
-    // Rule at buttons.kif:49
-    #[allow(unused_variables)]
-    fn engine_0_rule_13(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[1].contains(&[0u32]) {
-            if tables[4].contains(&[5u32]) {
-                out.push(10, &[11u32]);
-            }
-        }
-    }
     // Rule at buttons.kif:53
     #[allow(unused_variables)]
     fn engine_0_rule_14(
@@ -383,20 +379,6 @@ mod lifted {
         if tables[1].contains(&[0u32]) {
             if tables[3].contains(&[1u32]) {
                 out.push(10, &[4u32]);
-            }
-        }
-    }
-    // Rule at buttons.kif:61
-    #[allow(unused_variables)]
-    fn engine_0_rule_16(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[1].contains(&[0u32]) {
-            if tables[3].contains(&[5u32]) {
-                out.push(10, &[6u32]);
             }
         }
     }
@@ -518,6 +500,8 @@ mod lifted {
         }
     }
     // Rule at buttons.kif:116
+    // Rule at buttons.kif:118
+    // Rule at buttons.kif:120
     #[allow(unused_variables)]
     fn engine_0_rule_34(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -525,32 +509,17 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[4].contains(&[1u32])) {
-            out.push(13, &[0u32, 22u32]);
-        }
-    }
-    // Rule at buttons.kif:118
-    #[allow(unused_variables)]
-    fn engine_0_rule_35(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[4].contains(&[3u32])) {
-            out.push(13, &[0u32, 22u32]);
-        }
-    }
-    // Rule at buttons.kif:120
-    #[allow(unused_variables)]
-    fn engine_0_rule_36(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[4].contains(&[5u32])) {
-            out.push(13, &[0u32, 22u32]);
+        {
+            let mut m1 = !(tables[4].contains(&[1u32]));
+            if !m1 {
+                m1 = !(tables[4].contains(&[3u32]));
+            }
+            if !m1 {
+                m1 = !(tables[4].contains(&[5u32]));
+            }
+            if m1 {
+                out.push(13, &[0u32, 22u32]);
+            }
         }
     }
     // Rule at buttons.kif:125

@@ -496,11 +496,7 @@ mod lifted {
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[18],
-                    rules: &[
-                        engine_1_rule_51 as ::gdl_runtime::lifted::Join,
-                        engine_1_rule_52 as ::gdl_runtime::lifted::Join,
-                        engine_1_rule_53 as ::gdl_runtime::lifted::Join,
-                    ],
+                    rules: &[engine_1_rule_51 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[(1, &[0, 2]), (1, &[1, 2]), (1, &[2])],
@@ -1208,32 +1204,17 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_1_ask_17(store, tables, fixed, &[0u32]) {
-            out.push(18, &[]);
-        }
-    }
-    // Rule written by gdlc
-    #[allow(unused_variables)]
-    fn engine_1_rule_52(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_1_ask_17(store, tables, fixed, &[1u32]) {
-            out.push(18, &[]);
-        }
-    }
-    // Rule written by gdlc
-    #[allow(unused_variables)]
-    fn engine_1_rule_53(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[19].contains(&[])) {
-            out.push(18, &[]);
+        {
+            let mut m1 = engine_1_ask_17(store, tables, fixed, &[0u32]);
+            if !m1 {
+                m1 = engine_1_ask_17(store, tables, fixed, &[1u32]);
+            }
+            if !m1 {
+                m1 = !(tables[19].contains(&[]));
+            }
+            if m1 {
+                out.push(18, &[]);
+            }
         }
     }
     /// Whether `columnempty` has the fact of the terms `args`, found by a search of its rules.

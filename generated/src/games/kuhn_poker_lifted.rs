@@ -109,7 +109,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_26 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_27 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_28 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_29 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -315,6 +314,7 @@ fn engine_0_rule_20(
     }
 }
 // Rule at kuhnPoker.kif:28
+// Rule at kuhnPoker.kif:40
 #[allow(unused_variables)]
 fn engine_0_rule_21(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -322,8 +322,14 @@ fn engine_0_rule_21(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[5].contains(&[13u32]) {
-        out.push(14, &[1u32, 12u32]);
+    {
+        let mut m1 = tables[5].contains(&[13u32]);
+        if !m1 {
+            m1 = tables[5].contains(&[15u32]);
+        }
+        if m1 {
+            out.push(14, &[1u32, 12u32]);
+        }
     }
 }
 // Rule at kuhnPoker.kif:31
@@ -416,18 +422,6 @@ fn engine_0_rule_28(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     if tables[5].contains(&[15u32]) {
         out.push(14, &[0u32, 9u32]);
-    }
-}
-// Rule at kuhnPoker.kif:40
-#[allow(unused_variables)]
-fn engine_0_rule_29(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[5].contains(&[15u32]) {
-        out.push(14, &[1u32, 12u32]);
     }
 }
 // Rule at kuhnPoker.kif:43

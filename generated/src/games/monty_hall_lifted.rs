@@ -102,7 +102,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     engine_0_rule_8 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_9 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_10 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_11 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_12 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
@@ -236,6 +235,7 @@ fn engine_0_rule_9(
     }
 }
 // Rule at montyHall.kif:18
+// Rule at montyHall.kif:19
 #[allow(unused_variables)]
 fn engine_0_rule_10(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -243,20 +243,14 @@ fn engine_0_rule_10(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[7].contains(&[4u32]) {
-        out.push(12, &[0u32, 9u32]);
-    }
-}
-// Rule at montyHall.kif:19
-#[allow(unused_variables)]
-fn engine_0_rule_11(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[7].contains(&[6u32]) {
-        out.push(12, &[0u32, 9u32]);
+    {
+        let mut m1 = tables[7].contains(&[4u32]);
+        if !m1 {
+            m1 = tables[7].contains(&[6u32]);
+        }
+        if m1 {
+            out.push(12, &[0u32, 9u32]);
+        }
     }
 }
 // Rule at montyHall.kif:20

@@ -162,10 +162,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         terminal: &[
             ::gdl_runtime::lifted::Component {
                 relations: &[22],
-                rules: &[
-                    engine_0_rule_47 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_48 as ::gdl_runtime::lifted::Join,
-                ],
+                rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -473,6 +470,7 @@ fn engine_0_rule_46(
     }
 }
 // Rule at phases.kif:46
+// Rule at phases.kif:47
 #[allow(unused_variables)]
 fn engine_0_rule_47(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -480,20 +478,14 @@ fn engine_0_rule_47(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[6].contains(&[]) {
-        out.push(22, &[]);
-    }
-}
-// Rule at phases.kif:47
-#[allow(unused_variables)]
-fn engine_0_rule_48(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[8].contains(&[13u32]) {
-        out.push(22, &[]);
+    {
+        let mut m1 = tables[6].contains(&[]);
+        if !m1 {
+            m1 = tables[8].contains(&[13u32]);
+        }
+        if m1 {
+            out.push(22, &[]);
+        }
     }
 }
 // Rule at phases.kif:49

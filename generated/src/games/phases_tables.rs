@@ -266,10 +266,7 @@ mod lifted {
             terminal: &[
                 ::gdl_runtime::lifted::Component {
                     relations: &[22],
-                    rules: &[
-                        engine_0_rule_47 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_48 as ::gdl_runtime::lifted::Join,
-                    ],
+                    rules: &[engine_0_rule_47 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[],
@@ -577,6 +574,7 @@ mod lifted {
         }
     }
     // Rule at phases.kif:46
+    // Rule at phases.kif:47
     #[allow(unused_variables)]
     fn engine_0_rule_47(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -584,20 +582,14 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[6].contains(&[]) {
-            out.push(22, &[]);
-        }
-    }
-    // Rule at phases.kif:47
-    #[allow(unused_variables)]
-    fn engine_0_rule_48(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if tables[8].contains(&[13u32]) {
-            out.push(22, &[]);
+        {
+            let mut m1 = tables[6].contains(&[]);
+            if !m1 {
+                m1 = tables[8].contains(&[13u32]);
+            }
+            if m1 {
+                out.push(22, &[]);
+            }
         }
     }
     // Rule at phases.kif:49

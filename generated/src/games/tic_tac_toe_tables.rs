@@ -261,11 +261,7 @@ mod lifted {
                 },
                 ::gdl_runtime::lifted::Component {
                     relations: &[18],
-                    rules: &[
-                        engine_0_rule_45 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_46 as ::gdl_runtime::lifted::Join,
-                        engine_0_rule_47 as ::gdl_runtime::lifted::Join,
-                    ],
+                    rules: &[engine_0_rule_45 as ::gdl_runtime::lifted::Join],
                     variants: &[],
                     recursive: false,
                     indexes: &[(11, &[1]), (12, &[1])],
@@ -744,6 +740,8 @@ mod lifted {
         }
     }
     // Rule at ticTacToe.kif:137
+    // Rule at ticTacToe.kif:140
+    // Rule at ticTacToe.kif:143
     #[allow(unused_variables)]
     fn engine_0_rule_45(
         eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -751,32 +749,17 @@ mod lifted {
         out: &mut ::gdl_runtime::lifted::Derived,
     ) {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_14(store, tables, fixed, &[6u32]) {
-            out.push(18, &[]);
-        }
-    }
-    // Rule at ticTacToe.kif:140
-    #[allow(unused_variables)]
-    fn engine_0_rule_46(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if engine_0_ask_14(store, tables, fixed, &[7u32]) {
-            out.push(18, &[]);
-        }
-    }
-    // Rule at ticTacToe.kif:143
-    #[allow(unused_variables)]
-    fn engine_0_rule_47(
-        eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-        delta: (usize, usize),
-        out: &mut ::gdl_runtime::lifted::Derived,
-    ) {
-        let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-        if !(tables[15].contains(&[])) {
-            out.push(18, &[]);
+        {
+            let mut m1 = engine_0_ask_14(store, tables, fixed, &[6u32]);
+            if !m1 {
+                m1 = engine_0_ask_14(store, tables, fixed, &[7u32]);
+            }
+            if !m1 {
+                m1 = !(tables[15].contains(&[]));
+            }
+            if m1 {
+                out.push(18, &[]);
+            }
         }
     }
     /// Whether `line` has the fact of the terms `args`, found by a search of its rules.

@@ -145,10 +145,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             },
             ::gdl_runtime::lifted::Component {
                 relations: &[16],
-                rules: &[
-                    engine_0_rule_25 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_26 as ::gdl_runtime::lifted::Join,
-                ],
+                rules: &[engine_0_rule_25 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -410,6 +407,7 @@ fn engine_0_rule_24(
     }
 }
 // Rule at tokensOnLine.kif:21
+// Rule at tokensOnLine.kif:22
 #[allow(unused_variables)]
 fn engine_0_rule_25(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -417,20 +415,14 @@ fn engine_0_rule_25(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[2].contains(&[13u32]) {
-        out.push(16, &[]);
-    }
-}
-// Rule at tokensOnLine.kif:22
-#[allow(unused_variables)]
-fn engine_0_rule_26(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[15].contains(&[]) {
-        out.push(16, &[]);
+    {
+        let mut m1 = tables[2].contains(&[13u32]);
+        if !m1 {
+            m1 = tables[15].contains(&[]);
+        }
+        if m1 {
+            out.push(16, &[]);
+        }
     }
 }
 // Rule at tokensOnLine.kif:23

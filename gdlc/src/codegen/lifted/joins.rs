@@ -8,6 +8,7 @@
 //! the term store. A negation is a membership test, a `distinct` a comparison of term ids:
 //! terms are hash-consed, so equal terms have equal ids.
 
+use super::merge::Alternatives;
 use super::probes::{search_access, Asked};
 use crate::codegen::notes::{note, Notes};
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
@@ -37,11 +38,18 @@ impl Fixed<'_> {
 /// The body of the function of `rule`: `delta_first` when it is a delta variant, whose first
 /// literal ranges over the facts in `delta`. Also whether the body returns once it derived
 /// its head (whose loops then may never go on to a second fact).
-pub(super) fn join_body(rule: &CRule, fixed: &Fixed<'_>, delta_first: bool, asked: Asked<'_>) -> (TokenStream, bool) {
+pub(super) fn join_body(
+    rule: &CRule,
+    fixed: &Fixed<'_>,
+    delta_first: bool,
+    asked: Asked<'_>,
+    alternatives: Option<&Alternatives>,
+) -> (TokenStream, bool) {
     let rule = &tests_first(rule, delta_first);
     let access = access_paths(rule);
     let mut writer = Writer::new(rule, fixed, access, asked, false);
     writer.delta_first = delta_first;
+    writer.alternatives = alternatives;
     let code = writer.literal(0);
     let body = quote! {
         let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
@@ -79,7 +87,7 @@ pub(super) fn search_body(rules: &[CRule], fixed: &Fixed<'_>, asked: Asked<'_>, 
 /// tested once per run of the rule, not once per fact of the loops it followed. The tables do
 /// not change while a rule runs, so a test answers the same wherever it is made; the other
 /// literals keep their order and their access paths, since a test binds nothing.
-fn tests_first(rule: &CRule, delta_first: bool) -> CRule {
+pub(super) fn tests_first(rule: &CRule, delta_first: bool) -> CRule {
     let fixed_start = usize::from(delta_first).min(rule.body.len());
     let (start, rest) = rule.body.split_at(fixed_start);
     let (tests, others): (Vec<CLit>, Vec<CLit>) = rest.iter().cloned().partition(reads_no_variable);
@@ -136,6 +144,9 @@ struct Writer<'a> {
     asked: Asked<'a>,
     /// Whether the code is a search for one fact, which returns `true` once it derived it.
     search: bool,
+    /// The tests of the rules joined with this one, where they differ from it (see the module
+    /// `merge`).
+    alternatives: Option<&'a Alternatives>,
 }
 
 /// A loop over facts that the code being written is nested in.
@@ -168,6 +179,7 @@ impl<'a> Writer<'a> {
             returns: false,
             asked,
             search,
+            alternatives: None,
         }
     }
 
@@ -183,6 +195,9 @@ impl<'a> Writer<'a> {
     /// The code of literal `at` and of everything after it, nested in it.
     fn literal(&mut self, at: usize) -> TokenStream {
         let Some(lit) = self.rule.body.get(at) else { return self.head() };
+        if let Some(alternatives) = self.alternatives.filter(|a| a.at == at) {
+            return self.any_test(&alternatives.tests, at);
+        }
         match lit {
             CLit::Pos(p) => self.positive(at, p),
             CLit::Neg(p) => {
@@ -197,6 +212,40 @@ impl<'a> Writer<'a> {
                 let rest = self.literal(at + 1);
                 let test = if matches!(lit, CLit::Equal(..)) { quote!(#a == #b) } else { quote!(#a != #b) };
                 quote!({ #lets if #test { #rest } })
+            }
+        }
+    }
+
+    /// The code of the tests `tests` in turn, until one passes, and of the literals after `at`
+    /// when one does.
+    fn any_test(&mut self, tests: &[CLit], at: usize) -> TokenStream {
+        let passed = self.temp("m");
+        let mut code = TokenStream::new();
+        for (k, test) in tests.iter().enumerate() {
+            let (lets, value) = self.test(test);
+            code.extend(match k {
+                0 => quote!(#lets let mut #passed = #value;),
+                _ => quote!(if !#passed { #lets #passed = #value; }),
+            });
+        }
+        let rest = self.literal(at + 1);
+        quote!({ #code if #passed { #rest } })
+    }
+
+    /// A literal that binds nothing as code of type `bool`, with the statements to run before it.
+    fn test(&mut self, lit: &CLit) -> (TokenStream, TokenStream) {
+        match lit {
+            CLit::Pos(p) => self.holds(p),
+            CLit::Neg(p) => {
+                let (lets, present) = self.holds(p);
+                (lets, quote!(!(#present)))
+            }
+            CLit::Distinct(x, y) | CLit::Equal(x, y) => {
+                let (mut lets, a) = self.build(x);
+                let (more, b) = self.build(y);
+                lets.extend(more);
+                let test = if matches!(lit, CLit::Equal(..)) { quote!(#a == #b) } else { quote!(#a != #b) };
+                (lets, test)
             }
         }
     }
@@ -468,7 +517,7 @@ mod tests {
             delta_variants: Vec::new(),
             span: Default::default(),
         };
-        let code = |rule: &CRule| join_body(rule, &Fixed(&[false; 3]), false, Asked::none()).0.to_string();
+        let code = |rule: &CRule| join_body(rule, &Fixed(&[false; 3]), false, Asked::none(), None).0.to_string();
         let first = code(&with_head(vec![x]));
         assert!(first.contains("'l0 : for f0") && first.contains("continue 'l0"), "{first}");
         assert!(!first.contains("return"), "{first}");
@@ -482,7 +531,7 @@ mod tests {
     fn tests_of_ground_facts_come_before_the_loops() {
         assert_eq!(relations(&tests_first(&rule(), false)), [2, 4, 1, 3]);
         assert_eq!(relations(&tests_first(&rule(), true)), [1, 2, 4, 3]);
-        let code = join_body(&rule(), &Fixed(&[false; 5]), false, Asked::none()).0.to_string();
+        let code = join_body(&rule(), &Fixed(&[false; 5]), false, Asked::none(), None).0.to_string();
         let test = code.find("tables [2] . contains").expect("q(5) is tested");
         let others = ["tables [4] . contains", "tables [1] . facts"];
         assert!(others.iter().all(|other| code.find(other).is_some_and(|at| test < at)), "{code}");

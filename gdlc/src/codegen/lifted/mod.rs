@@ -6,6 +6,7 @@
 
 mod demand;
 mod joins;
+mod merge;
 mod probes;
 
 use super::notes::{note, Notes};
@@ -14,6 +15,7 @@ use crate::datalog::eval::{access_paths, indexed_reads, Component};
 use crate::interp::{Interpreter, Query};
 use gdl_runtime::program::words_to_text;
 use joins::{join_body, search_body, Fixed};
+use merge::Alternatives;
 use probes::{probe_name, search_access, Probes};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -21,6 +23,28 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// A rule's join: the engine, the rule, and which delta variant of it, if one.
 type JoinKey = (usize, usize, Option<usize>);
+
+/// The joins the module defines: each one's name, and for a join of several rules that differ
+/// in one test (see the module `merge`), their tests and the numbers of the rules joined with
+/// its own.
+#[derive(Default)]
+struct Joins {
+    names: BTreeMap<JoinKey, Ident>,
+    merged: BTreeMap<JoinKey, (Alternatives, Vec<usize>)>,
+}
+
+impl Joins {
+    /// The name of the function of a join: its engine, its rule and its delta variant.
+    fn name(&mut self, key: JoinKey) -> Ident {
+        self.names
+            .entry(key)
+            .or_insert_with(|| match key {
+                (engine, rule, None) => format_ident!("engine_{}_rule_{}", engine, rule),
+                (engine, rule, Some(j)) => format_ident!("engine_{}_rule_{}_delta_{}", engine, rule, j),
+            })
+            .clone()
+    }
+}
 
 /// The module of the lifted form of the game `interp` loaded.
 pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
@@ -76,7 +100,7 @@ pub(crate) fn companion(interp: &Interpreter, notes: Option<&Notes>) -> TokenStr
 
 /// The static `PROGRAM` of the lifted form and its joins.
 fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
-    let mut joins: BTreeMap<JoinKey, Ident> = BTreeMap::new();
+    let mut joins = Joins::default();
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let loaded = demand::Loaded::of(interp);
     let probes = Probes::of(interp);
@@ -91,15 +115,28 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
         quote!(&[#(#components),*])
     });
     let searches = search_functions(interp, &probes, &mut fixed_indexes, notes);
-    let functions = joins.iter().map(|(&(engine, rule, variant), name)| {
+    let Joins { names, merged } = &joins;
+    let functions = names.iter().map(|(&(engine, rule, variant), name)| {
         let plain = &interp.engines[engine].rules[rule];
         let compiled = match variant {
             Some(j) => &plain.delta_variants[j],
             None => plain,
         };
         let fixed = Fixed(&interp.engines[engine].is_fixed);
-        let (body, returns) = join_body(compiled, &fixed, variant.is_some(), probes.asked(engine));
-        let comment = note(notes, |n| n.rule_at(plain.span));
+        let (alternatives, others) = match merged.get(&(engine, rule, variant)) {
+            Some((alternatives, others)) => (Some(alternatives), &others[..]),
+            None => (None, &[][..]),
+        };
+        let (body, returns) = join_body(compiled, &fixed, variant.is_some(), probes.asked(engine), alternatives);
+        // The rules of an `or` expanded share their span: each rule is named once.
+        let mut spans = vec![plain.span];
+        for &other in others {
+            let span = interp.engines[engine].rules[other].span;
+            if !spans.contains(&span) {
+                spans.push(span);
+            }
+        }
+        let comment: TokenStream = spans.iter().map(|&span| note(notes, |n| n.rule_at(span))).collect();
         // A join whose head has no variable returns once it derived its fact, maybe from the
         // first turn of its loops.
         let never_loop = returns.then(|| quote!(#[allow(clippy::never_loop)]));
@@ -191,7 +228,7 @@ fn component(
     probes: &Probes,
     engine: usize,
     component: &Component,
-    joins: &mut BTreeMap<JoinKey, Ident>,
+    joins: &mut Joins,
     fixed_indexes: &mut BTreeSet<(usize, Vec<usize>)>,
 ) -> TokenStream {
     let is_fixed = &interp.engines[engine].is_fixed;
@@ -216,18 +253,24 @@ fn component(
     };
     let mut rules = Vec::new();
     let mut variants = Vec::new();
-    for planned in &component.rules {
-        let rule = &interp.engines[engine].rules[planned.rule];
-        note_indexes(rule);
-        rules.push(join_name(joins, (engine, planned.rule, None)));
-        if !component.recursive {
-            continue;
+    let engine_rules = &interp.engines[engine].rules;
+    component.rules.iter().for_each(|planned| note_indexes(&engine_rules[planned.rule]));
+    if !component.recursive {
+        let numbered: Vec<(usize, &CRule)> = component.rules.iter().map(|p| (p.rule, &engine_rules[p.rule])).collect();
+        for (members, alternatives) in merge::merge(&numbered) {
+            rules.push(joins.name((engine, members[0], None)));
+            if let Some(alternatives) = alternatives {
+                joins.merged.insert((engine, members[0], None), (alternatives, members[1..].to_vec()));
+            }
         }
-        for (j, variant) in rule.delta_variants.iter().enumerate() {
+    }
+    for planned in component.rules.iter().filter(|_| component.recursive) {
+        rules.push(joins.name((engine, planned.rule, None)));
+        for (j, variant) in engine_rules[planned.rule].delta_variants.iter().enumerate() {
             note_indexes(variant);
             let Some(CLit::Pos(first)) = variant.body.first() else { continue };
             let rel = Literal::usize_unsuffixed(first.rel);
-            let name = join_name(joins, (engine, planned.rule, Some(j)));
+            let name = joins.name((engine, planned.rule, Some(j)));
             variants.push(quote!((#rel, #name as ::gdl_runtime::lifted::Join)));
         }
     }
@@ -245,17 +288,6 @@ fn component(
             demands: #demands,
         }
     }
-}
-
-/// The name of the function of a join: its engine, its rule and its delta variant.
-fn join_name(joins: &mut BTreeMap<JoinKey, Ident>, key: JoinKey) -> Ident {
-    joins
-        .entry(key)
-        .or_insert_with(|| match key {
-            (engine, rule, None) => format_ident!("engine_{}_rule_{}", engine, rule),
-            (engine, rule, Some(j)) => format_ident!("engine_{}_rule_{}_delta_{}", engine, rule, j),
-        })
-        .clone()
 }
 
 /// An index as `(relation, &[positions])`.
