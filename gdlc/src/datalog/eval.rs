@@ -95,6 +95,15 @@ pub(crate) fn indexed_reads<'r>(rule: &'r CRule, access: &'r [Access]) -> impl I
     })
 }
 
+/// Whether `lit` binds no variable once those marked in `bound` are: every term it reads is
+/// bound, so that it is a test.
+pub(crate) fn binds_nothing(lit: &CLit, bound: &[bool]) -> bool {
+    match lit {
+        CLit::Pos(p) | CLit::Neg(p) => p.args.iter().all(|arg| is_bound(arg, bound)),
+        CLit::Distinct(x, y) | CLit::Equal(x, y) => is_bound(x, bound) && is_bound(y, bound),
+    }
+}
+
 /// Whether every variable of `p` is marked in `bound`.
 pub(crate) fn is_bound(p: &PTerm, bound: &[bool]) -> bool {
     match p {

@@ -657,14 +657,10 @@ fn engine_0_rule_73(
         let v3 = f0[3];
         let v4 = f0[4];
         let v5 = f0[5];
-        {
-            if v1 != 58u32 {
-                {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v4, v5, v1]);
-                        out.push(11, &[t1]);
-                    }
-                }
+        if v1 != 58u32 {
+            if v1 != 71u32 {
+                let t1 = store.intern_args(3u32, &[v4, v5, v1]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -677,23 +673,19 @@ fn engine_0_rule_74(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    {
-        if 71u32 != 58u32 {
-            for f1 in tables[1].candidates(&[1], &[71u32]).map(|i| tables[1].fact(i)) {
-                let v0 = f1[0];
-                if f1[1] != 71u32 {
-                    continue;
-                }
-                let v1 = f1[2];
-                let v2 = f1[3];
-                let v3 = f1[4];
-                let v4 = f1[5];
-                {
-                    if v4 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v3, v4, 71u32]);
-                        out.push(11, &[t1]);
-                    }
-                }
+    if 71u32 != 58u32 {
+        for f1 in tables[1].candidates(&[1], &[71u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f1[0];
+            if f1[1] != 71u32 {
+                continue;
+            }
+            let v1 = f1[2];
+            let v2 = f1[3];
+            let v3 = f1[4];
+            let v4 = f1[5];
+            if v4 != 3u32 {
+                let t1 = store.intern_args(3u32, &[v3, v4, 71u32]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -706,23 +698,19 @@ fn engine_0_rule_75(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    {
-        if 58u32 != 71u32 {
-            for f1 in tables[1].candidates(&[1], &[58u32]).map(|i| tables[1].fact(i)) {
-                let v0 = f1[0];
-                if f1[1] != 58u32 {
-                    continue;
-                }
-                let v1 = f1[2];
-                let v2 = f1[3];
-                let v3 = f1[4];
-                let v4 = f1[5];
-                {
-                    if v4 != 20u32 {
-                        let t1 = store.intern_args(3u32, &[v3, v4, 58u32]);
-                        out.push(11, &[t1]);
-                    }
-                }
+    if 58u32 != 71u32 {
+        for f1 in tables[1].candidates(&[1], &[58u32]).map(|i| tables[1].fact(i)) {
+            let v0 = f1[0];
+            if f1[1] != 58u32 {
+                continue;
+            }
+            let v1 = f1[2];
+            let v2 = f1[3];
+            let v3 = f1[4];
+            let v4 = f1[5];
+            if v4 != 20u32 {
+                let t1 = store.intern_args(3u32, &[v3, v4, 58u32]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -744,14 +732,10 @@ fn engine_0_rule_76(
         let v5 = f0[5];
         let v6 = f0[6];
         let v7 = f0[7];
-        {
-            if v1 != 58u32 {
-                {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v6, v7, v1]);
-                        out.push(11, &[t1]);
-                    }
-                }
+        if v1 != 58u32 {
+            if v1 != 71u32 {
+                let t1 = store.intern_args(3u32, &[v6, v7, v1]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -764,25 +748,21 @@ fn engine_0_rule_77(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    {
-        if 71u32 != 58u32 {
-            for f1 in tables[0].candidates(&[1], &[71u32]).map(|i| tables[0].fact(i)) {
-                let v0 = f1[0];
-                if f1[1] != 71u32 {
-                    continue;
-                }
-                let v1 = f1[2];
-                let v2 = f1[3];
-                let v3 = f1[4];
-                let v4 = f1[5];
-                let v5 = f1[6];
-                let v6 = f1[7];
-                {
-                    if v6 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v5, v6, 71u32]);
-                        out.push(11, &[t1]);
-                    }
-                }
+    if 71u32 != 58u32 {
+        for f1 in tables[0].candidates(&[1], &[71u32]).map(|i| tables[0].fact(i)) {
+            let v0 = f1[0];
+            if f1[1] != 71u32 {
+                continue;
+            }
+            let v1 = f1[2];
+            let v2 = f1[3];
+            let v3 = f1[4];
+            let v4 = f1[5];
+            let v5 = f1[6];
+            let v6 = f1[7];
+            if v6 != 3u32 {
+                let t1 = store.intern_args(3u32, &[v5, v6, 71u32]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -795,25 +775,21 @@ fn engine_0_rule_78(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    {
-        if 58u32 != 71u32 {
-            for f1 in tables[0].candidates(&[1], &[58u32]).map(|i| tables[0].fact(i)) {
-                let v0 = f1[0];
-                if f1[1] != 58u32 {
-                    continue;
-                }
-                let v1 = f1[2];
-                let v2 = f1[3];
-                let v3 = f1[4];
-                let v4 = f1[5];
-                let v5 = f1[6];
-                let v6 = f1[7];
-                {
-                    if v6 != 20u32 {
-                        let t1 = store.intern_args(3u32, &[v5, v6, 58u32]);
-                        out.push(11, &[t1]);
-                    }
-                }
+    if 58u32 != 71u32 {
+        for f1 in tables[0].candidates(&[1], &[58u32]).map(|i| tables[0].fact(i)) {
+            let v0 = f1[0];
+            if f1[1] != 58u32 {
+                continue;
+            }
+            let v1 = f1[2];
+            let v2 = f1[3];
+            let v3 = f1[4];
+            let v4 = f1[5];
+            let v5 = f1[6];
+            let v6 = f1[7];
+            if v6 != 20u32 {
+                let t1 = store.intern_args(3u32, &[v5, v6, 58u32]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -837,14 +813,10 @@ fn engine_0_rule_79(
         let v7 = f0[7];
         let v8 = f0[8];
         let v9 = f0[9];
-        {
-            if v1 != 58u32 {
-                {
-                    if v1 != 71u32 {
-                        let t1 = store.intern_args(3u32, &[v8, v9, v1]);
-                        out.push(11, &[t1]);
-                    }
-                }
+        if v1 != 58u32 {
+            if v1 != 71u32 {
+                let t1 = store.intern_args(3u32, &[v8, v9, v1]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -857,27 +829,23 @@ fn engine_0_rule_80(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    {
-        if 71u32 != 58u32 {
-            for f1 in tables[2].candidates(&[1], &[71u32]).map(|i| tables[2].fact(i)) {
-                let v0 = f1[0];
-                if f1[1] != 71u32 {
-                    continue;
-                }
-                let v1 = f1[2];
-                let v2 = f1[3];
-                let v3 = f1[4];
-                let v4 = f1[5];
-                let v5 = f1[6];
-                let v6 = f1[7];
-                let v7 = f1[8];
-                let v8 = f1[9];
-                {
-                    if v8 != 3u32 {
-                        let t1 = store.intern_args(3u32, &[v7, v8, 71u32]);
-                        out.push(11, &[t1]);
-                    }
-                }
+    if 71u32 != 58u32 {
+        for f1 in tables[2].candidates(&[1], &[71u32]).map(|i| tables[2].fact(i)) {
+            let v0 = f1[0];
+            if f1[1] != 71u32 {
+                continue;
+            }
+            let v1 = f1[2];
+            let v2 = f1[3];
+            let v3 = f1[4];
+            let v4 = f1[5];
+            let v5 = f1[6];
+            let v6 = f1[7];
+            let v7 = f1[8];
+            let v8 = f1[9];
+            if v8 != 3u32 {
+                let t1 = store.intern_args(3u32, &[v7, v8, 71u32]);
+                out.push(11, &[t1]);
             }
         }
     }
@@ -890,27 +858,23 @@ fn engine_0_rule_81(
     out: &mut ::gdl_runtime::lifted::Derived,
 ) {
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    {
-        if 58u32 != 71u32 {
-            for f1 in tables[2].candidates(&[1], &[58u32]).map(|i| tables[2].fact(i)) {
-                let v0 = f1[0];
-                if f1[1] != 58u32 {
-                    continue;
-                }
-                let v1 = f1[2];
-                let v2 = f1[3];
-                let v3 = f1[4];
-                let v4 = f1[5];
-                let v5 = f1[6];
-                let v6 = f1[7];
-                let v7 = f1[8];
-                let v8 = f1[9];
-                {
-                    if v8 != 20u32 {
-                        let t1 = store.intern_args(3u32, &[v7, v8, 58u32]);
-                        out.push(11, &[t1]);
-                    }
-                }
+    if 58u32 != 71u32 {
+        for f1 in tables[2].candidates(&[1], &[58u32]).map(|i| tables[2].fact(i)) {
+            let v0 = f1[0];
+            if f1[1] != 58u32 {
+                continue;
+            }
+            let v1 = f1[2];
+            let v2 = f1[3];
+            let v3 = f1[4];
+            let v4 = f1[5];
+            let v5 = f1[6];
+            let v6 = f1[7];
+            let v7 = f1[8];
+            let v8 = f1[9];
+            if v8 != 20u32 {
+                let t1 = store.intern_args(3u32, &[v7, v8, 58u32]);
+                out.push(11, &[t1]);
             }
         }
     }

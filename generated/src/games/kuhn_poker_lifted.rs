@@ -252,11 +252,9 @@ fn engine_0_rule_16(
             let v0 = f1[0];
             for f2 in fixed[10].facts() {
                 let v1 = f2[0];
-                {
-                    if v0 != v1 {
-                        let t1 = store.intern_args(2u32, &[v0, v1]);
-                        out.push(14, &[2u32, t1]);
-                    }
+                if v0 != v1 {
+                    let t1 = store.intern_args(2u32, &[v0, v1]);
+                    out.push(14, &[2u32, t1]);
                 }
             }
         }

@@ -370,11 +370,9 @@ mod lifted {
                 for f2 in tables[3].facts() {
                     let v1 = f2[0];
                     let v2 = f2[1];
-                    {
-                        if v0 != v2 {
-                            let t1 = store.intern_args(0u32, &[v1]);
-                            out.push(19, &[v0, t1]);
-                        }
+                    if v0 != v2 {
+                        let t1 = store.intern_args(0u32, &[v1]);
+                        out.push(19, &[v0, t1]);
                     }
                 }
             }
@@ -529,11 +527,9 @@ mod lifted {
                 let v0 = f1[0];
                 for f2 in fixed[11].facts() {
                     let v1 = f2[0];
-                    {
-                        if v0 != v1 {
-                            let t1 = store.intern_args(4u32, &[v1]);
-                            out.push(21, &[t1]);
-                        }
+                    if v0 != v1 {
+                        let t1 = store.intern_args(4u32, &[v1]);
+                        out.push(21, &[t1]);
                     }
                 }
             }

@@ -414,11 +414,9 @@ mod lifted {
             let v0 = f0[0];
             let v1 = f0[1];
             let v2 = f0[2];
-            {
-                if v2 != 5u32 {
-                    let t1 = store.intern_args(1u32, &[v0, v1, v2]);
-                    out.push(10, &[t1]);
-                }
+            if v2 != 5u32 {
+                let t1 = store.intern_args(1u32, &[v0, v1, v2]);
+                out.push(10, &[t1]);
             }
         }
     }
@@ -440,11 +438,9 @@ mod lifted {
                 if f1[2] != 5u32 {
                     continue;
                 }
-                {
-                    if v3 != v1 {
-                        let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
-                        out.push(10, &[t1]);
-                    }
+                if v3 != v1 {
+                    let t1 = store.intern_args(1u32, &[v3, v4, 5u32]);
+                    out.push(10, &[t1]);
                 }
             }
         }
@@ -472,11 +468,9 @@ mod lifted {
                 if f1[2] != 5u32 {
                     continue;
                 }
-                {
-                    if v3 != v2 {
-                        let t1 = store.intern_args(1u32, &[v1, v3, 5u32]);
-                        out.push(10, &[t1]);
-                    }
+                if v3 != v2 {
+                    let t1 = store.intern_args(1u32, &[v1, v3, 5u32]);
+                    out.push(10, &[t1]);
                 }
             }
         }

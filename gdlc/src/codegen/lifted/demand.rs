@@ -58,7 +58,7 @@ pub(super) fn demands(
             // A relation answered by a search needs what its rules read computed.
             for lit in searched.iter().flat_map(|rule| &rule.body) {
                 let (CLit::Pos(p) | CLit::Neg(p)) = lit else { continue };
-                if computed(p.rel) && probes.asked(engine).function(p.rel).is_none() {
+                if computed(p.rel) && !probes.asked(engine).searches(p.rel) {
                     reads.insert(p.rel);
                 }
             }

@@ -119,7 +119,7 @@ fn after(lets: TokenStream, code: TokenStream) -> TokenStream {
 }
 
 /// Whether each variable of `rule` occurs in its head.
-fn head_variables(rule: &CRule) -> Vec<bool> {
+pub(super) fn head_variables(rule: &CRule) -> Vec<bool> {
     let mut vars = vec![false; rule.num_vars];
     rule.head.args.iter().for_each(|a| mark_vars(a, &mut vars));
     vars
@@ -200,20 +200,15 @@ impl<'a> Writer<'a> {
         }
         match lit {
             CLit::Pos(p) => self.positive(at, p),
-            CLit::Neg(p) => {
-                let (lets, present) = self.holds(p);
-                let rest = self.literal(at + 1);
-                after(lets, quote!(if !(#present) { #rest }))
-            }
-            CLit::Distinct(x, y) | CLit::Equal(x, y) => {
-                let (mut lets, a) = self.build(x);
-                let (more, b) = self.build(y);
-                lets.extend(more);
-                let rest = self.literal(at + 1);
-                let test = if matches!(lit, CLit::Equal(..)) { quote!(#a == #b) } else { quote!(#a != #b) };
-                quote!({ #lets if #test { #rest } })
-            }
+            CLit::Neg(_) | CLit::Distinct(..) | CLit::Equal(..) => self.tested(lit, at),
         }
+    }
+
+    /// The code of test `lit` at `at`, with the literals after it inside.
+    fn tested(&mut self, lit: &CLit, at: usize) -> TokenStream {
+        let (lets, passes) = self.test(lit);
+        let rest = self.literal(at + 1);
+        after(lets, quote!(if #passes { #rest }))
     }
 
     /// The code of the tests `tests` in turn, until one passes, and of the literals after `at`
@@ -258,11 +253,7 @@ impl<'a> Writer<'a> {
             return self.each_fact(at, p, quote!(#table.facts_in(delta.0, delta.1)), &[]);
         }
         match self.access[at].clone() {
-            Access::Member => {
-                let (lets, present) = self.holds(p);
-                let rest = self.literal(at + 1);
-                after(lets, quote!(if #present { #rest }))
-            }
+            Access::Member => self.tested(&self.rule.body[at], at),
             Access::Scan => self.each_fact(at, p, quote!(#table.facts()), &[]),
             Access::Index(positions) => {
                 let keys: Vec<Resolved> = positions.iter().map(|&i| self.resolve(&p.args[i])).collect();

@@ -7,8 +7,8 @@
 //! where they differ. Each rule derives the same facts as before: they share what they bind.
 
 use super::joins::tests_first;
-use crate::datalog::compile::{CLit, CRule, PTerm};
-use crate::datalog::eval::{is_bound, mark_vars};
+use crate::datalog::compile::{CLit, CRule};
+use crate::datalog::eval::{binds_nothing, mark_vars};
 
 /// The tests of a group of rules where they differ: the position in the body of the first rule
 /// (as its join orders it), and each rule's literal there, the first rule's first.
@@ -66,25 +66,7 @@ fn differing_test(a: &CRule, b: &CRule) -> Option<usize> {
             p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
         }
     }
-    (is_test(&a.body[at], &bound) && is_test(&b.body[at], &bound)).then_some(at)
-}
-
-/// Whether `lit` binds nothing once the variables of `bound` are: every term it reads is bound.
-fn is_test(lit: &CLit, bound: &[bool]) -> bool {
-    let bound_term = |term: &PTerm| within(term, bound.len()) && is_bound(term, bound);
-    match lit {
-        CLit::Pos(p) | CLit::Neg(p) => p.args.iter().all(bound_term),
-        CLit::Distinct(x, y) | CLit::Equal(x, y) => bound_term(x) && bound_term(y),
-    }
-}
-
-/// Whether every variable of `term` is below `count`.
-fn within(term: &PTerm, count: usize) -> bool {
-    match term {
-        PTerm::Var(v) => (*v as usize) < count,
-        PTerm::Ground(_) => true,
-        PTerm::Func(_, args) => args.iter().all(|arg| within(arg, count)),
-    }
+    (binds_nothing(&a.body[at], &bound) && binds_nothing(&b.body[at], &bound)).then_some(at)
 }
 
 #[cfg(test)]

@@ -255,23 +255,24 @@ fn component(
     let mut variants = Vec::new();
     let engine_rules = &interp.engines[engine].rules;
     component.rules.iter().for_each(|planned| note_indexes(&engine_rules[planned.rule]));
-    if !component.recursive {
+    if component.recursive {
+        for planned in &component.rules {
+            rules.push(joins.name((engine, planned.rule, None)));
+            for (j, variant) in engine_rules[planned.rule].delta_variants.iter().enumerate() {
+                note_indexes(variant);
+                let Some(CLit::Pos(first)) = variant.body.first() else { continue };
+                let rel = Literal::usize_unsuffixed(first.rel);
+                let name = joins.name((engine, planned.rule, Some(j)));
+                variants.push(quote!((#rel, #name as ::gdl_runtime::lifted::Join)));
+            }
+        }
+    } else {
         let numbered: Vec<(usize, &CRule)> = component.rules.iter().map(|p| (p.rule, &engine_rules[p.rule])).collect();
         for (members, alternatives) in merge::merge(&numbered) {
             rules.push(joins.name((engine, members[0], None)));
             if let Some(alternatives) = alternatives {
                 joins.merged.insert((engine, members[0], None), (alternatives, members[1..].to_vec()));
             }
-        }
-    }
-    for planned in component.rules.iter().filter(|_| component.recursive) {
-        rules.push(joins.name((engine, planned.rule, None)));
-        for (j, variant) in engine_rules[planned.rule].delta_variants.iter().enumerate() {
-            note_indexes(variant);
-            let Some(CLit::Pos(first)) = variant.body.first() else { continue };
-            let rel = Literal::usize_unsuffixed(first.rel);
-            let name = joins.name((engine, planned.rule, Some(j)));
-            variants.push(quote!((#rel, #name as ::gdl_runtime::lifted::Join)));
         }
     }
     let relations = component.relations.iter().map(|&r| Literal::usize_unsuffixed(r));

@@ -7,8 +7,9 @@
 //! derives it. The relations its rules read are computed before any rule that asks it runs, as
 //! they were before the relation itself.
 
+use super::joins::head_variables;
 use crate::datalog::compile::{CLit, CRule};
-use crate::datalog::eval::{access_paths, access_paths_from, is_bound, mark_vars, Access, Component};
+use crate::datalog::eval::{access_paths, access_paths_from, binds_nothing, is_bound, mark_vars, Access, Component};
 use crate::interp::{Interpreter, Query};
 use proc_macro2::Ident;
 use quote::format_ident;
@@ -28,9 +29,14 @@ pub(super) struct Asked<'a> {
 }
 
 impl Asked<'_> {
+    /// Whether `rel` is answered by a search.
+    pub(super) fn searches(&self, rel: usize) -> bool {
+        self.relations.contains_key(&rel)
+    }
+
     /// The function that answers whether `rel` has a fact, when `rel` is answered by a search.
     pub(super) fn function(&self, rel: usize) -> Option<Ident> {
-        self.relations.contains_key(&rel).then(|| probe_name(self.engine, rel))
+        self.searches(rel).then(|| probe_name(self.engine, rel))
     }
 
     /// No relation: joins that call no search.
@@ -99,7 +105,7 @@ impl Probes {
     ) -> BTreeSet<usize> {
         let mut dropped = BTreeSet::new();
         for (rel, engines) in read_by {
-            let searched_in = |e: usize| self.asked(e).relations.contains_key(rel);
+            let searched_in = |e: usize| self.asked(e).searches(*rel);
             if engines.iter().any(|&e| searched_in(e)) && !engines.iter().all(|&e| searched_in(e)) {
                 dropped.insert(*rel);
             }
@@ -132,7 +138,7 @@ impl Probes {
         let mut found = Vec::new();
         for (lit, access) in rule.body.iter().zip(access) {
             let (CLit::Pos(p) | CLit::Neg(p)) = lit else { continue };
-            if in_scan && asked.relations.contains_key(&p.rel) {
+            if in_scan && asked.searches(p.rel) {
                 found.push(p.rel);
             }
             in_scan |= matches!(lit, CLit::Pos(_)) && *access == Access::Scan && is_fixed(p.rel);
@@ -148,8 +154,8 @@ impl Probes {
 
     /// Whether `component` of `engine` computes a relation answered by a search instead.
     pub(super) fn replaces(&self, engine: usize, component: &Component) -> bool {
-        let relations = self.asked(engine).relations;
-        !component.recursive && component.relations.iter().all(|rel| relations.contains_key(rel))
+        let asked = self.asked(engine);
+        !component.recursive && component.relations.iter().all(|&rel| asked.searches(rel))
     }
 
     /// The relations of `engine` answered by a search.
@@ -172,7 +178,7 @@ impl Probes {
         let mut pending = vec![rel];
         let mut rules = Vec::new();
         while let Some(rel) = pending.pop() {
-            if !asked.relations.contains_key(&rel) || !seen.insert(rel) {
+            if !asked.searches(rel) || !seen.insert(rel) {
                 continue;
             }
             for rule in self.rules_of(interp, engine, rel) {
@@ -224,8 +230,7 @@ fn reads(interp: &Interpreter, used: &[(usize, &Component)]) -> (BTreeSet<usize>
 /// the first of them as written on a tie. The rule as written binds every variable of its
 /// tests with its other positive literals, and so does this order.
 fn search_order(rule: &CRule, asked: Asked<'_>) -> CRule {
-    let mut bound = vec![false; rule.num_vars];
-    rule.head.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
+    let mut bound = head_variables(rule);
     let mut left: Vec<&CLit> = rule.body.iter().collect();
     let mut body = Vec::with_capacity(left.len());
     while !left.is_empty() {
@@ -253,23 +258,13 @@ fn search_order(rule: &CRule, asked: Asked<'_>) -> CRule {
 
 /// Whether `lit` reads a relation answered by a search.
 fn is_asked(lit: &CLit, asked: Asked<'_>) -> bool {
-    matches!(lit, CLit::Pos(p) if asked.relations.contains_key(&p.rel))
-}
-
-/// Whether `lit` binds no variable once those of `bound` are: it is a test to make now.
-fn binds_nothing(lit: &CLit, bound: &[bool]) -> bool {
-    match lit {
-        CLit::Pos(p) | CLit::Neg(p) => p.args.iter().all(|arg| is_bound(arg, bound)),
-        CLit::Distinct(x, y) | CLit::Equal(x, y) => is_bound(x, bound) && is_bound(y, bound),
-    }
+    matches!(lit, CLit::Pos(p) if asked.searches(p.rel))
 }
 
 /// How each literal of `rule`, ordered for a search, finds its facts: the head's variables are
 /// bound before the body.
 pub(super) fn search_access(rule: &CRule) -> Vec<Access> {
-    let mut bound = vec![false; rule.num_vars];
-    rule.head.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
-    access_paths_from(rule, bound)
+    access_paths_from(rule, head_variables(rule))
 }
 
 #[cfg(test)]
