@@ -149,7 +149,7 @@ fn lifted(
         return Err(Error::Codegen(codegen::Error::LiftedRealTime));
     }
     let interpreter = Interpreter::with_limits(description, limits)?;
-    let tokens = codegen::lifted::generate(&interpreter, notes);
+    let tokens = codegen::lifted::generate(interpreter, notes);
     Ok(Compiled { ground: None, tokens, realtime: false, tables: false, lifted_rules: false, lifted_because: None })
 }
 
@@ -161,7 +161,7 @@ const LIFTED_RULES_LOAD: std::time::Duration = std::time::Duration::from_secs(20
 /// the interpreter does not load it within [`LIFTED_RULES_LOAD`].
 fn lifted_rules(description: &Description, notes: Option<&Notes>) -> Option<TokenStream> {
     let interpreter = Interpreter::with_limits(description, &Limits::within(LIFTED_RULES_LOAD)).ok()?;
-    Some(codegen::lifted::companion(&interpreter, notes))
+    Some(codegen::lifted::companion(interpreter, notes))
 }
 
 /// [`compile`]'s tokens alone: what `gdl!` expands to and `cargo codegen` writes.

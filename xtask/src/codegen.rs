@@ -52,9 +52,20 @@ pub(crate) const PARTS_TWINS: &[&str] = &["checkers", "gather"];
 /// small enough to bundle: static legal moves (buttons), recursive relations (connectFour,
 /// hanoi), GDL-II with percepts and a random role (kuhnPoker, montyHall), function terms matched
 /// and looked up in bodies (checkers, tokensOnLine, written for this), constants read through
-/// `true` and `does` (phases, written for this).
-pub(crate) const LIFTED_TWINS: &[&str] =
-    &["buttons", "checkers", "connectFour", "hanoi", "kuhnPoker", "montyHall", "phases", "ticTacToe", "tokensOnLine"];
+/// `true` and `does` (phases, written for this), a relation unfolded into the rules that read it
+/// with an argument free (relay, written for this).
+pub(crate) const LIFTED_TWINS: &[&str] = &[
+    "buttons",
+    "checkers",
+    "connectFour",
+    "hanoi",
+    "kuhnPoker",
+    "montyHall",
+    "phases",
+    "relay",
+    "ticTacToe",
+    "tokensOnLine",
+];
 
 /// A directory of games and the directory of their compiled modules.
 struct Collection {

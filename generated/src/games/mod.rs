@@ -134,6 +134,12 @@ pub mod promotions;
 /// `games/quarto.kif`, compiled.
 #[rustfmt::skip]
 pub mod quarto;
+/// `games/relay.kif`, compiled.
+#[rustfmt::skip]
+pub mod relay;
+/// `games/relay.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod relay_lifted;
 /// `games/reversi.kif`, compiled.
 #[rustfmt::skip]
 pub mod reversi;
@@ -213,6 +219,8 @@ macro_rules! for_each_game {
         $callback!(phases_lifted, "games/phases.kif");
         $callback!(promotions, "games/promotions.kif");
         $callback!(quarto, "games/quarto.kif");
+        $callback!(relay, "games/relay.kif");
+        $callback!(relay_lifted, "games/relay.kif");
         $callback!(reversi, "games/reversi.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
         $callback!(skirmish_final2, "games/skirmishFinal2.kif");

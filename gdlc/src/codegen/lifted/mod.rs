@@ -8,6 +8,7 @@ mod demand;
 mod joins;
 mod merge;
 mod probes;
+mod unfold;
 
 use super::notes::{note, Notes};
 use crate::datalog::compile::{CLit, CRule};
@@ -47,8 +48,10 @@ impl Joins {
 }
 
 /// The module of the lifted form of the game `interp` loaded.
-pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
-    let program = program_items(interp, notes);
+pub(crate) fn generate(mut interp: Interpreter, notes: Option<&Notes>) -> TokenStream {
+    let sources = unfold::unfold(&mut interp);
+    let interp = &interp;
+    let program = program_items(interp, &sources, notes);
     let roles = &interp.roles;
     let role_count = roles.len();
     quote! {
@@ -77,8 +80,9 @@ pub(crate) fn generate(interp: &Interpreter, notes: Option<&Notes>) -> TokenStre
 /// `gdl_runtime::program::TablesOrLifted`): a module `lifted` whose `loaded()` gives them,
 /// loaded on first use with the table form's base facts and moves among their terms (`None` if
 /// they do not load).
-pub(crate) fn companion(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
-    let program = program_items(interp, notes);
+pub(crate) fn companion(mut interp: Interpreter, notes: Option<&Notes>) -> TokenStream {
+    let sources = unfold::unfold(&mut interp);
+    let program = program_items(&interp, &sources, notes);
     quote! {
         /// The game's rules with variables, which play instead of the tables when they are faster.
         mod lifted {
@@ -99,7 +103,7 @@ pub(crate) fn companion(interp: &Interpreter, notes: Option<&Notes>) -> TokenStr
 }
 
 /// The static `PROGRAM` of the lifted form and its joins.
-fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
+fn program_items(interp: &Interpreter, sources: &unfold::Sources, notes: Option<&Notes>) -> TokenStream {
     let mut joins = Joins::default();
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let loaded = demand::Loaded::of(interp);
@@ -128,10 +132,12 @@ fn program_items(interp: &Interpreter, notes: Option<&Notes>) -> TokenStream {
             None => (None, &[][..]),
         };
         let (body, returns) = join_body(compiled, &fixed, variant.is_some(), probes.asked(engine), alternatives);
-        // The rules of an `or` expanded share their span: each rule is named once.
-        let mut spans = vec![plain.span];
-        for &other in others {
-            let span = interp.engines[engine].rules[other].span;
+        // The rules of an `or` expanded share their span, and so do the rules that unfolding
+        // wrote from one: each rule is named once, then those unfolded into them.
+        let mut spans = Vec::new();
+        let members = std::iter::once(rule).chain(others.iter().copied());
+        let unfolded = members.clone().flat_map(|r| sources.get(&(engine, r)).into_iter().flatten().copied());
+        for span in members.map(|r| interp.engines[engine].rules[r].span).chain(unfolded) {
             if !spans.contains(&span) {
                 spans.push(span);
             }

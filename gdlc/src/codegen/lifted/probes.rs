@@ -40,7 +40,6 @@ impl Asked<'_> {
     }
 
     /// No relation: joins that call no search.
-    #[cfg(test)]
     pub(super) fn none() -> Asked<'static> {
         static NONE: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         Asked { engine: 0, relations: &NONE }
@@ -224,15 +223,23 @@ fn reads(interp: &Interpreter, used: &[(usize, &Component)]) -> (BTreeSet<usize>
 }
 
 /// `rule`'s body in the order of a search for a fact of its head, whose variables are then
-/// bound: each literal that binds nothing (a negation, a `distinct`, an equality, a positive
-/// literal with every argument bound, and any literal of a relation answered by a search) as
-/// soon as its variables are bound, else the positive literal with the most arguments bound,
-/// the first of them as written on a tie. The rule as written binds every variable of its
-/// tests with its other positive literals, and so does this order.
+/// bound (see [`order_from`]).
 fn search_order(rule: &CRule, asked: Asked<'_>) -> CRule {
-    let mut bound = head_variables(rule);
-    let mut left: Vec<&CLit> = rule.body.iter().collect();
-    let mut body = Vec::with_capacity(left.len());
+    match order_from(&rule.body, head_variables(rule), asked) {
+        Some(body) => CRule { body, delta_variants: Vec::new(), ..rule.clone() },
+        None => rule.clone(),
+    }
+}
+
+/// The literals `body` in the order of a search once the variables marked in `bound` are bound:
+/// each literal that binds nothing (a negation, a `distinct`, an equality, a positive literal
+/// with every argument bound, and any literal of a relation answered by a search) as soon as
+/// its variables are bound, else the positive literal with the most arguments bound, the first
+/// of them as written on a tie. `None` when some test's variables are bound by no literal (an
+/// unsafe rule, which the checks refuse).
+pub(super) fn order_from(body: &[CLit], mut bound: Vec<bool>, asked: Asked<'_>) -> Option<Vec<CLit>> {
+    let mut left: Vec<&CLit> = body.iter().collect();
+    let mut ordered = Vec::with_capacity(left.len());
     while !left.is_empty() {
         let test = left.iter().position(|lit| binds_nothing(lit, &bound));
         let next = test.or_else(|| {
@@ -243,17 +250,14 @@ fn search_order(rule: &CRule, asked: Asked<'_>) -> CRule {
             };
             // The most bound arguments, the first on a tie.
             loops.map(|(k, lit)| (bound_args(lit), std::cmp::Reverse(k))).max().map(|(_, k)| k.0)
-        });
-        // Every literal left is a test whose variables no literal binds: the rule is unsafe,
-        // which the checks refuse; keep the order as written.
-        let Some(at) = next else { return rule.clone() };
-        let lit = left.remove(at);
+        })?;
+        let lit = left.remove(next);
         if let CLit::Pos(p) = lit {
             p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
         }
-        body.push(lit.clone());
+        ordered.push(lit.clone());
     }
-    CRule { body, delta_variants: Vec::new(), ..rule.clone() }
+    Some(ordered)
 }
 
 /// Whether `lit` reads a relation answered by a search.
