@@ -47,8 +47,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "100",
     ],
     terms: "BAAAAAAAAAAFAAAAAAAAAAYAAAAAAAAAAgAAAAIAAAACAAAAAgAAAAcAAAAAAAAAAgAAAAIAAAAEAAAABAAAAAgAAAAAAAAAAgAAAAIAAAAGAAAABgAAAAkAAAAAAAAAAgAAAAIAAAAIAAAAAgAAAAoAAAAAAAAAAgAAAAIAAAAKAAAABAAAAAsAAAAAAAAAAgAAAAIAAAAMAAAABgAAAAEAAAABAAAAAAAAAAwAAAAAAAAAAwAAAAEAAAAPAAAADQAAAAAAAAAOAAAAAAAAAA8AAAAAAAAAEAAAAAAAAAARAAAAAAAAABIAAAAAAAAAEwAAAAAAAAABAAAAAQAAAAEAAAAUAAAAAAAAAA",
-    relations: 24usize,
-    fixed: "BgAAAAEAAAACAAAAAAAAAAEAAAAHAAAAAQAAAAgAAAADAAAABQAAAAcAAAAJAAAACwAAAA0AAAAOAAAAEAAAAAgAAAACAAAABgAAAAAAAAACAAAAAAAAAAQAAAAAAAAABgAAAAEAAAAIAAAAAQAAAAoAAAABAAAADAAAAAkAAAADAAAAEgAAAAIAAAACAAAABAAAAAIAAAAEAAAABgAAAAIAAAAGAAAACAAAAAQAAAACAAAABgAAAAQAAAAEAAAACAAAAAQAAAAGAAAACgAAAAYAAAACAAAACAAAAAYAAAAEAAAACgAAAAYAAAAGAAAADAAAAAgAAAACAAAACgAAAAgAAAAEAAAADAAAAAgAAAAGAAAAAgAAAAoAAAACAAAADAAAAAoAAAAEAAAAAgAAAAoAAAAGAAAABAAAAAwAAAACAAAAAgAAAAwAAAAEAAAABAAAAAwAAAAGAAAABgAAAAoAAAAEAAAAkAAAAAIAAAACAAAADwAAAAIAAAACAAAABAAAAA8AAAACAAAAAgAAAAYAAAAPAAAAAgAAAAIAAAACAAAAAgAAAAIAAAACAAAABAAAAAIAAAAEAAAAAgAAAAYAAAACAAAABAAAAAIAAAACAAAABAAAAAIAAAACAAAABAAAAAQAAAAGAAAAAgAAAAYAAAAEAAAABgAAAAIAAAACAAAABgAAAAIAAAACAAAABAAAAAYAAAAGAAAAAgAAAAYAAAAGAAAABgAAAAIAAAAIAAAADwAAAAIAAAACAAAACgAAAA8AAAACAAAAAgAAAAwAAAAPAAAAAgAAAAIAAAAIAAAAAgAAAAQAAAACAAAACgAAAAIAAAAEAAAAAgAAAAwAAAACAAAABAAAAAIAAAAIAAAABAAAAAYAAAACAAAACgAAAAQAAAAGAAAAAgAAAAwAAAAEAAAABgAAAAIAAAAIAAAABgAAAAYAAAACAAAACgAAAAYAAAAGAAAAAgAAAAwAAAAGAAAABgAAAAQAAAACAAAADwAAAAIAAAAEAAAABAAAAA8AAAACAAAABAAAAAYAAAAPAAAAAgAAAAQAAAACAAAAAgAAAAQAAAAEAAAABAAAAAIAAAACAAAABAAAAAYAAAACAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABgAAAAQAAAACAAAABgAAAAYAAAAEAAAABAAAAAYAAAACAAAABAAAAAYAAAAGAAAABgAAAAQAAAAIAAAADwAAAAIAAAAEAAAACgAAAA8AAAACAAAABAAAAAwAAAAPAAAAAgAAAAQAAAAIAAAAAgAAAAQAAAAEAAAACgAAAAIAAAAEAAAABAAAAAwAAAACAAAABAAAAAQAAAAIAAAABAAAAAYAAAAEAAAACgAAAAQAAAAGAAAABAAAAAwAAAAEAAAABgAAAAQAAAAIAAAABgAAAAYAAAAEAAAACgAAAAYAAAAGAAAABAAAAAwAAAAGAAAABgAAAAYAAAACAAAADwAAAAIAAAAGAAAABAAAAA8AAAACAAAABgAAAAYAAAAPAAAAAgAAAAYAAAACAAAAAgAAAAQAAAAGAAAABAAAAAIAAAAEAAAABgAAAAYAAAACAAAAAgAAAAYAAAACAAAABAAAAAYAAAAGAAAABAAAAAQAAAAGAAAABgAAAAYAAAAEAAAAAgAAAAYAAAACAAAABgAAAAYAAAAGAAAABAAAAAYAAAAGAAAABgAAAAYAAAAGAAAAAgAAAAYAAAAIAAAADwAAAAIAAAAGAAAACgAAAA8AAAACAAAABgAAAAwAAAAPAAAAAgAAAAYAAAAIAAAAAgAAAAQAAAAGAAAACgAAAAIAAAAEAAAABgAAAAwAAAACAAAABAAAAAYAAAAIAAAABAAAAAYAAAAGAAAACgAAAAQAAAAGAAAABgAAAAwAAAAEAAAABgAAAAYAAAAIAAAABgAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAwAAAAGAAAABgAAAAgAAAACAAAADwAAAAIAAAAIAAAABAAAAA8AAAACAAAACAAAAAYAAAAPAAAAAgAAAAgAAAACAAAAAgAAAAQAAAAIAAAABAAAAAIAAAAEAAAACAAAAAYAAAACAAAABAAAAAgAAAACAAAABAAAAAYAAAAIAAAABAAAAAQAAAAGAAAACAAAAAYAAAAEAAAABgAAAAgAAAACAAAABgAAAAYAAAAIAAAABAAAAAYAAAAGAAAACAAAAAYAAAAGAAAABgAAAAgAAAAIAAAADwAAAAIAAAAIAAAACgAAAA8AAAACAAAACAAAAAwAAAAPAAAAAgAAAAgAAAAIAAAAAgAAAAIAAAAIAAAACgAAAAIAAAAEAAAACAAAAAwAAAACAAAABAAAAAgAAAAIAAAABAAAAAIAAAAIAAAACgAAAAQAAAAGAAAACAAAAAwAAAAEAAAABgAAAAgAAAAIAAAABgAAAAIAAAAIAAAACgAAAAYAAAAGAAAACAAAAAwAAAAGAAAABgAAAAoAAAACAAAADwAAAAIAAAAKAAAABAAAAA8AAAACAAAACgAAAAYAAAAPAAAAAgAAAAoAAAACAAAAAgAAAAQAAAAKAAAABAAAAAIAAAAEAAAACgAAAAYAAAACAAAABAAAAAoAAAACAAAABAAAAAYAAAAKAAAABAAAAAQAAAAGAAAACgAAAAYAAAAEAAAABgAAAAoAAAACAAAABgAAAAYAAAAKAAAABAAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAoAAAAIAAAADwAAAAIAAAAKAAAACgAAAA8AAAACAAAACgAAAAwAAAAPAAAAAgAAAAoAAAAIAAAAAgAAAAQAAAAKAAAACgAAAAIAAAACAAAACgAAAAwAAAACAAAABAAAAAoAAAAIAAAABAAAAAYAAAAKAAAACgAAAAQAAAACAAAACgAAAAwAAAAEAAAABgAAAAoAAAAIAAAABgAAAAYAAAAKAAAACgAAAAYAAAACAAAACgAAAAwAAAAGAAAABgAAAAwAAAACAAAADwAAAAIAAAAMAAAABAAAAA8AAAACAAAADAAAAAYAAAAPAAAAAgAAAAwAAAACAAAAAgAAAAQAAAAMAAAABAAAAAIAAAAEAAAADAAAAAYAAAACAAAABAAAAAwAAAACAAAABAAAAAYAAAAMAAAABAAAAAQAAAAGAAAADAAAAAYAAAAEAAAABgAAAAwAAAACAAAABgAAAAYAAAAMAAAABAAAAAYAAAAGAAAADAAAAAYAAAAGAAAABgAAAAwAAAAIAAAADwAAAAIAAAAMAAAACgAAAA8AAAACAAAADAAAAAwAAAAPAAAAAgAAAAwAAAAIAAAAAgAAAAQAAAAMAAAACgAAAAIAAAAEAAAADAAAAAwAAAACAAAAAgAAAAwAAAAIAAAABAAAAAYAAAAMAAAACgAAAAQAAAAGAAAADAAAAAwAAAAEAAAAAgAAAAwAAAAIAAAABgAAAAYAAAAMAAAACgAAAAYAAAAGAAAADAAAAAwAAAAGAAAAAgAAAAsAAAACAAAADAAAAA8AAAACAAAAAgAAAAQAAAAEAAAABgAAAAYAAAAIAAAACAAAAAoAAAAKAAAADAAAAAwAAAARAAAAEQAAABIAAAASAAAAEwAAABMAAAAUAAAAFAAAABUAAAAVAAAAFgAAABQAAAABAAAAAgAAAAAAAAABAAAA",
+    relations: 25usize,
+    fixed: "BgAAAAEAAAACAAAAAAAAAAEAAAAHAAAAAQAAAAgAAAADAAAABQAAAAcAAAAJAAAACwAAAA0AAAAOAAAAEAAAAAgAAAACAAAABgAAAAAAAAACAAAAAAAAAAQAAAAAAAAABgAAAAEAAAAIAAAAAQAAAAoAAAABAAAADAAAAAkAAAADAAAAEgAAAAIAAAACAAAABAAAAAIAAAAEAAAABgAAAAIAAAAGAAAACAAAAAQAAAACAAAABgAAAAQAAAAEAAAACAAAAAQAAAAGAAAACgAAAAYAAAACAAAACAAAAAYAAAAEAAAACgAAAAYAAAAGAAAADAAAAAgAAAACAAAACgAAAAgAAAAEAAAADAAAAAgAAAAGAAAAAgAAAAoAAAACAAAADAAAAAoAAAAEAAAAAgAAAAoAAAAGAAAABAAAAAwAAAACAAAAAgAAAAwAAAAEAAAABAAAAAwAAAAGAAAABgAAAAoAAAAEAAAAkAAAAAIAAAACAAAADwAAAAIAAAACAAAABAAAAA8AAAACAAAAAgAAAAYAAAAPAAAAAgAAAAIAAAACAAAAAgAAAAIAAAACAAAABAAAAAIAAAAEAAAAAgAAAAYAAAACAAAABAAAAAIAAAACAAAABAAAAAIAAAACAAAABAAAAAQAAAAGAAAAAgAAAAYAAAAEAAAABgAAAAIAAAACAAAABgAAAAIAAAACAAAABAAAAAYAAAAGAAAAAgAAAAYAAAAGAAAABgAAAAIAAAAIAAAADwAAAAIAAAACAAAACgAAAA8AAAACAAAAAgAAAAwAAAAPAAAAAgAAAAIAAAAIAAAAAgAAAAQAAAACAAAACgAAAAIAAAAEAAAAAgAAAAwAAAACAAAABAAAAAIAAAAIAAAABAAAAAYAAAACAAAACgAAAAQAAAAGAAAAAgAAAAwAAAAEAAAABgAAAAIAAAAIAAAABgAAAAYAAAACAAAACgAAAAYAAAAGAAAAAgAAAAwAAAAGAAAABgAAAAQAAAACAAAADwAAAAIAAAAEAAAABAAAAA8AAAACAAAABAAAAAYAAAAPAAAAAgAAAAQAAAACAAAAAgAAAAQAAAAEAAAABAAAAAIAAAACAAAABAAAAAYAAAACAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABgAAAAQAAAACAAAABgAAAAYAAAAEAAAABAAAAAYAAAACAAAABAAAAAYAAAAGAAAABgAAAAQAAAAIAAAADwAAAAIAAAAEAAAACgAAAA8AAAACAAAABAAAAAwAAAAPAAAAAgAAAAQAAAAIAAAAAgAAAAQAAAAEAAAACgAAAAIAAAAEAAAABAAAAAwAAAACAAAABAAAAAQAAAAIAAAABAAAAAYAAAAEAAAACgAAAAQAAAAGAAAABAAAAAwAAAAEAAAABgAAAAQAAAAIAAAABgAAAAYAAAAEAAAACgAAAAYAAAAGAAAABAAAAAwAAAAGAAAABgAAAAYAAAACAAAADwAAAAIAAAAGAAAABAAAAA8AAAACAAAABgAAAAYAAAAPAAAAAgAAAAYAAAACAAAAAgAAAAQAAAAGAAAABAAAAAIAAAAEAAAABgAAAAYAAAACAAAAAgAAAAYAAAACAAAABAAAAAYAAAAGAAAABAAAAAQAAAAGAAAABgAAAAYAAAAEAAAAAgAAAAYAAAACAAAABgAAAAYAAAAGAAAABAAAAAYAAAAGAAAABgAAAAYAAAAGAAAAAgAAAAYAAAAIAAAADwAAAAIAAAAGAAAACgAAAA8AAAACAAAABgAAAAwAAAAPAAAAAgAAAAYAAAAIAAAAAgAAAAQAAAAGAAAACgAAAAIAAAAEAAAABgAAAAwAAAACAAAABAAAAAYAAAAIAAAABAAAAAYAAAAGAAAACgAAAAQAAAAGAAAABgAAAAwAAAAEAAAABgAAAAYAAAAIAAAABgAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAwAAAAGAAAABgAAAAgAAAACAAAADwAAAAIAAAAIAAAABAAAAA8AAAACAAAACAAAAAYAAAAPAAAAAgAAAAgAAAACAAAAAgAAAAQAAAAIAAAABAAAAAIAAAAEAAAACAAAAAYAAAACAAAABAAAAAgAAAACAAAABAAAAAYAAAAIAAAABAAAAAQAAAAGAAAACAAAAAYAAAAEAAAABgAAAAgAAAACAAAABgAAAAYAAAAIAAAABAAAAAYAAAAGAAAACAAAAAYAAAAGAAAABgAAAAgAAAAIAAAADwAAAAIAAAAIAAAACgAAAA8AAAACAAAACAAAAAwAAAAPAAAAAgAAAAgAAAAIAAAAAgAAAAIAAAAIAAAACgAAAAIAAAAEAAAACAAAAAwAAAACAAAABAAAAAgAAAAIAAAABAAAAAIAAAAIAAAACgAAAAQAAAAGAAAACAAAAAwAAAAEAAAABgAAAAgAAAAIAAAABgAAAAIAAAAIAAAACgAAAAYAAAAGAAAACAAAAAwAAAAGAAAABgAAAAoAAAACAAAADwAAAAIAAAAKAAAABAAAAA8AAAACAAAACgAAAAYAAAAPAAAAAgAAAAoAAAACAAAAAgAAAAQAAAAKAAAABAAAAAIAAAAEAAAACgAAAAYAAAACAAAABAAAAAoAAAACAAAABAAAAAYAAAAKAAAABAAAAAQAAAAGAAAACgAAAAYAAAAEAAAABgAAAAoAAAACAAAABgAAAAYAAAAKAAAABAAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAoAAAAIAAAADwAAAAIAAAAKAAAACgAAAA8AAAACAAAACgAAAAwAAAAPAAAAAgAAAAoAAAAIAAAAAgAAAAQAAAAKAAAACgAAAAIAAAACAAAACgAAAAwAAAACAAAABAAAAAoAAAAIAAAABAAAAAYAAAAKAAAACgAAAAQAAAACAAAACgAAAAwAAAAEAAAABgAAAAoAAAAIAAAABgAAAAYAAAAKAAAACgAAAAYAAAACAAAACgAAAAwAAAAGAAAABgAAAAwAAAACAAAADwAAAAIAAAAMAAAABAAAAA8AAAACAAAADAAAAAYAAAAPAAAAAgAAAAwAAAACAAAAAgAAAAQAAAAMAAAABAAAAAIAAAAEAAAADAAAAAYAAAACAAAABAAAAAwAAAACAAAABAAAAAYAAAAMAAAABAAAAAQAAAAGAAAADAAAAAYAAAAEAAAABgAAAAwAAAACAAAABgAAAAYAAAAMAAAABAAAAAYAAAAGAAAADAAAAAYAAAAGAAAABgAAAAwAAAAIAAAADwAAAAIAAAAMAAAACgAAAA8AAAACAAAADAAAAAwAAAAPAAAAAgAAAAwAAAAIAAAAAgAAAAQAAAAMAAAACgAAAAIAAAAEAAAADAAAAAwAAAACAAAAAgAAAAwAAAAIAAAABAAAAAYAAAAMAAAACgAAAAQAAAAGAAAADAAAAAwAAAAEAAAAAgAAAAwAAAAIAAAABgAAAAYAAAAMAAAACgAAAAYAAAAGAAAADAAAAAwAAAAGAAAAAgAAAAsAAAACAAAADAAAAA8AAAACAAAAAgAAAAQAAAAEAAAABgAAAAYAAAAIAAAACAAAAAoAAAAKAAAADAAAAAwAAAARAAAAEQAAABIAAAASAAAAEwAAABMAAAAUAAAAFAAAABUAAAAVAAAAFgAAABUAAAABAAAAAgAAAAAAAAABAAAA",
     fixed_indexes: &[
         (8, &[0]),
         (8, &[1]),
@@ -83,11 +83,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             fixed: false,
         },
         goal: ::gdl_runtime::lifted::Output {
-            relation: 18usize,
+            relation: 19usize,
             fixed: false,
         },
         sees: ::gdl_runtime::lifted::Output {
-            relation: 23usize,
+            relation: 24usize,
             fixed: true,
         },
     },
@@ -112,8 +112,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 relations: &[14],
                 rules: &[
                     engine_0_rule_194 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_206 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_207 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_208 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_196 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_197 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_198 as ::gdl_runtime::lifted::Join,
@@ -127,8 +127,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[19],
-                rules: &[engine_1_rule_212 as ::gdl_runtime::lifted::Join],
+                relations: &[20],
+                rules: &[engine_1_rule_211 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -137,8 +137,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[16],
                 rules: &[
-                    engine_1_rule_210 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_211 as ::gdl_runtime::lifted::Join,
+                    engine_1_rule_212 as ::gdl_runtime::lifted::Join,
+                    engine_1_rule_214 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -146,25 +146,25 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19],
+                        reads: &[20],
                     },
                 ],
             },
         ],
         goal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[17],
-                rules: &[engine_0_rule_203 as ::gdl_runtime::lifted::Join],
+                relations: &[18],
+                rules: &[engine_0_rule_204 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[(2, &[1])],
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[18],
+                relations: &[19],
                 rules: &[
-                    engine_0_rule_204 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_205 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_206 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -172,11 +172,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[18],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[17],
+                        reads: &[18],
                     },
                 ],
             },
@@ -185,7 +185,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         shared_step: false,
     },
 };
-// Rule at relay.kif:29
+// Rule at relay.kif:30
 #[allow(unused_variables)]
 fn engine_0_rule_192(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -211,7 +211,7 @@ fn engine_0_rule_192(
         }
     }
 }
-// Rule at relay.kif:30
+// Rule at relay.kif:31
 #[allow(unused_variables)]
 fn engine_0_rule_193(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -226,7 +226,7 @@ fn engine_0_rule_193(
         }
     }
 }
-// Rule at relay.kif:31
+// Rule at relay.kif:32
 #[allow(unused_variables)]
 fn engine_0_rule_194(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -243,7 +243,7 @@ fn engine_0_rule_194(
         }
     }
 }
-// Rule at relay.kif:33
+// Rule at relay.kif:34
 #[allow(unused_variables)]
 fn engine_0_rule_196(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -266,7 +266,7 @@ fn engine_0_rule_196(
         }
     }
 }
-// Rule at relay.kif:34
+// Rule at relay.kif:35
 #[allow(unused_variables)]
 fn engine_0_rule_197(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -278,7 +278,7 @@ fn engine_0_rule_197(
         out.push(14, &[24u32]);
     }
 }
-// Rule at relay.kif:35
+// Rule at relay.kif:36
 #[allow(unused_variables)]
 fn engine_0_rule_198(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -290,7 +290,7 @@ fn engine_0_rule_198(
         out.push(14, &[14u32]);
     }
 }
-// Rule at relay.kif:36
+// Rule at relay.kif:37
 #[allow(unused_variables)]
 fn engine_0_rule_199(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -307,9 +307,9 @@ fn engine_0_rule_199(
         }
     }
 }
-// Rule at relay.kif:40
+// Rule at relay.kif:42
 #[allow(unused_variables)]
-fn engine_0_rule_203(
+fn engine_0_rule_204(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -322,26 +322,11 @@ fn engine_0_rule_203(
         }
         for f1 in fixed[8].candidates(&[1], &[v0]).map(|i| fixed[8].fact(i)) {
             let v1 = f1[0];
-            out.push(17, &[v1]);
+            out.push(18, &[v1]);
         }
     }
 }
-// Rule at relay.kif:41
-#[allow(unused_variables)]
-fn engine_0_rule_204(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in fixed[6].facts() {
-        let v0 = f0[0];
-        if tables[17].contains(&[v0]) {
-            out.push(18, &[v0, 25u32]);
-        }
-    }
-}
-// Rule at relay.kif:42
+// Rule at relay.kif:43
 #[allow(unused_variables)]
 fn engine_0_rule_205(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -351,15 +336,30 @@ fn engine_0_rule_205(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     for f0 in fixed[6].facts() {
         let v0 = f0[0];
-        if !(tables[17].contains(&[v0])) {
-            out.push(18, &[v0, 15u32]);
+        if tables[18].contains(&[v0]) {
+            out.push(19, &[v0, 25u32]);
         }
     }
 }
-// Rule at relay.kif:32
-// Rule at relay.kif:27
+// Rule at relay.kif:44
 #[allow(unused_variables)]
 fn engine_0_rule_206(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in fixed[6].facts() {
+        let v0 = f0[0];
+        if !(tables[18].contains(&[v0])) {
+            out.push(19, &[v0, 15u32]);
+        }
+    }
+}
+// Rule at relay.kif:33
+// Rule at relay.kif:28
+#[allow(unused_variables)]
+fn engine_0_rule_207(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -393,10 +393,10 @@ fn engine_0_rule_206(
         }
     }
 }
-// Rule at relay.kif:32
-// Rule at relay.kif:28
+// Rule at relay.kif:33
+// Rule at relay.kif:29
 #[allow(unused_variables)]
-fn engine_0_rule_207(
+fn engine_0_rule_208(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -425,7 +425,20 @@ fn engine_0_rule_207(
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
-fn engine_1_rule_210(
+fn engine_1_rule_211(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[1].facts() {
+        let v0 = f0[0];
+        out.push(20, &[v0]);
+    }
+}
+// Rule written by gdlc
+#[allow(unused_variables)]
+fn engine_1_rule_212(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -438,7 +451,7 @@ fn engine_1_rule_210(
 // Rule written by gdlc
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_1_rule_211(
+fn engine_1_rule_214(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -452,19 +465,6 @@ fn engine_1_rule_211(
         }
     }
 }
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_212(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
-        let v0 = f0[0];
-        out.push(19, &[v0]);
-    }
-}
 /// Whether `lands` has the fact of the terms `args`, found by a search of its rules.
 #[allow(unused_variables, unused_labels, clippy::never_loop)]
 fn engine_0_ask_12(
@@ -473,7 +473,7 @@ fn engine_0_ask_12(
     fixed: &[::gdl_runtime::lifted::Table],
     args: &[u32; 2usize],
 ) -> bool {
-    // Rule at relay.kif:27
+    // Rule at relay.kif:28
     'rule0: {
         let v0 = args[0];
         let v2 = args[1];
@@ -484,7 +484,7 @@ fn engine_0_ask_12(
             }
         }
     }
-    // Rule at relay.kif:28
+    // Rule at relay.kif:29
     'rule1: {
         let v0 = args[0];
         if args[1] != v0 {
@@ -507,7 +507,7 @@ fn engine_1_ask_15(
     // Rule written by gdlc
     'rule0: {
         let v0 = args[0];
-        if tables[19].contains(&[v0]) {
+        if tables[20].contains(&[v0]) {
             for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
                 let v1 = f1[1];
                 for f2 in tables[2].candidates(&[0], &[v1]).map(|i| tables[2].fact(i)) {

@@ -10,19 +10,22 @@
 //!
 //! A relation is unfolded when it is not recursive, not a query's answer, has arguments and
 //! few rules, and every literal that reads it with an argument free is in a rule of a component
-//! that is not recursive and of a relation that could not be unfolded or searched in turn, binds
-//! some of its arguments after nothing but tests, loops over the moves and lookups by key in the
-//! evaluation's tables (the literal is then reached a few times), and binds enough that the
-//! relation's rules need no loop over every fact of a relation. Otherwise the relation's rules
-//! would run once for each of many facts, where computing the relation runs them once: the
-//! games of the corpus where unfolding more was measured (checkers-mustjump-torus, whose jumps
-//! read captures inside loops over the board, gt_two_thirds_6p, whose sum of the guesses three
-//! rules read with nothing bound) ran up to 2.7 times slower.
+//! that is not recursive and of a relation that could not be unfolded or searched in turn, and
+//! is reached a few times for the terms bound there, or once: either it binds some of its
+//! arguments after nothing but tests, loops over the moves and lookups by key in the
+//! evaluation's tables, and the relation's rules then need no loop over every fact of a
+//! relation; or it is the relation's only reader and comes after tests alone (the relation's
+//! rules then run once, as they did, but their facts go on to the reader's head without a table
+//! between). Otherwise the relation's rules would run once for each of many facts, or once for
+//! each reader, where computing the relation runs them once: the games of the corpus where
+//! unfolding more was measured (checkers-mustjump-torus, whose jumps read captures inside loops
+//! over the board, gt_two_thirds_6p, whose sum of the guesses three rules read with nothing
+//! bound) ran up to 2.7 times slower.
 
 use super::probes::{order_from, Asked};
 use crate::ast::Span;
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
-use crate::datalog::eval::{access_paths, mark_vars, Access, Component, PlannedRule};
+use crate::datalog::eval::{access_paths, is_bound, mark_vars, Access, Component, PlannedRule};
 use crate::datalog::store::{TermRead, Terms};
 use crate::interp::{Interpreter, Query};
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,6 +82,7 @@ fn unfoldable(interp: &Interpreter, engine: usize, queries: &[usize]) -> BTreeMa
             candidates.insert(rel, component.rules.iter().map(|planned| planned.rule).collect::<Vec<usize>>());
         }
     }
+    let reads = count_reads(interp, engine, queries);
     let (mut opened, mut refused) = (BTreeSet::new(), BTreeSet::new());
     for component in used(interp, engine, queries) {
         for planned in &component.rules {
@@ -92,7 +96,9 @@ fn unfoldable(interp: &Interpreter, engine: usize, queries: &[usize]) -> BTreeMa
                     let cheap = cheap_when_bound(rule, at, callees, &interp.terms);
                     // A rule of a relation unfolded or searched in turn keeps its reads.
                     let nested = candidates.contains_key(&rule.head.rel);
-                    if component.recursive || nested || !reached_by_lookups(rule, at, &moves, &is_fixed) || !cheap {
+                    let narrow = reached_by_lookups(rule, at, &moves, &is_fixed) && cheap;
+                    let sole = reads.get(&rel) == Some(&1) && after_tests(rule, at);
+                    if component.recursive || nested || !(narrow || sole) {
                         refused.insert(rel);
                     }
                 }
@@ -130,6 +136,32 @@ fn reached_by_lookups(rule: &CRule, at: usize, moves: &BTreeSet<usize>, is_fixed
         (CLit::Neg(_) | CLit::Distinct(..) | CLit::Equal(..), _) => true,
     });
     narrow && matches!(access[at], Access::Index(_))
+}
+
+/// Whether literal `at` of `rule` comes after tests alone: it is reached once.
+fn after_tests(rule: &CRule, at: usize) -> bool {
+    let access = access_paths(rule);
+    let before = rule.body[..at].iter().zip(&access);
+    before.into_iter().all(|(lit, access)| !matches!(lit, CLit::Pos(_)) || *access == Access::Member)
+}
+
+/// The number of literals that read each relation in the rules of the plans of `queries` of
+/// `engine` (a rule in several plans counted once).
+fn count_reads(interp: &Interpreter, engine: usize, queries: &[usize]) -> BTreeMap<usize, usize> {
+    let mut rules = BTreeSet::new();
+    for component in used(interp, engine, queries) {
+        rules.extend(component.rules.iter().map(|planned| planned.rule));
+    }
+    let mut reads = BTreeMap::new();
+    for &number in &rules {
+        let rule = &interp.engines[engine].rules[number];
+        for lit in std::iter::once(rule).chain(&rule.delta_variants).flat_map(|r| &r.body) {
+            if let CLit::Pos(p) | CLit::Neg(p) = lit {
+                *reads.entry(p.rel).or_insert(0) += 1;
+            }
+        }
+    }
+    reads
 }
 
 /// Whether every rule of `callees`, unfolded into literal `at` of `rule`, finds each of its
@@ -282,7 +314,12 @@ fn resolve(rule: &CRule, at: usize, callee: &CRule, terms: Option<&Terms>) -> Op
             p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
         }
     }
-    let inserted = order_from(&inserted, bound, Asked::none())?;
+    // A literal read with nothing bound keeps the planner's order of the callee's body, planned
+    // for a head with nothing bound too.
+    let inserted = match read.args.iter().any(|arg| is_bound(&unifier.apply(arg), &bound)) {
+        true => order_from(&inserted, bound, Asked::none())?,
+        false => inserted,
+    };
     let span = (before.len(), before.len() + inserted.len());
     let head = Pattern { rel: rule.head.rel, args: rule.head.args.iter().map(|a| unifier.apply(a)).collect() };
     let body = before.into_iter().chain(inserted).chain(after).collect();
@@ -472,13 +509,15 @@ mod tests {
         (<= (next (pit ?q 1)) (does ?r (take ?p)) (lands ?p ?q))
         (<= (next (mark ?q)) (true (pit ?p ?n)) (near ?p ?q))
         (<= (near ?p ?q) (true (pit ?p ?n)) (ahead ?p ?n ?q))
+        (<= (glowing ?q) (true (pit ?q 2)))
+        (<= (next (glow ?q)) (glowing ?q))
         (<= (next (control b)) (true (control w)))
         (<= terminal (true (pit 1 2)))
         (<= (goal ?r 100) (role ?r))";
 
-    /// The relations in the plan of `next`, and the access of each literal that reads `name` in
-    /// the plan's rules, once `game` is unfolded.
-    fn next_plan(game: &str, name: &str) -> (Vec<String>, Vec<Access>) {
+    /// The relations in the plan of `next`, and the access of each literal that reads `name`
+    /// (of `arity` arguments) in the plan's rules, once `game` is unfolded.
+    fn next_plan(game: &str, name: &str, arity: usize) -> (Vec<String>, Vec<Access>) {
         let parsed = parse_auto(game);
         assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
         let mut interp = Interpreter::new(&parsed.description).expect("the game loads");
@@ -486,7 +525,7 @@ mod tests {
         let engine = &interp.engines[interp.chosen[Query::Next as usize]];
         let plan = engine.plans[Query::Next as usize].as_deref().unwrap_or_default();
         let relations = plan.iter().flat_map(|c| &c.relations).map(|&r| interp.relations.keys[r].0.clone()).collect();
-        let rel = interp.relations.get(name, 2).expect("the relation");
+        let rel = interp.relations.get(name, arity).expect("the relation");
         let mut reads = Vec::new();
         for planned in plan.iter().flat_map(|c| &c.rules) {
             for (lit, access) in engine.rules[planned.rule].body.iter().zip(&planned.access) {
@@ -499,12 +538,15 @@ mod tests {
     }
 
     /// `lands`, read once the move binds its first argument, is unfolded into `next`'s rule and
-    /// computed no more; `near`, read inside a loop over every pit, is computed.
+    /// computed no more, and so is `glowing`, read by one literal that nothing comes before;
+    /// `near`, read inside a loop over every pit, is computed.
     #[test]
-    fn a_relation_read_once_the_move_binds_it_is_unfolded() {
-        let (relations, lands) = next_plan(RELAY, "lands");
+    fn a_relation_read_once_the_move_binds_it_or_read_once_is_unfolded() {
+        let (relations, lands) = next_plan(RELAY, "lands", 2);
         assert!(!relations.contains(&"lands".to_string()) && lands.is_empty(), "{relations:?} {lands:?}");
-        let (relations, near) = next_plan(RELAY, "near");
+        let (relations, glowing) = next_plan(RELAY, "glowing", 1);
+        assert!(!relations.contains(&"glowing".to_string()) && glowing.is_empty(), "{relations:?} {glowing:?}");
+        let (relations, near) = next_plan(RELAY, "near", 2);
         assert!(relations.contains(&"near".to_string()) && !near.is_empty(), "{relations:?} {near:?}");
     }
 }
