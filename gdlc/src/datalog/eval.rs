@@ -95,6 +95,17 @@ pub(crate) fn indexed_reads<'r>(rule: &'r CRule, access: &'r [Access]) -> impl I
     })
 }
 
+/// The variables of a rule of `num_vars` variables that the positive literals of `body` bind.
+pub(crate) fn bound_by(body: &[CLit], num_vars: usize) -> Vec<bool> {
+    let mut bound = vec![false; num_vars];
+    for lit in body {
+        if let CLit::Pos(p) = lit {
+            p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
+        }
+    }
+    bound
+}
+
 /// Whether `lit` binds no variable once those marked in `bound` are: every term it reads is
 /// bound, so that it is a test.
 pub(crate) fn binds_nothing(lit: &CLit, bound: &[bool]) -> bool {

@@ -8,7 +8,7 @@
 
 use super::joins::tests_first;
 use crate::datalog::compile::{CLit, CRule};
-use crate::datalog::eval::{binds_nothing, mark_vars};
+use crate::datalog::eval::{binds_nothing, bound_by};
 
 /// The tests of a group of rules where they differ: the position in the body of the first rule
 /// (as its join orders it), and each rule's literal there, the first rule's first.
@@ -60,12 +60,7 @@ fn differing_test(a: &CRule, b: &CRule) -> Option<usize> {
     if differing.next().is_some() {
         return None;
     }
-    let mut bound = vec![false; a.num_vars.max(b.num_vars)];
-    for lit in &a.body[..at] {
-        if let CLit::Pos(p) = lit {
-            p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
-        }
-    }
+    let bound = bound_by(&a.body[..at], a.num_vars.max(b.num_vars));
     (binds_nothing(&a.body[at], &bound) && binds_nothing(&b.body[at], &bound)).then_some(at)
 }
 

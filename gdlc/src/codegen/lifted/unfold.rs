@@ -25,7 +25,7 @@
 use super::probes::{order_from, Asked};
 use crate::ast::Span;
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
-use crate::datalog::eval::{access_paths, is_bound, mark_vars, Access, Component, PlannedRule};
+use crate::datalog::eval::{access_paths, bound_by, is_bound, Access, Component, PlannedRule};
 use crate::datalog::store::{TermRead, Terms};
 use crate::interp::{Interpreter, Query};
 use std::collections::{BTreeMap, BTreeSet};
@@ -89,15 +89,16 @@ fn unfoldable(interp: &Interpreter, engine: usize, queries: &[usize]) -> BTreeMa
             let rule = &rules[planned.rule];
             let variants = if component.recursive { &rule.delta_variants[..] } else { &[] };
             for rule in std::iter::once(rule).chain(variants) {
-                for (at, rel) in open_reads(rule, &access_paths(rule), |rel| candidates.contains_key(&rel)) {
+                let access = access_paths(rule);
+                for (at, rel) in open_reads(rule, &access, |rel| candidates.contains_key(&rel)) {
                     opened.insert(rel);
                     let defining = candidates.get(&rel).map(Vec::as_slice).unwrap_or_default();
                     let callees = defining.iter().map(|&r| &rules[r]);
                     let cheap = cheap_when_bound(rule, at, callees, &interp.terms);
                     // A rule of a relation unfolded or searched in turn keeps its reads.
                     let nested = candidates.contains_key(&rule.head.rel);
-                    let narrow = reached_by_lookups(rule, at, &moves, &is_fixed) && cheap;
-                    let sole = reads.get(&rel) == Some(&1) && after_tests(rule, at);
+                    let narrow = reached_by_lookups(rule, &access, at, &moves, &is_fixed) && cheap;
+                    let sole = reads.get(&rel) == Some(&1) && after_tests(rule, &access, at);
                     if component.recursive || nested || !(narrow || sole) {
                         refused.insert(rel);
                     }
@@ -120,14 +121,20 @@ fn open_reads(rule: &CRule, access: &[Access], chosen: impl Fn(usize) -> bool) -
     open.collect()
 }
 
-/// Whether literal `at` of `rule` reads its relation through an index (some argument bound),
-/// after nothing but tests, loops over the moves and lookups in the evaluation's tables by a
-/// key: it is then reached a few times, for the terms those bind. A literal that nothing binds
-/// would only copy the relation's rules into its reader, and one after a loop over every fact of
-/// a relation, or over a static relation's, would run them once per fact.
-fn reached_by_lookups(rule: &CRule, at: usize, moves: &BTreeSet<usize>, is_fixed: &impl Fn(usize) -> bool) -> bool {
-    let access = access_paths(rule);
-    let before = rule.body[..at].iter().zip(&access);
+/// Whether literal `at` of `rule` (its literals finding their facts by `access`) reads its
+/// relation through an index (some argument bound), after nothing but tests, loops over the
+/// moves and lookups in the evaluation's tables by a key: it is then reached a few times, for
+/// the terms those bind. A literal that nothing binds would only copy the relation's rules into
+/// its reader, and one after a loop over every fact of a relation, or over a static relation's,
+/// would run them once per fact.
+fn reached_by_lookups(
+    rule: &CRule,
+    access: &[Access],
+    at: usize,
+    moves: &BTreeSet<usize>,
+    is_fixed: &impl Fn(usize) -> bool,
+) -> bool {
+    let before = rule.body[..at].iter().zip(access);
     let narrow = before.into_iter().all(|(lit, access)| match (lit, access) {
         (CLit::Pos(_), Access::Member) => true,
         (CLit::Pos(p), _) if moves.contains(&p.rel) => true,
@@ -138,10 +145,10 @@ fn reached_by_lookups(rule: &CRule, at: usize, moves: &BTreeSet<usize>, is_fixed
     narrow && matches!(access[at], Access::Index(_))
 }
 
-/// Whether literal `at` of `rule` comes after tests alone: it is reached once.
-fn after_tests(rule: &CRule, at: usize) -> bool {
-    let access = access_paths(rule);
-    let before = rule.body[..at].iter().zip(&access);
+/// Whether literal `at` of `rule` (its literals finding their facts by `access`) comes after
+/// tests alone: it is reached once.
+fn after_tests(rule: &CRule, access: &[Access], at: usize) -> bool {
+    let before = rule.body[..at].iter().zip(access);
     before.into_iter().all(|(lit, access)| !matches!(lit, CLit::Pos(_)) || *access == Access::Member)
 }
 
@@ -308,12 +315,7 @@ fn resolve(rule: &CRule, at: usize, callee: &CRule, terms: Option<&Terms>) -> Op
     let kept = |lits: Vec<CLit>| -> Vec<CLit> { lits.into_iter().filter(|l| settled(l).is_none()).collect() };
     let (before, inserted, after) = (kept(before), kept(inserted), kept(after));
     let num_vars = offset + callee.num_vars;
-    let mut bound = vec![false; num_vars];
-    for l in &before {
-        if let CLit::Pos(p) = l {
-            p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
-        }
-    }
+    let bound = bound_by(&before, num_vars);
     // A literal read with nothing bound keeps the planner's order of the callee's body, planned
     // for a head with nothing bound too.
     let inserted = match read.args.iter().any(|arg| is_bound(&unifier.apply(arg), &bound)) {
@@ -435,20 +437,9 @@ impl Unifier<'_> {
 /// that no rule of the plan reads any more.
 fn drop_unread(interp: &mut Interpreter, engine: usize, queries: &[usize], unfolded: &BTreeMap<usize, Vec<usize>>) {
     for &query in queries {
-        let rules = &interp.engines[engine].rules;
-        let Some(plan) = &interp.engines[engine].plans[query] else { continue };
-        let mut read = BTreeSet::new();
-        for planned in plan.iter().flat_map(|c| &c.rules) {
-            let rule = &rules[planned.rule];
-            let variants = rule.delta_variants.iter();
-            for lit in std::iter::once(rule).chain(variants).flat_map(|r| &r.body) {
-                if let CLit::Pos(p) | CLit::Neg(p) = lit {
-                    read.insert(p.rel);
-                }
-            }
-        }
+        let read = count_reads(interp, engine, &[query]);
         let unread =
-            |c: &Component| matches!(c.relations[..], [rel] if unfolded.contains_key(&rel) && !read.contains(&rel));
+            |c: &Component| matches!(c.relations[..], [rel] if unfolded.contains_key(&rel) && !read.contains_key(&rel));
         if let Some(plan) = interp.engines[engine].plans[query].as_mut() {
             plan.retain(|c| !unread(c));
         }
