@@ -177,6 +177,19 @@ impl DenseIndex {
     }
 }
 
+impl DenseIndex {
+    /// The number of cells.
+    pub(super) fn cells(&self) -> usize {
+        self.digits.cells
+    }
+
+    /// The positions of the facts of cell `cell`, in the order they were added.
+    #[inline]
+    pub(super) fn run(&self, cell: usize) -> &[u32] {
+        &self.order[self.starts[cell] as usize..self.starts[cell + 1] as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +212,9 @@ mod tests {
         assert_eq!(index.find(&[4, 2]), [2]);
         assert_eq!(index.find(&[4, 3]), [] as [u32; 0]);
         assert_eq!(index.find(&[9, 9]), [] as [u32; 0]);
+        let mut runs: Vec<&[u32]> = (0..index.cells()).map(|cell| index.run(cell)).filter(|r| !r.is_empty()).collect();
+        runs.sort();
+        assert_eq!(runs, [&[0, 3][..], &[1], &[2]]);
     }
 
     #[test]

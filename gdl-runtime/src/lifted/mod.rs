@@ -25,7 +25,7 @@ pub use bits::{OnBits, Unmapped};
 pub use demand::{Demand, Guard};
 pub use game::LiftedGame;
 pub use state::{Move, State};
-pub use table::{Candidates, Chain, Facts, Table};
+pub use table::{Candidates, Chain, Facts, Groups, Table};
 
 use store::{Overlay, TermId};
 

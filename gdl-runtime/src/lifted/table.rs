@@ -584,5 +584,9 @@ impl Iterator for Candidates<'_> {
     }
 }
 
+mod groups;
+
+pub use groups::Groups;
+
 #[cfg(test)]
 mod tests;

@@ -323,25 +323,25 @@ fn legal_0(s: &State, out: &mut Vec<Move>) {
     // n[2]: ((aux 0) 3)
     n[2] = (s.0[0] & 0x200000 == 0x200000) | (s.0[0] & 0x8000000 == 0x8000000)
         | (s.0[0] & 0x200000000 == 0x200000000);
-    // n[3]: (legal white (take 1)), rules at relay.kif:30
+    // n[3]: (legal white (take 1)), rules at relay.kif:32
     n[3] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[0]);
-    // n[4]: (legal white (take 2)), rules at relay.kif:30
+    // n[4]: (legal white (take 2)), rules at relay.kif:32
     n[4] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[1]);
-    // n[5]: (legal white (take 3)), rules at relay.kif:30
+    // n[5]: (legal white (take 3)), rules at relay.kif:32
     n[5] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[2]);
-    // MOVES[0]: (legal white (take 1)), rules at relay.kif:30
+    // MOVES[0]: (legal white (take 1)), rules at relay.kif:32
     if n[3] {
         out.push(Move(0));
     }
-    // MOVES[1]: (legal white (take 2)), rules at relay.kif:30
+    // MOVES[1]: (legal white (take 2)), rules at relay.kif:32
     if n[4] {
         out.push(Move(1));
     }
-    // MOVES[2]: (legal white (take 3)), rules at relay.kif:30
+    // MOVES[2]: (legal white (take 3)), rules at relay.kif:32
     if n[5] {
         out.push(Move(2));
     }
-    // MOVES[6]: (legal white noop), rules at relay.kif:31
+    // MOVES[6]: (legal white noop), rules at relay.kif:33
     if s.0[0] & 0x4000000000 == 0 {
         out.push(Move(6));
     }
@@ -358,25 +358,25 @@ fn legal_1(s: &State, out: &mut Vec<Move>) {
     // n[2]: ((aux 0) 6)
     n[2] = (s.0[0] & 0x1000000 == 0x1000000) | (s.0[0] & 0x40000000 == 0x40000000)
         | (s.0[0] & 0x1000000000 == 0x1000000000);
-    // n[3]: (legal black (take 4)), rules at relay.kif:30
+    // n[3]: (legal black (take 4)), rules at relay.kif:32
     n[3] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[0]);
-    // n[4]: (legal black (take 5)), rules at relay.kif:30
+    // n[4]: (legal black (take 5)), rules at relay.kif:32
     n[4] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[1]);
-    // n[5]: (legal black (take 6)), rules at relay.kif:30
+    // n[5]: (legal black (take 6)), rules at relay.kif:32
     n[5] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[2]);
-    // MOVES[3]: (legal black (take 4)), rules at relay.kif:30
+    // MOVES[3]: (legal black (take 4)), rules at relay.kif:32
     if n[3] {
         out.push(Move(3));
     }
-    // MOVES[4]: (legal black (take 5)), rules at relay.kif:30
+    // MOVES[4]: (legal black (take 5)), rules at relay.kif:32
     if n[4] {
         out.push(Move(4));
     }
-    // MOVES[5]: (legal black (take 6)), rules at relay.kif:30
+    // MOVES[5]: (legal black (take 6)), rules at relay.kif:32
     if n[5] {
         out.push(Move(5));
     }
-    // MOVES[6]: (legal black noop), rules at relay.kif:31
+    // MOVES[6]: (legal black noop), rules at relay.kif:33
     if s.0[0] & 0x2000000000 == 0 {
         out.push(Move(6));
     }
@@ -411,41 +411,41 @@ pub fn next(s: &State, joint: &[Move]) -> State {
             // n[3]: ((aux 2) 3 1 4)
             n[3] = (s.0[0] & 0x10000000 == 0x10000000)
                 | (s.0[0] & 0x400000000 == 0x400000000);
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x80000000 == 0) << 13;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x84000 == 0x4000) << 14;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x2008000 == 0x8000) << 15;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x80010000 == 0x10000) << 16;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x80000000 == 0x80000000) & (n[0])) << 19;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x180000 == 0x100000) << 20;
             w[0] |= u64::from(s.0[0] & 0x84000 == 0x84000) << 20;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x2200000 == 0x200000) << 21;
             w[0] |= u64::from(s.0[0] & 0x2008000 == 0x2008000) << 21;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x80400000 == 0x400000) << 22;
             w[0] |= u64::from(s.0[0] & 0x80010000 == 0x80010000) << 22;
-            // BASE[26]: (next (pit 2 2)), rules at relay.kif:32, 33, 34
+            // BASE[26]: (next (pit 2 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x4080000 == 0x4000000) << 26;
             w[0] |= u64::from(s.0[0] & 0x180000 == 0x180000) << 26;
-            // BASE[27]: (next (pit 3 2)), rules at relay.kif:32, 33, 34
+            // BASE[27]: (next (pit 3 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0xa000000 == 0x8000000) << 27;
             w[0] |= u64::from(s.0[0] & 0x2200000 == 0x2200000) << 27;
-            // BASE[28]: (next (pit 4 2)), rules at relay.kif:32, 33, 34
+            // BASE[28]: (next (pit 4 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x90000000 == 0x10000000) << 28;
             w[0] |= u64::from(s.0[0] & 0x80400000 == 0x80400000) << 28;
-            // BASE[32]: (next (pit 2 3)), rules at relay.kif:32, 33, 34
+            // BASE[32]: (next (pit 2 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100080000 == 0x100000000) << 32;
             w[0] |= u64::from((s.0[0] & 0x80000 == 0x80000) & (n[1])) << 32;
-            // BASE[33]: (next (pit 3 3)), rules at relay.kif:32, 33, 34
+            // BASE[33]: (next (pit 3 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x202000000 == 0x200000000) << 33;
             w[0] |= u64::from((s.0[0] & 0x2000000 == 0x2000000) & (n[2])) << 33;
-            // BASE[34]: (next (pit 4 3)), rules at relay.kif:32, 33, 34
+            // BASE[34]: (next (pit 4 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x480000000 == 0x400000000) << 34;
             w[0] |= u64::from((s.0[0] & 0x80000000 == 0x80000000) & (n[3])) << 34;
         }
@@ -462,41 +462,41 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 | (s.0[0] & 0x800000000 == 0x800000000);
             // n[6]: ((aux 2) 1 2 2)
             n[6] = (s.0[0]) & (0x104104000) != 0;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100000000 == 0) << 14;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x108000 == 0x8000) << 15;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x4010000 == 0x10000) << 16;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100020000 == 0x20000) << 17;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x100000000 == 0x100000000) & (n[6])) << 20;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x300000 == 0x200000) << 21;
             w[0] |= u64::from(s.0[0] & 0x108000 == 0x108000) << 21;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x4400000 == 0x400000) << 22;
             w[0] |= u64::from(s.0[0] & 0x4010000 == 0x4010000) << 22;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100800000 == 0x800000) << 23;
             w[0] |= u64::from(s.0[0] & 0x100020000 == 0x100020000) << 23;
-            // BASE[27]: (next (pit 3 2)), rules at relay.kif:32, 33, 34
+            // BASE[27]: (next (pit 3 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x8100000 == 0x8000000) << 27;
             w[0] |= u64::from(s.0[0] & 0x300000 == 0x300000) << 27;
-            // BASE[28]: (next (pit 4 2)), rules at relay.kif:32, 33, 34
+            // BASE[28]: (next (pit 4 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x14000000 == 0x10000000) << 28;
             w[0] |= u64::from(s.0[0] & 0x4400000 == 0x4400000) << 28;
-            // BASE[29]: (next (pit 5 2)), rules at relay.kif:32, 33, 34
+            // BASE[29]: (next (pit 5 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x120000000 == 0x20000000) << 29;
             w[0] |= u64::from(s.0[0] & 0x100800000 == 0x100800000) << 29;
-            // BASE[33]: (next (pit 3 3)), rules at relay.kif:32, 33, 34
+            // BASE[33]: (next (pit 3 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x200100000 == 0x200000000) << 33;
             w[0] |= u64::from((s.0[0] & 0x100000 == 0x100000) & (n[2])) << 33;
-            // BASE[34]: (next (pit 4 3)), rules at relay.kif:32, 33, 34
+            // BASE[34]: (next (pit 4 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x404000000 == 0x400000000) << 34;
             w[0] |= u64::from((s.0[0] & 0x4000000 == 0x4000000) & (n[3])) << 34;
-            // BASE[35]: (next (pit 5 3)), rules at relay.kif:32, 33, 34
+            // BASE[35]: (next (pit 5 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x900000000 == 0x800000000) << 35;
             w[0] |= u64::from((s.0[0] & 0x100000000 == 0x100000000) & (n[4])) << 35;
         }
@@ -513,41 +513,41 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 | (s.0[0] & 0x1000000000 == 0x1000000000);
             // n[8]: ((aux 2) 1 3 3)
             n[8] = (s.0[0]) & (0x208208000) != 0;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x200000000 == 0) << 15;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x210000 == 0x10000) << 16;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x8020000 == 0x20000) << 17;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x200040000 == 0x40000) << 18;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x200000000 == 0x200000000) & (n[8])) << 21;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x600000 == 0x400000) << 22;
             w[0] |= u64::from(s.0[0] & 0x210000 == 0x210000) << 22;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x8800000 == 0x800000) << 23;
             w[0] |= u64::from(s.0[0] & 0x8020000 == 0x8020000) << 23;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x201000000 == 0x1000000) << 24;
             w[0] |= u64::from(s.0[0] & 0x200040000 == 0x200040000) << 24;
-            // BASE[28]: (next (pit 4 2)), rules at relay.kif:32, 33, 34
+            // BASE[28]: (next (pit 4 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x10200000 == 0x10000000) << 28;
             w[0] |= u64::from(s.0[0] & 0x600000 == 0x600000) << 28;
-            // BASE[29]: (next (pit 5 2)), rules at relay.kif:32, 33, 34
+            // BASE[29]: (next (pit 5 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x28000000 == 0x20000000) << 29;
             w[0] |= u64::from(s.0[0] & 0x8800000 == 0x8800000) << 29;
-            // BASE[30]: (next (pit 6 2)), rules at relay.kif:32, 33, 34
+            // BASE[30]: (next (pit 6 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x240000000 == 0x40000000) << 30;
             w[0] |= u64::from(s.0[0] & 0x201000000 == 0x201000000) << 30;
-            // BASE[34]: (next (pit 4 3)), rules at relay.kif:32, 33, 34
+            // BASE[34]: (next (pit 4 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400200000 == 0x400000000) << 34;
             w[0] |= u64::from((s.0[0] & 0x200000 == 0x200000) & (n[3])) << 34;
-            // BASE[35]: (next (pit 5 3)), rules at relay.kif:32, 33, 34
+            // BASE[35]: (next (pit 5 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x808000000 == 0x800000000) << 35;
             w[0] |= u64::from((s.0[0] & 0x8000000 == 0x8000000) & (n[4])) << 35;
-            // BASE[36]: (next (pit 6 3)), rules at relay.kif:32, 33, 34
+            // BASE[36]: (next (pit 6 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1200000000 == 0x1000000000) << 36;
             w[0] |= u64::from((s.0[0] & 0x200000000 == 0x200000000) & (n[5])) << 36;
         }
@@ -567,41 +567,41 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 | (s.0[0] & 0x80000000 == 0x80000000);
             // n[9]: ((aux 2) 1 4 4)
             n[9] = (s.0[0]) & (0x410410000) != 0;
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400002000 == 0x2000) << 13;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400000000 == 0) << 16;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x420000 == 0x20000) << 17;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x10040000 == 0x40000) << 18;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400002000 == 0x400002000) << 19;
             w[0] |= u64::from(s.0[0] & 0x400080000 == 0x80000) << 19;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x400000000 == 0x400000000) & (n[9])) << 22;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0xc00000 == 0x800000) << 23;
             w[0] |= u64::from(s.0[0] & 0x420000 == 0x420000) << 23;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x11000000 == 0x1000000) << 24;
             w[0] |= u64::from(s.0[0] & 0x10040000 == 0x10040000) << 24;
-            // BASE[25]: (next (pit 1 2)), rules at relay.kif:32, 33, 34
+            // BASE[25]: (next (pit 1 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400080000 == 0x400080000) << 25;
             w[0] |= u64::from(s.0[0] & 0x402000000 == 0x2000000) << 25;
-            // BASE[29]: (next (pit 5 2)), rules at relay.kif:32, 33, 34
+            // BASE[29]: (next (pit 5 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20400000 == 0x20000000) << 29;
             w[0] |= u64::from(s.0[0] & 0xc00000 == 0xc00000) << 29;
-            // BASE[30]: (next (pit 6 2)), rules at relay.kif:32, 33, 34
+            // BASE[30]: (next (pit 6 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x50000000 == 0x40000000) << 30;
             w[0] |= u64::from(s.0[0] & 0x11000000 == 0x11000000) << 30;
-            // BASE[31]: (next (pit 1 3)), rules at relay.kif:32, 33, 34
+            // BASE[31]: (next (pit 1 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x480000000 == 0x80000000) << 31;
             w[0] |= u64::from((s.0[0] & 0x400000000 == 0x400000000) & (n[7])) << 31;
-            // BASE[35]: (next (pit 5 3)), rules at relay.kif:32, 33, 34
+            // BASE[35]: (next (pit 5 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800400000 == 0x800000000) << 35;
             w[0] |= u64::from((s.0[0] & 0x400000 == 0x400000) & (n[4])) << 35;
-            // BASE[36]: (next (pit 6 3)), rules at relay.kif:32, 33, 34
+            // BASE[36]: (next (pit 6 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1010000000 == 0x1000000000) << 36;
             w[0] |= u64::from((s.0[0] & 0x10000000 == 0x10000000) & (n[5])) << 36;
         }
@@ -618,41 +618,41 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 | (s.0[0] & 0x80000000 == 0x80000000);
             // n[10]: ((aux 2) 1 5 5)
             n[10] = (s.0[0]) & (0x820820000) != 0;
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20002000 == 0x2000) << 13;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800004000 == 0x4000) << 14;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800000000 == 0) << 17;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x840000 == 0x40000) << 18;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20002000 == 0x20002000) << 19;
             w[0] |= u64::from(s.0[0] & 0x20080000 == 0x80000) << 19;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800004000 == 0x800004000) << 20;
             w[0] |= u64::from(s.0[0] & 0x800100000 == 0x100000) << 20;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x800000000 == 0x800000000) & (n[10])) << 23;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1800000 == 0x1000000) << 24;
             w[0] |= u64::from(s.0[0] & 0x840000 == 0x840000) << 24;
-            // BASE[25]: (next (pit 1 2)), rules at relay.kif:32, 33, 34
+            // BASE[25]: (next (pit 1 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20080000 == 0x20080000) << 25;
             w[0] |= u64::from(s.0[0] & 0x22000000 == 0x2000000) << 25;
-            // BASE[26]: (next (pit 2 2)), rules at relay.kif:32, 33, 34
+            // BASE[26]: (next (pit 2 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800100000 == 0x800100000) << 26;
             w[0] |= u64::from(s.0[0] & 0x804000000 == 0x4000000) << 26;
-            // BASE[30]: (next (pit 6 2)), rules at relay.kif:32, 33, 34
+            // BASE[30]: (next (pit 6 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40800000 == 0x40000000) << 30;
             w[0] |= u64::from(s.0[0] & 0x1800000 == 0x1800000) << 30;
-            // BASE[31]: (next (pit 1 3)), rules at relay.kif:32, 33, 34
+            // BASE[31]: (next (pit 1 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0xa0000000 == 0x80000000) << 31;
             w[0] |= u64::from((s.0[0] & 0x20000000 == 0x20000000) & (n[7])) << 31;
-            // BASE[32]: (next (pit 2 3)), rules at relay.kif:32, 33, 34
+            // BASE[32]: (next (pit 2 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x900000000 == 0x100000000) << 32;
             w[0] |= u64::from((s.0[0] & 0x800000000 == 0x800000000) & (n[1])) << 32;
-            // BASE[36]: (next (pit 6 3)), rules at relay.kif:32, 33, 34
+            // BASE[36]: (next (pit 6 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000800000 == 0x1000000000) << 36;
             w[0] |= u64::from((s.0[0] & 0x800000 == 0x800000) & (n[5])) << 36;
         }
@@ -669,92 +669,112 @@ pub fn next(s: &State, joint: &[Move]) -> State {
                 | (s.0[0] & 0x80000000 == 0x80000000);
             // n[11]: ((aux 2) 1 6 6)
             n[11] = (s.0[0]) & (0x1041040000) != 0;
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1002000 == 0x2000) << 13;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40004000 == 0x4000) << 14;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000008000 == 0x8000) << 15;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000000000 == 0) << 18;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1002000 == 0x1002000) << 19;
             w[0] |= u64::from(s.0[0] & 0x1080000 == 0x80000) << 19;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40004000 == 0x40004000) << 20;
             w[0] |= u64::from(s.0[0] & 0x40100000 == 0x100000) << 20;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000008000 == 0x1000008000) << 21;
             w[0] |= u64::from(s.0[0] & 0x1000200000 == 0x200000) << 21;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x1000000000 == 0x1000000000) & (n[11])) << 24;
-            // BASE[25]: (next (pit 1 2)), rules at relay.kif:32, 33, 34
+            // BASE[25]: (next (pit 1 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1080000 == 0x1080000) << 25;
             w[0] |= u64::from(s.0[0] & 0x3000000 == 0x2000000) << 25;
-            // BASE[26]: (next (pit 2 2)), rules at relay.kif:32, 33, 34
+            // BASE[26]: (next (pit 2 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40100000 == 0x40100000) << 26;
             w[0] |= u64::from(s.0[0] & 0x44000000 == 0x4000000) << 26;
-            // BASE[27]: (next (pit 3 2)), rules at relay.kif:32, 33, 34
+            // BASE[27]: (next (pit 3 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000200000 == 0x1000200000) << 27;
             w[0] |= u64::from(s.0[0] & 0x1008000000 == 0x8000000) << 27;
-            // BASE[31]: (next (pit 1 3)), rules at relay.kif:32, 33, 34
+            // BASE[31]: (next (pit 1 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x81000000 == 0x80000000) << 31;
             w[0] |= u64::from((s.0[0] & 0x1000000 == 0x1000000) & (n[7])) << 31;
-            // BASE[32]: (next (pit 2 3)), rules at relay.kif:32, 33, 34
+            // BASE[32]: (next (pit 2 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x140000000 == 0x100000000) << 32;
             w[0] |= u64::from((s.0[0] & 0x40000000 == 0x40000000) & (n[1])) << 32;
-            // BASE[33]: (next (pit 3 3)), rules at relay.kif:32, 33, 34
+            // BASE[33]: (next (pit 3 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1200000000 == 0x200000000) << 33;
             w[0] |= u64::from((s.0[0] & 0x1000000000 == 0x1000000000) & (n[2])) << 33;
         }
         _ => {}
     }
-    // BASE[37]: (next (control black)), rules at relay.kif:35, 36
+    // BASE[37]: (next (control black)), rules at relay.kif:37, 38
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
-    // BASE[1] and 12 more of w[0]: (next (step 1)), rules at relay.kif:37
+    // BASE[1] and 12 more of w[0]: (next (step 1)), rules at relay.kif:39
     w[0] |= (s.0[0] << 1u32) & 0x4000001ffe;
     State(w)
 }
 /// Whether `s` is terminal.
 pub fn terminal(s: &State) -> bool {
     let mut n = [false; 5];
-    // n[0]: (canmove white), rules at relay.kif:38
+    // n[0]: (canmove white), rules at relay.kif:40
     n[0] = (s.0[0]) & (0x38e380000) != 0;
-    // n[1]: (canmove black), rules at relay.kif:38
+    // n[1]: (canmove black), rules at relay.kif:40
     n[1] = (s.0[0]) & (0x1c71c00000) != 0;
-    // n[2]: (stalled white), rules at relay.kif:40
+    // n[2]: (stalled white), rules at relay.kif:42
     n[2] = (s.0[0] & 0x4000000000 == 0x4000000000) & (!n[0]);
-    // n[3]: (stalled black), rules at relay.kif:40
+    // n[3]: (stalled black), rules at relay.kif:42
     n[3] = (s.0[0] & 0x2000000000 == 0x2000000000) & (!n[1]);
-    // n[4]: terminal, rules at relay.kif:39, 41
+    // n[4]: terminal, rules at relay.kif:41, 43
     n[4] = (s.0[0] & 0x1000 == 0x1000) | (n[2]) | (n[3]);
     n[4]
 }
 /// Fills `out[r]` with role `r`'s goal value in `s` (the largest the goal relation
 /// gives, `None` when it gives none).
 pub fn goals(s: &State, out: &mut [Option<u32>]) {
-    let mut n = [false; 2];
-    // n[0]: (full white), rules at relay.kif:42
+    let mut n = [false; 8];
+    // n[0]: (full white), rules at relay.kif:44
     n[0] = (s.0[0] & 0x80000000 == 0x80000000) | (s.0[0] & 0x100000000 == 0x100000000)
         | (s.0[0] & 0x200000000 == 0x200000000);
-    // n[1]: (full black), rules at relay.kif:42
+    // n[1]: (full black), rules at relay.kif:44
     n[1] = (s.0[0] & 0x400000000 == 0x400000000) | (s.0[0] & 0x800000000 == 0x800000000)
         | (s.0[0] & 0x1000000000 == 0x1000000000);
+    // n[2]: (stocked white), rules at relay.kif:46
+    n[2] = (s.0[0] & 0x2000 == 0) | (s.0[0] & 0x4000 == 0) | (s.0[0] & 0x8000 == 0);
+    // n[3]: (stocked black), rules at relay.kif:46
+    n[3] = (s.0[0] & 0x10000 == 0) | (s.0[0] & 0x20000 == 0) | (s.0[0] & 0x40000 == 0);
+    // n[4]: (goal white 50), rules at relay.kif:45, 47, 48
+    n[4] = (!n[0]) & (n[2]);
+    // n[5]: (goal black 50), rules at relay.kif:45, 47, 48
+    n[5] = (!n[1]) & (n[3]);
+    // n[6]: (goal white 0), rules at relay.kif:45, 47, 48
+    n[6] = (!n[0]) & (!n[2]);
+    // n[7]: (goal black 0), rules at relay.kif:45, 47, 48
+    n[7] = (!n[1]) & (!n[3]);
     out[0] = None;
-    // (goal white 0), rules at relay.kif:43, 44
-    if !n[0] {
+    // (goal white 0), rules at relay.kif:45, 47, 48
+    if n[6] {
         out[0] = Some(0);
     }
-    // (goal white 100), rules at relay.kif:43, 44
+    // (goal white 50), rules at relay.kif:45, 47, 48
+    if n[4] {
+        out[0] = Some(50);
+    }
+    // (goal white 100), rules at relay.kif:45, 47, 48
     if n[0] {
         out[0] = Some(100);
     }
     out[1] = None;
-    // (goal black 0), rules at relay.kif:43, 44
-    if !n[1] {
+    // (goal black 0), rules at relay.kif:45, 47, 48
+    if n[7] {
         out[1] = Some(0);
     }
-    // (goal black 100), rules at relay.kif:43, 44
+    // (goal black 50), rules at relay.kif:45, 47, 48
+    if n[5] {
+        out[1] = Some(50);
+    }
+    // (goal black 100), rules at relay.kif:45, 47, 48
     if n[1] {
         out[1] = Some(100);
     }
@@ -793,27 +813,27 @@ pub fn random_step_into(
     // n[5]: ((aux 0) 6)
     n[5] = (s.0[0] & 0x1000000 == 0x1000000) | (s.0[0] & 0x40000000 == 0x40000000)
         | (s.0[0] & 0x1000000000 == 0x1000000000);
-    // n[6]: (legal white (take 1)), rules at relay.kif:30
+    // n[6]: (legal white (take 1)), rules at relay.kif:32
     n[6] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[0]);
-    // n[7]: (legal white (take 2)), rules at relay.kif:30
+    // n[7]: (legal white (take 2)), rules at relay.kif:32
     n[7] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[1]);
-    // n[8]: (legal white (take 3)), rules at relay.kif:30
+    // n[8]: (legal white (take 3)), rules at relay.kif:32
     n[8] = (s.0[0] & 0x4000000000 == 0x4000000000) & (n[2]);
-    // n[9]: (legal black (take 4)), rules at relay.kif:30
+    // n[9]: (legal black (take 4)), rules at relay.kif:32
     n[9] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[3]);
-    // n[10]: (legal black (take 5)), rules at relay.kif:30
+    // n[10]: (legal black (take 5)), rules at relay.kif:32
     n[10] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[4]);
-    // n[11]: (legal black (take 6)), rules at relay.kif:30
+    // n[11]: (legal black (take 6)), rules at relay.kif:32
     n[11] = (s.0[0] & 0x2000000000 == 0x2000000000) & (n[5]);
-    // n[24]: (canmove white), rules at relay.kif:38
+    // n[24]: (canmove white), rules at relay.kif:40
     n[24] = (s.0[0]) & (0x38e380000) != 0;
-    // n[25]: (canmove black), rules at relay.kif:38
+    // n[25]: (canmove black), rules at relay.kif:40
     n[25] = (s.0[0]) & (0x1c71c00000) != 0;
-    // n[26]: (stalled white), rules at relay.kif:40
+    // n[26]: (stalled white), rules at relay.kif:42
     n[26] = (s.0[0] & 0x4000000000 == 0x4000000000) & (!n[24]);
-    // n[27]: (stalled black), rules at relay.kif:40
+    // n[27]: (stalled black), rules at relay.kif:42
     n[27] = (s.0[0] & 0x2000000000 == 0x2000000000) & (!n[25]);
-    // n[28]: terminal, rules at relay.kif:39, 41
+    // n[28]: terminal, rules at relay.kif:41, 43
     n[28] = (s.0[0] & 0x1000 == 0x1000) | (n[26]) | (n[27]);
     if n[28] {
         return false;
@@ -872,41 +892,41 @@ pub fn random_step_into(
             // n[15]: ((aux 2) 3 1 4)
             n[15] = (s.0[0] & 0x10000000 == 0x10000000)
                 | (s.0[0] & 0x400000000 == 0x400000000);
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x80000000 == 0) << 13;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x84000 == 0x4000) << 14;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x2008000 == 0x8000) << 15;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x80010000 == 0x10000) << 16;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x80000000 == 0x80000000) & (n[12])) << 19;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x180000 == 0x100000) << 20;
             w[0] |= u64::from(s.0[0] & 0x84000 == 0x84000) << 20;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x2200000 == 0x200000) << 21;
             w[0] |= u64::from(s.0[0] & 0x2008000 == 0x2008000) << 21;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x80400000 == 0x400000) << 22;
             w[0] |= u64::from(s.0[0] & 0x80010000 == 0x80010000) << 22;
-            // BASE[26]: (next (pit 2 2)), rules at relay.kif:32, 33, 34
+            // BASE[26]: (next (pit 2 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x4080000 == 0x4000000) << 26;
             w[0] |= u64::from(s.0[0] & 0x180000 == 0x180000) << 26;
-            // BASE[27]: (next (pit 3 2)), rules at relay.kif:32, 33, 34
+            // BASE[27]: (next (pit 3 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0xa000000 == 0x8000000) << 27;
             w[0] |= u64::from(s.0[0] & 0x2200000 == 0x2200000) << 27;
-            // BASE[28]: (next (pit 4 2)), rules at relay.kif:32, 33, 34
+            // BASE[28]: (next (pit 4 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x90000000 == 0x10000000) << 28;
             w[0] |= u64::from(s.0[0] & 0x80400000 == 0x80400000) << 28;
-            // BASE[32]: (next (pit 2 3)), rules at relay.kif:32, 33, 34
+            // BASE[32]: (next (pit 2 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100080000 == 0x100000000) << 32;
             w[0] |= u64::from((s.0[0] & 0x80000 == 0x80000) & (n[13])) << 32;
-            // BASE[33]: (next (pit 3 3)), rules at relay.kif:32, 33, 34
+            // BASE[33]: (next (pit 3 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x202000000 == 0x200000000) << 33;
             w[0] |= u64::from((s.0[0] & 0x2000000 == 0x2000000) & (n[14])) << 33;
-            // BASE[34]: (next (pit 4 3)), rules at relay.kif:32, 33, 34
+            // BASE[34]: (next (pit 4 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x480000000 == 0x400000000) << 34;
             w[0] |= u64::from((s.0[0] & 0x80000000 == 0x80000000) & (n[15])) << 34;
         }
@@ -923,41 +943,41 @@ pub fn random_step_into(
                 | (s.0[0] & 0x800000000 == 0x800000000);
             // n[18]: ((aux 2) 1 2 2)
             n[18] = (s.0[0]) & (0x104104000) != 0;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100000000 == 0) << 14;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x108000 == 0x8000) << 15;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x4010000 == 0x10000) << 16;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100020000 == 0x20000) << 17;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x100000000 == 0x100000000) & (n[18])) << 20;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x300000 == 0x200000) << 21;
             w[0] |= u64::from(s.0[0] & 0x108000 == 0x108000) << 21;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x4400000 == 0x400000) << 22;
             w[0] |= u64::from(s.0[0] & 0x4010000 == 0x4010000) << 22;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x100800000 == 0x800000) << 23;
             w[0] |= u64::from(s.0[0] & 0x100020000 == 0x100020000) << 23;
-            // BASE[27]: (next (pit 3 2)), rules at relay.kif:32, 33, 34
+            // BASE[27]: (next (pit 3 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x8100000 == 0x8000000) << 27;
             w[0] |= u64::from(s.0[0] & 0x300000 == 0x300000) << 27;
-            // BASE[28]: (next (pit 4 2)), rules at relay.kif:32, 33, 34
+            // BASE[28]: (next (pit 4 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x14000000 == 0x10000000) << 28;
             w[0] |= u64::from(s.0[0] & 0x4400000 == 0x4400000) << 28;
-            // BASE[29]: (next (pit 5 2)), rules at relay.kif:32, 33, 34
+            // BASE[29]: (next (pit 5 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x120000000 == 0x20000000) << 29;
             w[0] |= u64::from(s.0[0] & 0x100800000 == 0x100800000) << 29;
-            // BASE[33]: (next (pit 3 3)), rules at relay.kif:32, 33, 34
+            // BASE[33]: (next (pit 3 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x200100000 == 0x200000000) << 33;
             w[0] |= u64::from((s.0[0] & 0x100000 == 0x100000) & (n[14])) << 33;
-            // BASE[34]: (next (pit 4 3)), rules at relay.kif:32, 33, 34
+            // BASE[34]: (next (pit 4 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x404000000 == 0x400000000) << 34;
             w[0] |= u64::from((s.0[0] & 0x4000000 == 0x4000000) & (n[15])) << 34;
-            // BASE[35]: (next (pit 5 3)), rules at relay.kif:32, 33, 34
+            // BASE[35]: (next (pit 5 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x900000000 == 0x800000000) << 35;
             w[0] |= u64::from((s.0[0] & 0x100000000 == 0x100000000) & (n[16])) << 35;
         }
@@ -974,41 +994,41 @@ pub fn random_step_into(
                 | (s.0[0] & 0x1000000000 == 0x1000000000);
             // n[20]: ((aux 2) 1 3 3)
             n[20] = (s.0[0]) & (0x208208000) != 0;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x200000000 == 0) << 15;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x210000 == 0x10000) << 16;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x8020000 == 0x20000) << 17;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x200040000 == 0x40000) << 18;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x200000000 == 0x200000000) & (n[20])) << 21;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x600000 == 0x400000) << 22;
             w[0] |= u64::from(s.0[0] & 0x210000 == 0x210000) << 22;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x8800000 == 0x800000) << 23;
             w[0] |= u64::from(s.0[0] & 0x8020000 == 0x8020000) << 23;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x201000000 == 0x1000000) << 24;
             w[0] |= u64::from(s.0[0] & 0x200040000 == 0x200040000) << 24;
-            // BASE[28]: (next (pit 4 2)), rules at relay.kif:32, 33, 34
+            // BASE[28]: (next (pit 4 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x10200000 == 0x10000000) << 28;
             w[0] |= u64::from(s.0[0] & 0x600000 == 0x600000) << 28;
-            // BASE[29]: (next (pit 5 2)), rules at relay.kif:32, 33, 34
+            // BASE[29]: (next (pit 5 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x28000000 == 0x20000000) << 29;
             w[0] |= u64::from(s.0[0] & 0x8800000 == 0x8800000) << 29;
-            // BASE[30]: (next (pit 6 2)), rules at relay.kif:32, 33, 34
+            // BASE[30]: (next (pit 6 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x240000000 == 0x40000000) << 30;
             w[0] |= u64::from(s.0[0] & 0x201000000 == 0x201000000) << 30;
-            // BASE[34]: (next (pit 4 3)), rules at relay.kif:32, 33, 34
+            // BASE[34]: (next (pit 4 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400200000 == 0x400000000) << 34;
             w[0] |= u64::from((s.0[0] & 0x200000 == 0x200000) & (n[15])) << 34;
-            // BASE[35]: (next (pit 5 3)), rules at relay.kif:32, 33, 34
+            // BASE[35]: (next (pit 5 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x808000000 == 0x800000000) << 35;
             w[0] |= u64::from((s.0[0] & 0x8000000 == 0x8000000) & (n[16])) << 35;
-            // BASE[36]: (next (pit 6 3)), rules at relay.kif:32, 33, 34
+            // BASE[36]: (next (pit 6 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1200000000 == 0x1000000000) << 36;
             w[0] |= u64::from((s.0[0] & 0x200000000 == 0x200000000) & (n[17])) << 36;
         }
@@ -1028,41 +1048,41 @@ pub fn random_step_into(
                 | (s.0[0] & 0x80000000 == 0x80000000);
             // n[21]: ((aux 2) 1 4 4)
             n[21] = (s.0[0]) & (0x410410000) != 0;
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400002000 == 0x2000) << 13;
-            // BASE[16]: (next (pit 4 0)), rules at relay.kif:32, 33, 34
+            // BASE[16]: (next (pit 4 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400000000 == 0) << 16;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x420000 == 0x20000) << 17;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x10040000 == 0x40000) << 18;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400002000 == 0x400002000) << 19;
             w[0] |= u64::from(s.0[0] & 0x400080000 == 0x80000) << 19;
-            // BASE[22]: (next (pit 4 1)), rules at relay.kif:32, 33, 34
+            // BASE[22]: (next (pit 4 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x400000000 == 0x400000000) & (n[21])) << 22;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0xc00000 == 0x800000) << 23;
             w[0] |= u64::from(s.0[0] & 0x420000 == 0x420000) << 23;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x11000000 == 0x1000000) << 24;
             w[0] |= u64::from(s.0[0] & 0x10040000 == 0x10040000) << 24;
-            // BASE[25]: (next (pit 1 2)), rules at relay.kif:32, 33, 34
+            // BASE[25]: (next (pit 1 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x400080000 == 0x400080000) << 25;
             w[0] |= u64::from(s.0[0] & 0x402000000 == 0x2000000) << 25;
-            // BASE[29]: (next (pit 5 2)), rules at relay.kif:32, 33, 34
+            // BASE[29]: (next (pit 5 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20400000 == 0x20000000) << 29;
             w[0] |= u64::from(s.0[0] & 0xc00000 == 0xc00000) << 29;
-            // BASE[30]: (next (pit 6 2)), rules at relay.kif:32, 33, 34
+            // BASE[30]: (next (pit 6 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x50000000 == 0x40000000) << 30;
             w[0] |= u64::from(s.0[0] & 0x11000000 == 0x11000000) << 30;
-            // BASE[31]: (next (pit 1 3)), rules at relay.kif:32, 33, 34
+            // BASE[31]: (next (pit 1 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x480000000 == 0x80000000) << 31;
             w[0] |= u64::from((s.0[0] & 0x400000000 == 0x400000000) & (n[19])) << 31;
-            // BASE[35]: (next (pit 5 3)), rules at relay.kif:32, 33, 34
+            // BASE[35]: (next (pit 5 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800400000 == 0x800000000) << 35;
             w[0] |= u64::from((s.0[0] & 0x400000 == 0x400000) & (n[16])) << 35;
-            // BASE[36]: (next (pit 6 3)), rules at relay.kif:32, 33, 34
+            // BASE[36]: (next (pit 6 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1010000000 == 0x1000000000) << 36;
             w[0] |= u64::from((s.0[0] & 0x10000000 == 0x10000000) & (n[17])) << 36;
         }
@@ -1079,41 +1099,41 @@ pub fn random_step_into(
                 | (s.0[0] & 0x80000000 == 0x80000000);
             // n[22]: ((aux 2) 1 5 5)
             n[22] = (s.0[0]) & (0x820820000) != 0;
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20002000 == 0x2000) << 13;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800004000 == 0x4000) << 14;
-            // BASE[17]: (next (pit 5 0)), rules at relay.kif:32, 33, 34
+            // BASE[17]: (next (pit 5 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800000000 == 0) << 17;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x840000 == 0x40000) << 18;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20002000 == 0x20002000) << 19;
             w[0] |= u64::from(s.0[0] & 0x20080000 == 0x80000) << 19;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800004000 == 0x800004000) << 20;
             w[0] |= u64::from(s.0[0] & 0x800100000 == 0x100000) << 20;
-            // BASE[23]: (next (pit 5 1)), rules at relay.kif:32, 33, 34
+            // BASE[23]: (next (pit 5 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x800000000 == 0x800000000) & (n[22])) << 23;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1800000 == 0x1000000) << 24;
             w[0] |= u64::from(s.0[0] & 0x840000 == 0x840000) << 24;
-            // BASE[25]: (next (pit 1 2)), rules at relay.kif:32, 33, 34
+            // BASE[25]: (next (pit 1 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x20080000 == 0x20080000) << 25;
             w[0] |= u64::from(s.0[0] & 0x22000000 == 0x2000000) << 25;
-            // BASE[26]: (next (pit 2 2)), rules at relay.kif:32, 33, 34
+            // BASE[26]: (next (pit 2 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x800100000 == 0x800100000) << 26;
             w[0] |= u64::from(s.0[0] & 0x804000000 == 0x4000000) << 26;
-            // BASE[30]: (next (pit 6 2)), rules at relay.kif:32, 33, 34
+            // BASE[30]: (next (pit 6 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40800000 == 0x40000000) << 30;
             w[0] |= u64::from(s.0[0] & 0x1800000 == 0x1800000) << 30;
-            // BASE[31]: (next (pit 1 3)), rules at relay.kif:32, 33, 34
+            // BASE[31]: (next (pit 1 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0xa0000000 == 0x80000000) << 31;
             w[0] |= u64::from((s.0[0] & 0x20000000 == 0x20000000) & (n[19])) << 31;
-            // BASE[32]: (next (pit 2 3)), rules at relay.kif:32, 33, 34
+            // BASE[32]: (next (pit 2 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x900000000 == 0x100000000) << 32;
             w[0] |= u64::from((s.0[0] & 0x800000000 == 0x800000000) & (n[13])) << 32;
-            // BASE[36]: (next (pit 6 3)), rules at relay.kif:32, 33, 34
+            // BASE[36]: (next (pit 6 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000800000 == 0x1000000000) << 36;
             w[0] |= u64::from((s.0[0] & 0x800000 == 0x800000) & (n[17])) << 36;
         }
@@ -1130,49 +1150,49 @@ pub fn random_step_into(
                 | (s.0[0] & 0x80000000 == 0x80000000);
             // n[23]: ((aux 2) 1 6 6)
             n[23] = (s.0[0]) & (0x1041040000) != 0;
-            // BASE[13]: (next (pit 1 0)), rules at relay.kif:32, 33, 34
+            // BASE[13]: (next (pit 1 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1002000 == 0x2000) << 13;
-            // BASE[14]: (next (pit 2 0)), rules at relay.kif:32, 33, 34
+            // BASE[14]: (next (pit 2 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40004000 == 0x4000) << 14;
-            // BASE[15]: (next (pit 3 0)), rules at relay.kif:32, 33, 34
+            // BASE[15]: (next (pit 3 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000008000 == 0x8000) << 15;
-            // BASE[18]: (next (pit 6 0)), rules at relay.kif:32, 33, 34
+            // BASE[18]: (next (pit 6 0)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000000000 == 0) << 18;
-            // BASE[19]: (next (pit 1 1)), rules at relay.kif:32, 33, 34
+            // BASE[19]: (next (pit 1 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1002000 == 0x1002000) << 19;
             w[0] |= u64::from(s.0[0] & 0x1080000 == 0x80000) << 19;
-            // BASE[20]: (next (pit 2 1)), rules at relay.kif:32, 33, 34
+            // BASE[20]: (next (pit 2 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40004000 == 0x40004000) << 20;
             w[0] |= u64::from(s.0[0] & 0x40100000 == 0x100000) << 20;
-            // BASE[21]: (next (pit 3 1)), rules at relay.kif:32, 33, 34
+            // BASE[21]: (next (pit 3 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000008000 == 0x1000008000) << 21;
             w[0] |= u64::from(s.0[0] & 0x1000200000 == 0x200000) << 21;
-            // BASE[24]: (next (pit 6 1)), rules at relay.kif:32, 33, 34
+            // BASE[24]: (next (pit 6 1)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from((s.0[0] & 0x1000000000 == 0x1000000000) & (n[23])) << 24;
-            // BASE[25]: (next (pit 1 2)), rules at relay.kif:32, 33, 34
+            // BASE[25]: (next (pit 1 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1080000 == 0x1080000) << 25;
             w[0] |= u64::from(s.0[0] & 0x3000000 == 0x2000000) << 25;
-            // BASE[26]: (next (pit 2 2)), rules at relay.kif:32, 33, 34
+            // BASE[26]: (next (pit 2 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x40100000 == 0x40100000) << 26;
             w[0] |= u64::from(s.0[0] & 0x44000000 == 0x4000000) << 26;
-            // BASE[27]: (next (pit 3 2)), rules at relay.kif:32, 33, 34
+            // BASE[27]: (next (pit 3 2)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1000200000 == 0x1000200000) << 27;
             w[0] |= u64::from(s.0[0] & 0x1008000000 == 0x8000000) << 27;
-            // BASE[31]: (next (pit 1 3)), rules at relay.kif:32, 33, 34
+            // BASE[31]: (next (pit 1 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x81000000 == 0x80000000) << 31;
             w[0] |= u64::from((s.0[0] & 0x1000000 == 0x1000000) & (n[19])) << 31;
-            // BASE[32]: (next (pit 2 3)), rules at relay.kif:32, 33, 34
+            // BASE[32]: (next (pit 2 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x140000000 == 0x100000000) << 32;
             w[0] |= u64::from((s.0[0] & 0x40000000 == 0x40000000) & (n[13])) << 32;
-            // BASE[33]: (next (pit 3 3)), rules at relay.kif:32, 33, 34
+            // BASE[33]: (next (pit 3 3)), rules at relay.kif:34, 35, 36
             w[0] |= u64::from(s.0[0] & 0x1200000000 == 0x200000000) << 33;
             w[0] |= u64::from((s.0[0] & 0x1000000000 == 0x1000000000) & (n[14])) << 33;
         }
         _ => {}
     }
-    // BASE[37]: (next (control black)), rules at relay.kif:35, 36
+    // BASE[37]: (next (control black)), rules at relay.kif:37, 38
     w[0] |= u64::from(s.0[0] & 0x4000000000 != 0) << 37;
-    // BASE[1] and 12 more of w[0]: (next (step 1)), rules at relay.kif:37
+    // BASE[1] and 12 more of w[0]: (next (step 1)), rules at relay.kif:39
     w[0] |= (s.0[0] << 1u32) & 0x4000001ffe;
     out.0 = w;
     true

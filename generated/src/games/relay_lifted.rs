@@ -45,10 +45,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         "12",
         "noop",
         "100",
+        "50",
     ],
-    terms: "BAAAAAAAAAAFAAAAAAAAAAYAAAAAAAAAAgAAAAIAAAACAAAAAgAAAAcAAAAAAAAAAgAAAAIAAAAEAAAABAAAAAgAAAAAAAAAAgAAAAIAAAAGAAAABgAAAAkAAAAAAAAAAgAAAAIAAAAIAAAAAgAAAAoAAAAAAAAAAgAAAAIAAAAKAAAABAAAAAsAAAAAAAAAAgAAAAIAAAAMAAAABgAAAAEAAAABAAAAAAAAAAwAAAAAAAAAAwAAAAEAAAAPAAAADQAAAAAAAAAOAAAAAAAAAA8AAAAAAAAAEAAAAAAAAAARAAAAAAAAABIAAAAAAAAAEwAAAAAAAAABAAAAAQAAAAEAAAAUAAAAAAAAAA",
-    relations: 25usize,
-    fixed: "BgAAAAEAAAACAAAAAAAAAAEAAAAHAAAAAQAAAAgAAAADAAAABQAAAAcAAAAJAAAACwAAAA0AAAAOAAAAEAAAAAgAAAACAAAABgAAAAAAAAACAAAAAAAAAAQAAAAAAAAABgAAAAEAAAAIAAAAAQAAAAoAAAABAAAADAAAAAkAAAADAAAAEgAAAAIAAAACAAAABAAAAAIAAAAEAAAABgAAAAIAAAAGAAAACAAAAAQAAAACAAAABgAAAAQAAAAEAAAACAAAAAQAAAAGAAAACgAAAAYAAAACAAAACAAAAAYAAAAEAAAACgAAAAYAAAAGAAAADAAAAAgAAAACAAAACgAAAAgAAAAEAAAADAAAAAgAAAAGAAAAAgAAAAoAAAACAAAADAAAAAoAAAAEAAAAAgAAAAoAAAAGAAAABAAAAAwAAAACAAAAAgAAAAwAAAAEAAAABAAAAAwAAAAGAAAABgAAAAoAAAAEAAAAkAAAAAIAAAACAAAADwAAAAIAAAACAAAABAAAAA8AAAACAAAAAgAAAAYAAAAPAAAAAgAAAAIAAAACAAAAAgAAAAIAAAACAAAABAAAAAIAAAAEAAAAAgAAAAYAAAACAAAABAAAAAIAAAACAAAABAAAAAIAAAACAAAABAAAAAQAAAAGAAAAAgAAAAYAAAAEAAAABgAAAAIAAAACAAAABgAAAAIAAAACAAAABAAAAAYAAAAGAAAAAgAAAAYAAAAGAAAABgAAAAIAAAAIAAAADwAAAAIAAAACAAAACgAAAA8AAAACAAAAAgAAAAwAAAAPAAAAAgAAAAIAAAAIAAAAAgAAAAQAAAACAAAACgAAAAIAAAAEAAAAAgAAAAwAAAACAAAABAAAAAIAAAAIAAAABAAAAAYAAAACAAAACgAAAAQAAAAGAAAAAgAAAAwAAAAEAAAABgAAAAIAAAAIAAAABgAAAAYAAAACAAAACgAAAAYAAAAGAAAAAgAAAAwAAAAGAAAABgAAAAQAAAACAAAADwAAAAIAAAAEAAAABAAAAA8AAAACAAAABAAAAAYAAAAPAAAAAgAAAAQAAAACAAAAAgAAAAQAAAAEAAAABAAAAAIAAAACAAAABAAAAAYAAAACAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABgAAAAQAAAACAAAABgAAAAYAAAAEAAAABAAAAAYAAAACAAAABAAAAAYAAAAGAAAABgAAAAQAAAAIAAAADwAAAAIAAAAEAAAACgAAAA8AAAACAAAABAAAAAwAAAAPAAAAAgAAAAQAAAAIAAAAAgAAAAQAAAAEAAAACgAAAAIAAAAEAAAABAAAAAwAAAACAAAABAAAAAQAAAAIAAAABAAAAAYAAAAEAAAACgAAAAQAAAAGAAAABAAAAAwAAAAEAAAABgAAAAQAAAAIAAAABgAAAAYAAAAEAAAACgAAAAYAAAAGAAAABAAAAAwAAAAGAAAABgAAAAYAAAACAAAADwAAAAIAAAAGAAAABAAAAA8AAAACAAAABgAAAAYAAAAPAAAAAgAAAAYAAAACAAAAAgAAAAQAAAAGAAAABAAAAAIAAAAEAAAABgAAAAYAAAACAAAAAgAAAAYAAAACAAAABAAAAAYAAAAGAAAABAAAAAQAAAAGAAAABgAAAAYAAAAEAAAAAgAAAAYAAAACAAAABgAAAAYAAAAGAAAABAAAAAYAAAAGAAAABgAAAAYAAAAGAAAAAgAAAAYAAAAIAAAADwAAAAIAAAAGAAAACgAAAA8AAAACAAAABgAAAAwAAAAPAAAAAgAAAAYAAAAIAAAAAgAAAAQAAAAGAAAACgAAAAIAAAAEAAAABgAAAAwAAAACAAAABAAAAAYAAAAIAAAABAAAAAYAAAAGAAAACgAAAAQAAAAGAAAABgAAAAwAAAAEAAAABgAAAAYAAAAIAAAABgAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAwAAAAGAAAABgAAAAgAAAACAAAADwAAAAIAAAAIAAAABAAAAA8AAAACAAAACAAAAAYAAAAPAAAAAgAAAAgAAAACAAAAAgAAAAQAAAAIAAAABAAAAAIAAAAEAAAACAAAAAYAAAACAAAABAAAAAgAAAACAAAABAAAAAYAAAAIAAAABAAAAAQAAAAGAAAACAAAAAYAAAAEAAAABgAAAAgAAAACAAAABgAAAAYAAAAIAAAABAAAAAYAAAAGAAAACAAAAAYAAAAGAAAABgAAAAgAAAAIAAAADwAAAAIAAAAIAAAACgAAAA8AAAACAAAACAAAAAwAAAAPAAAAAgAAAAgAAAAIAAAAAgAAAAIAAAAIAAAACgAAAAIAAAAEAAAACAAAAAwAAAACAAAABAAAAAgAAAAIAAAABAAAAAIAAAAIAAAACgAAAAQAAAAGAAAACAAAAAwAAAAEAAAABgAAAAgAAAAIAAAABgAAAAIAAAAIAAAACgAAAAYAAAAGAAAACAAAAAwAAAAGAAAABgAAAAoAAAACAAAADwAAAAIAAAAKAAAABAAAAA8AAAACAAAACgAAAAYAAAAPAAAAAgAAAAoAAAACAAAAAgAAAAQAAAAKAAAABAAAAAIAAAAEAAAACgAAAAYAAAACAAAABAAAAAoAAAACAAAABAAAAAYAAAAKAAAABAAAAAQAAAAGAAAACgAAAAYAAAAEAAAABgAAAAoAAAACAAAABgAAAAYAAAAKAAAABAAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAoAAAAIAAAADwAAAAIAAAAKAAAACgAAAA8AAAACAAAACgAAAAwAAAAPAAAAAgAAAAoAAAAIAAAAAgAAAAQAAAAKAAAACgAAAAIAAAACAAAACgAAAAwAAAACAAAABAAAAAoAAAAIAAAABAAAAAYAAAAKAAAACgAAAAQAAAACAAAACgAAAAwAAAAEAAAABgAAAAoAAAAIAAAABgAAAAYAAAAKAAAACgAAAAYAAAACAAAACgAAAAwAAAAGAAAABgAAAAwAAAACAAAADwAAAAIAAAAMAAAABAAAAA8AAAACAAAADAAAAAYAAAAPAAAAAgAAAAwAAAACAAAAAgAAAAQAAAAMAAAABAAAAAIAAAAEAAAADAAAAAYAAAACAAAABAAAAAwAAAACAAAABAAAAAYAAAAMAAAABAAAAAQAAAAGAAAADAAAAAYAAAAEAAAABgAAAAwAAAACAAAABgAAAAYAAAAMAAAABAAAAAYAAAAGAAAADAAAAAYAAAAGAAAABgAAAAwAAAAIAAAADwAAAAIAAAAMAAAACgAAAA8AAAACAAAADAAAAAwAAAAPAAAAAgAAAAwAAAAIAAAAAgAAAAQAAAAMAAAACgAAAAIAAAAEAAAADAAAAAwAAAACAAAAAgAAAAwAAAAIAAAABAAAAAYAAAAMAAAACgAAAAQAAAAGAAAADAAAAAwAAAAEAAAAAgAAAAwAAAAIAAAABgAAAAYAAAAMAAAACgAAAAYAAAAGAAAADAAAAAwAAAAGAAAAAgAAAAsAAAACAAAADAAAAA8AAAACAAAAAgAAAAQAAAAEAAAABgAAAAYAAAAIAAAACAAAAAoAAAAKAAAADAAAAAwAAAARAAAAEQAAABIAAAASAAAAEwAAABMAAAAUAAAAFAAAABUAAAAVAAAAFgAAABUAAAABAAAAAgAAAAAAAAABAAAA",
+    terms: "BAAAAAAAAAAFAAAAAAAAAAYAAAAAAAAAAgAAAAIAAAACAAAAAgAAAAcAAAAAAAAAAgAAAAIAAAAEAAAABAAAAAgAAAAAAAAAAgAAAAIAAAAGAAAABgAAAAkAAAAAAAAAAgAAAAIAAAAIAAAAAgAAAAoAAAAAAAAAAgAAAAIAAAAKAAAABAAAAAsAAAAAAAAAAgAAAAIAAAAMAAAABgAAAAEAAAABAAAAAAAAAAwAAAAAAAAAAwAAAAEAAAAPAAAADQAAAAAAAAAOAAAAAAAAAA8AAAAAAAAAEAAAAAAAAAARAAAAAAAAABIAAAAAAAAAEwAAAAAAAAABAAAAAQAAAAEAAAAUAAAAAAAAABUAAAAAAAAA",
+    relations: 26usize,
+    fixed: "BgAAAAEAAAACAAAAAAAAAAEAAAAHAAAAAQAAAAgAAAADAAAABQAAAAcAAAAJAAAACwAAAA0AAAAOAAAAEAAAAAgAAAACAAAABgAAAAAAAAACAAAAAAAAAAQAAAAAAAAABgAAAAEAAAAIAAAAAQAAAAoAAAABAAAADAAAAAkAAAADAAAAEgAAAAIAAAACAAAABAAAAAIAAAAEAAAABgAAAAIAAAAGAAAACAAAAAQAAAACAAAABgAAAAQAAAAEAAAACAAAAAQAAAAGAAAACgAAAAYAAAACAAAACAAAAAYAAAAEAAAACgAAAAYAAAAGAAAADAAAAAgAAAACAAAACgAAAAgAAAAEAAAADAAAAAgAAAAGAAAAAgAAAAoAAAACAAAADAAAAAoAAAAEAAAAAgAAAAoAAAAGAAAABAAAAAwAAAACAAAAAgAAAAwAAAAEAAAABAAAAAwAAAAGAAAABgAAAAoAAAAEAAAAkAAAAAIAAAACAAAADwAAAAIAAAACAAAABAAAAA8AAAACAAAAAgAAAAYAAAAPAAAAAgAAAAIAAAACAAAAAgAAAAIAAAACAAAABAAAAAIAAAAEAAAAAgAAAAYAAAACAAAABAAAAAIAAAACAAAABAAAAAIAAAACAAAABAAAAAQAAAAGAAAAAgAAAAYAAAAEAAAABgAAAAIAAAACAAAABgAAAAIAAAACAAAABAAAAAYAAAAGAAAAAgAAAAYAAAAGAAAABgAAAAIAAAAIAAAADwAAAAIAAAACAAAACgAAAA8AAAACAAAAAgAAAAwAAAAPAAAAAgAAAAIAAAAIAAAAAgAAAAQAAAACAAAACgAAAAIAAAAEAAAAAgAAAAwAAAACAAAABAAAAAIAAAAIAAAABAAAAAYAAAACAAAACgAAAAQAAAAGAAAAAgAAAAwAAAAEAAAABgAAAAIAAAAIAAAABgAAAAYAAAACAAAACgAAAAYAAAAGAAAAAgAAAAwAAAAGAAAABgAAAAQAAAACAAAADwAAAAIAAAAEAAAABAAAAA8AAAACAAAABAAAAAYAAAAPAAAAAgAAAAQAAAACAAAAAgAAAAQAAAAEAAAABAAAAAIAAAACAAAABAAAAAYAAAACAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABAAAAAQAAAACAAAABAAAAAYAAAAEAAAABgAAAAQAAAACAAAABgAAAAYAAAAEAAAABAAAAAYAAAACAAAABAAAAAYAAAAGAAAABgAAAAQAAAAIAAAADwAAAAIAAAAEAAAACgAAAA8AAAACAAAABAAAAAwAAAAPAAAAAgAAAAQAAAAIAAAAAgAAAAQAAAAEAAAACgAAAAIAAAAEAAAABAAAAAwAAAACAAAABAAAAAQAAAAIAAAABAAAAAYAAAAEAAAACgAAAAQAAAAGAAAABAAAAAwAAAAEAAAABgAAAAQAAAAIAAAABgAAAAYAAAAEAAAACgAAAAYAAAAGAAAABAAAAAwAAAAGAAAABgAAAAYAAAACAAAADwAAAAIAAAAGAAAABAAAAA8AAAACAAAABgAAAAYAAAAPAAAAAgAAAAYAAAACAAAAAgAAAAQAAAAGAAAABAAAAAIAAAAEAAAABgAAAAYAAAACAAAAAgAAAAYAAAACAAAABAAAAAYAAAAGAAAABAAAAAQAAAAGAAAABgAAAAYAAAAEAAAAAgAAAAYAAAACAAAABgAAAAYAAAAGAAAABAAAAAYAAAAGAAAABgAAAAYAAAAGAAAAAgAAAAYAAAAIAAAADwAAAAIAAAAGAAAACgAAAA8AAAACAAAABgAAAAwAAAAPAAAAAgAAAAYAAAAIAAAAAgAAAAQAAAAGAAAACgAAAAIAAAAEAAAABgAAAAwAAAACAAAABAAAAAYAAAAIAAAABAAAAAYAAAAGAAAACgAAAAQAAAAGAAAABgAAAAwAAAAEAAAABgAAAAYAAAAIAAAABgAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAwAAAAGAAAABgAAAAgAAAACAAAADwAAAAIAAAAIAAAABAAAAA8AAAACAAAACAAAAAYAAAAPAAAAAgAAAAgAAAACAAAAAgAAAAQAAAAIAAAABAAAAAIAAAAEAAAACAAAAAYAAAACAAAABAAAAAgAAAACAAAABAAAAAYAAAAIAAAABAAAAAQAAAAGAAAACAAAAAYAAAAEAAAABgAAAAgAAAACAAAABgAAAAYAAAAIAAAABAAAAAYAAAAGAAAACAAAAAYAAAAGAAAABgAAAAgAAAAIAAAADwAAAAIAAAAIAAAACgAAAA8AAAACAAAACAAAAAwAAAAPAAAAAgAAAAgAAAAIAAAAAgAAAAIAAAAIAAAACgAAAAIAAAAEAAAACAAAAAwAAAACAAAABAAAAAgAAAAIAAAABAAAAAIAAAAIAAAACgAAAAQAAAAGAAAACAAAAAwAAAAEAAAABgAAAAgAAAAIAAAABgAAAAIAAAAIAAAACgAAAAYAAAAGAAAACAAAAAwAAAAGAAAABgAAAAoAAAACAAAADwAAAAIAAAAKAAAABAAAAA8AAAACAAAACgAAAAYAAAAPAAAAAgAAAAoAAAACAAAAAgAAAAQAAAAKAAAABAAAAAIAAAAEAAAACgAAAAYAAAACAAAABAAAAAoAAAACAAAABAAAAAYAAAAKAAAABAAAAAQAAAAGAAAACgAAAAYAAAAEAAAABgAAAAoAAAACAAAABgAAAAYAAAAKAAAABAAAAAYAAAAGAAAACgAAAAYAAAAGAAAABgAAAAoAAAAIAAAADwAAAAIAAAAKAAAACgAAAA8AAAACAAAACgAAAAwAAAAPAAAAAgAAAAoAAAAIAAAAAgAAAAQAAAAKAAAACgAAAAIAAAACAAAACgAAAAwAAAACAAAABAAAAAoAAAAIAAAABAAAAAYAAAAKAAAACgAAAAQAAAACAAAACgAAAAwAAAAEAAAABgAAAAoAAAAIAAAABgAAAAYAAAAKAAAACgAAAAYAAAACAAAACgAAAAwAAAAGAAAABgAAAAwAAAACAAAADwAAAAIAAAAMAAAABAAAAA8AAAACAAAADAAAAAYAAAAPAAAAAgAAAAwAAAACAAAAAgAAAAQAAAAMAAAABAAAAAIAAAAEAAAADAAAAAYAAAACAAAABAAAAAwAAAACAAAABAAAAAYAAAAMAAAABAAAAAQAAAAGAAAADAAAAAYAAAAEAAAABgAAAAwAAAACAAAABgAAAAYAAAAMAAAABAAAAAYAAAAGAAAADAAAAAYAAAAGAAAABgAAAAwAAAAIAAAADwAAAAIAAAAMAAAACgAAAA8AAAACAAAADAAAAAwAAAAPAAAAAgAAAAwAAAAIAAAAAgAAAAQAAAAMAAAACgAAAAIAAAAEAAAADAAAAAwAAAACAAAAAgAAAAwAAAAIAAAABAAAAAYAAAAMAAAACgAAAAQAAAAGAAAADAAAAAwAAAAEAAAAAgAAAAwAAAAIAAAABgAAAAYAAAAMAAAACgAAAAYAAAAGAAAADAAAAAwAAAAGAAAAAgAAAAsAAAACAAAADAAAAA8AAAACAAAAAgAAAAQAAAAEAAAABgAAAAYAAAAIAAAACAAAAAoAAAAKAAAADAAAAAwAAAARAAAAEQAAABIAAAASAAAAEwAAABMAAAAUAAAAFAAAABUAAAAVAAAAFgAAAA",
     fixed_indexes: &[
         (8, &[0]),
         (8, &[1]),
@@ -87,7 +88,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             fixed: false,
         },
         sees: ::gdl_runtime::lifted::Output {
-            relation: 24usize,
+            relation: 25usize,
             fixed: true,
         },
     },
@@ -112,8 +113,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 relations: &[14],
                 rules: &[
                     engine_0_rule_194 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_207 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_208 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_209 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_210 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_196 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_197 as ::gdl_runtime::lifted::Join,
                     engine_0_rule_198 as ::gdl_runtime::lifted::Join,
@@ -127,8 +128,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[20],
-                rules: &[engine_1_rule_211 as ::gdl_runtime::lifted::Join],
+                relations: &[21],
+                rules: &[engine_1_rule_213 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[],
@@ -137,8 +138,8 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
             ::gdl_runtime::lifted::Component {
                 relations: &[16],
                 rules: &[
-                    engine_1_rule_212 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_214 as ::gdl_runtime::lifted::Join,
+                    engine_1_rule_215 as ::gdl_runtime::lifted::Join,
+                    engine_1_rule_217 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -146,7 +147,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[20],
+                        reads: &[21],
                     },
                 ],
             },
@@ -161,10 +162,19 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[],
             },
             ::gdl_runtime::lifted::Component {
+                relations: &[20],
+                rules: &[engine_0_rule_206 as ::gdl_runtime::lifted::Join],
+                variants: &[],
+                recursive: false,
+                indexes: &[],
+                demands: &[],
+            },
+            ::gdl_runtime::lifted::Component {
                 relations: &[19],
                 rules: &[
                     engine_0_rule_205 as ::gdl_runtime::lifted::Join,
-                    engine_0_rule_206 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_207 as ::gdl_runtime::lifted::Join,
+                    engine_0_rule_208 as ::gdl_runtime::lifted::Join,
                 ],
                 variants: &[],
                 recursive: false,
@@ -176,7 +186,11 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[18],
+                        reads: &[18, 20],
+                    },
+                    ::gdl_runtime::lifted::Demand {
+                        guards: &[],
+                        reads: &[18, 20],
                     },
                 ],
             },
@@ -185,7 +199,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         shared_step: false,
     },
 };
-// Rule at relay.kif:30
+// Rule at relay.kif:32
 #[allow(unused_variables)]
 fn engine_0_rule_192(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -211,7 +225,7 @@ fn engine_0_rule_192(
         }
     }
 }
-// Rule at relay.kif:31
+// Rule at relay.kif:33
 #[allow(unused_variables)]
 fn engine_0_rule_193(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -226,7 +240,7 @@ fn engine_0_rule_193(
         }
     }
 }
-// Rule at relay.kif:32
+// Rule at relay.kif:34
 #[allow(unused_variables)]
 fn engine_0_rule_194(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -243,7 +257,7 @@ fn engine_0_rule_194(
         }
     }
 }
-// Rule at relay.kif:34
+// Rule at relay.kif:36
 #[allow(unused_variables)]
 fn engine_0_rule_196(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -266,7 +280,7 @@ fn engine_0_rule_196(
         }
     }
 }
-// Rule at relay.kif:35
+// Rule at relay.kif:37
 #[allow(unused_variables)]
 fn engine_0_rule_197(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -278,7 +292,7 @@ fn engine_0_rule_197(
         out.push(14, &[24u32]);
     }
 }
-// Rule at relay.kif:36
+// Rule at relay.kif:38
 #[allow(unused_variables)]
 fn engine_0_rule_198(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -290,7 +304,7 @@ fn engine_0_rule_198(
         out.push(14, &[14u32]);
     }
 }
-// Rule at relay.kif:37
+// Rule at relay.kif:39
 #[allow(unused_variables)]
 fn engine_0_rule_199(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -307,7 +321,7 @@ fn engine_0_rule_199(
         }
     }
 }
-// Rule at relay.kif:42
+// Rule at relay.kif:44
 #[allow(unused_variables)]
 fn engine_0_rule_204(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -326,7 +340,7 @@ fn engine_0_rule_204(
         }
     }
 }
-// Rule at relay.kif:43
+// Rule at relay.kif:45
 #[allow(unused_variables)]
 fn engine_0_rule_205(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
@@ -341,9 +355,43 @@ fn engine_0_rule_205(
         }
     }
 }
-// Rule at relay.kif:44
+// Rule at relay.kif:46
 #[allow(unused_variables)]
 fn engine_0_rule_206(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    'l0: for g0 in fixed[8].groups(&[0]) {
+        for f0 in g0.map(|i| fixed[8].fact(i)) {
+            let v0 = f0[0];
+            let v1 = f0[1];
+            if !(tables[2].contains(&[v1, 15u32])) {
+                out.push(20, &[v0]);
+                continue 'l0;
+            }
+        }
+    }
+}
+// Rule at relay.kif:47
+#[allow(unused_variables)]
+fn engine_0_rule_207(
+    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
+    delta: (usize, usize),
+    out: &mut ::gdl_runtime::lifted::Derived,
+) {
+    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
+    for f0 in tables[20].facts() {
+        let v0 = f0[0];
+        if !(tables[18].contains(&[v0])) {
+            out.push(19, &[v0, 26u32]);
+        }
+    }
+}
+// Rule at relay.kif:48
+#[allow(unused_variables)]
+fn engine_0_rule_208(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -352,14 +400,16 @@ fn engine_0_rule_206(
     for f0 in fixed[6].facts() {
         let v0 = f0[0];
         if !(tables[18].contains(&[v0])) {
-            out.push(19, &[v0, 15u32]);
+            if !(tables[20].contains(&[v0])) {
+                out.push(19, &[v0, 15u32]);
+            }
         }
     }
 }
-// Rule at relay.kif:33
-// Rule at relay.kif:28
+// Rule at relay.kif:35
+// Rule at relay.kif:30
 #[allow(unused_variables)]
-fn engine_0_rule_207(
+fn engine_0_rule_209(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -393,10 +443,10 @@ fn engine_0_rule_207(
         }
     }
 }
-// Rule at relay.kif:33
-// Rule at relay.kif:29
+// Rule at relay.kif:35
+// Rule at relay.kif:31
 #[allow(unused_variables)]
-fn engine_0_rule_208(
+fn engine_0_rule_210(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -425,7 +475,7 @@ fn engine_0_rule_208(
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
-fn engine_1_rule_211(
+fn engine_1_rule_213(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -433,12 +483,12 @@ fn engine_1_rule_211(
     let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
     for f0 in tables[1].facts() {
         let v0 = f0[0];
-        out.push(20, &[v0]);
+        out.push(21, &[v0]);
     }
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
-fn engine_1_rule_212(
+fn engine_1_rule_215(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -451,7 +501,7 @@ fn engine_1_rule_212(
 // Rule written by gdlc
 #[allow(unused_variables)]
 #[allow(clippy::never_loop)]
-fn engine_1_rule_214(
+fn engine_1_rule_217(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
     out: &mut ::gdl_runtime::lifted::Derived,
@@ -473,7 +523,7 @@ fn engine_0_ask_12(
     fixed: &[::gdl_runtime::lifted::Table],
     args: &[u32; 2usize],
 ) -> bool {
-    // Rule at relay.kif:28
+    // Rule at relay.kif:30
     'rule0: {
         let v0 = args[0];
         let v2 = args[1];
@@ -484,7 +534,7 @@ fn engine_0_ask_12(
             }
         }
     }
-    // Rule at relay.kif:29
+    // Rule at relay.kif:31
     'rule1: {
         let v0 = args[0];
         if args[1] != v0 {
@@ -507,7 +557,7 @@ fn engine_1_ask_15(
     // Rule written by gdlc
     'rule0: {
         let v0 = args[0];
-        if tables[20].contains(&[v0]) {
+        if tables[21].contains(&[v0]) {
             for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
                 let v1 = f1[1];
                 for f2 in tables[2].candidates(&[0], &[v1]).map(|i| tables[2].fact(i)) {

@@ -8,6 +8,7 @@
 //! the term store. A negation is a membership test, a `distinct` a comparison of term ids:
 //! terms are hash-consed, so equal terms have equal ids.
 
+use super::groups::group_positions;
 use super::merge::Alternatives;
 use super::probes::{search_access, Asked};
 use crate::codegen::notes::{note, Notes};
@@ -156,6 +157,9 @@ struct Loop {
     binds_head: bool,
     /// Whether code inside it goes on to its next fact by its label.
     continued: bool,
+    /// Whether it walks its facts group by group (see [`group_positions`]): its label goes on
+    /// to the next group.
+    grouped: bool,
 }
 
 /// A bound term as code: its id directly, or an `Option` of it when it is a function term that
@@ -254,7 +258,12 @@ impl<'a> Writer<'a> {
         }
         match self.access[at].clone() {
             Access::Member => self.tested(&self.rule.body[at], at),
-            Access::Scan => self.each_fact(at, p, quote!(#table.facts()), &[]),
+            Access::Scan => {
+                match group_positions(p, &self.bound, &self.head_vars).filter(|_| self.fixed.is_fixed(p.rel)) {
+                    Some(positions) => self.each_group(at, p, &positions),
+                    None => self.each_fact(at, p, quote!(#table.facts()), &[]),
+                }
+            }
             Access::Index(positions) => {
                 let keys: Vec<Resolved> = positions.iter().map(|&i| self.resolve(&p.args[i])).collect();
                 let (names, wrap) = self.unwrap_all(keys);
@@ -276,6 +285,41 @@ impl<'a> Writer<'a> {
     /// `exact`, where every fact already has the terms of `p`'s bound arguments.
     fn each_fact(&mut self, at: usize, p: &Pattern, facts: TokenStream, exact: &[usize]) -> TokenStream {
         let fact = format_ident!("f{}", at);
+        let (label, inner) = self.matched(at, p, exact, false);
+        quote! {
+            #label for #fact in #facts {
+                #inner
+            }
+        }
+    }
+
+    /// A loop over the groups of the facts of `p`'s static relation alike at `positions`, each
+    /// group's facts matched against `p` in turn until one derives the head.
+    fn each_group(&mut self, at: usize, p: &Pattern, positions: &[usize]) -> TokenStream {
+        let (fact, group) = (format_ident!("f{}", at), format_ident!("g{}", at));
+        let table = self.fixed.table(p.rel);
+        let columns = positions.iter().map(|&i| Literal::usize_unsuffixed(i));
+        let (label, inner) = self.matched(at, p, &[], true);
+        quote! {
+            #label for #group in #table.groups(&[#(#columns),*]) {
+                for #fact in #group.map(|i| #table.fact(i)) {
+                    #inner
+                }
+            }
+        }
+    }
+
+    /// The body of a loop over the facts of `p` (`f{at}`): each matched against `p` except at
+    /// the positions `exact`, and the literals after `at` nested inside; with the loop's label,
+    /// when code inside goes on by it.
+    fn matched(
+        &mut self,
+        at: usize,
+        p: &Pattern,
+        exact: &[usize],
+        grouped: bool,
+    ) -> (Option<TokenStream>, TokenStream) {
+        let fact = format_ident!("f{}", at);
         let saved = self.bound.clone();
         let mut checks = TokenStream::new();
         for (k, arg) in p.args.iter().enumerate().filter(|(k, _)| !exact.contains(k)) {
@@ -284,7 +328,7 @@ impl<'a> Writer<'a> {
         }
         let binds_head = (0..self.bound.len()).any(|v| self.head_vars[v] && self.bound[v] && !saved[v]);
         let label = syn::Lifetime::new(&format!("'l{at}"), proc_macro2::Span::call_site());
-        self.loops.push(Loop { label, binds_head, continued: false });
+        self.loops.push(Loop { label, binds_head, continued: false, grouped });
         let rest = self.literal(at + 1);
         let this = self.loops.pop();
         self.bound = saved;
@@ -292,12 +336,7 @@ impl<'a> Writer<'a> {
             let label = l.label;
             quote!(#label:)
         });
-        quote! {
-            #label for #fact in #facts {
-                #checks
-                #rest
-            }
-        }
+        (label, quote!(#checks #rest))
     }
 
     /// What follows the derivation of a head: once the loops that bind the head's variables
@@ -307,7 +346,7 @@ impl<'a> Writer<'a> {
     fn after_head(&mut self) -> TokenStream {
         let Some(innermost) = self.loops.len().checked_sub(1) else { return TokenStream::new() };
         match self.loops.iter().rposition(|l| l.binds_head) {
-            Some(at) if at == innermost => TokenStream::new(),
+            Some(at) if at == innermost && !self.loops[at].grouped => TokenStream::new(),
             Some(at) => {
                 let target = &mut self.loops[at];
                 target.continued = true;

@@ -5,6 +5,7 @@
 //! computed them, in a `gdl_runtime::lifted::Program` that the runtime evaluates bottom-up.
 
 mod demand;
+mod groups;
 mod joins;
 mod merge;
 mod probes;
@@ -244,8 +245,12 @@ fn component(
             let set = if is_fixed.get(rel).copied().unwrap_or(false) { &mut *fixed_indexes } else { &mut indexes };
             set.insert((rel, positions.to_vec()));
         };
-        for (rel, positions) in indexed_reads(rule, &access_paths(rule)) {
+        let access = access_paths(rule);
+        for (rel, positions) in indexed_reads(rule, &access) {
             note(rel, positions);
+        }
+        for (rel, positions) in groups::grouped_reads(rule, &access, is_fixed) {
+            note(rel, &positions);
         }
         // The searches the rule asks look facts up when its component runs.
         for lit in &rule.body {
