@@ -42,7 +42,7 @@ impl Derived {
     /// Adds a fact of `relation`.
     #[inline]
     pub fn push(&mut self, relation: usize, fact: &[TermId]) {
-        self.data.extend_from_slice(fact);
+        store::append_words(&mut self.data, fact);
         self.facts.push((relation, self.data.len()));
     }
 }

@@ -31,6 +31,20 @@ pub(crate) fn with_words<R>(len: usize, fill: impl FnOnce(&mut [TermId]), f: imp
     }
 }
 
+/// Appends `words` to `data`: a fact's or a key's few words copied in line, where a call to
+/// `memcpy` would cost more than the copy.
+#[inline(always)]
+pub(crate) fn append_words(data: &mut Vec<TermId>, words: &[TermId]) {
+    match *words {
+        [] => {}
+        [a] => data.push(a),
+        [a, b] => data.extend_from_slice(&[a, b]),
+        [a, b, c] => data.extend_from_slice(&[a, b, c]),
+        [a, b, c, d] => data.extend_from_slice(&[a, b, c, d]),
+        _ => data.extend_from_slice(words),
+    }
+}
+
 /// Marks term ids that belong to an evaluation's overlay rather than the shared store.
 pub const LOCAL_BIT: u32 = 1 << 31;
 
