@@ -70,30 +70,34 @@ fn position(entry: u64) -> u32 {
 }
 
 /// The facts of one relation, with hash indexes on the combinations of argument positions
-/// that rules look facts up by.
+/// that rules look facts up by. The fields that adding a fact reads first fill the first cache
+/// line: a join touches many tables, and each table then costs one line until it is hashed.
 #[derive(Default, Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Table {
-    /// The number of arguments of each fact, set by the first fact added.
-    width: usize,
-    /// The number of facts.
-    len: usize,
     /// The facts' arguments, `width` per fact, in the order the facts were added.
     data: Vec<TermId>,
-    /// The set of facts: the position of a fact, with its tag, in each slot its hash leads to,
-    /// or [`EMPTY_SLOT`]; a power of two long, at most half full. Empty until the table first
-    /// holds [`LINEAR`] facts, and kept from then on, when cleared for another evaluation too
-    /// (its relation tends to be that large): see [`Table::hashed`].
-    slots: Vec<u64>,
+    /// The number of facts.
+    len: usize,
     /// The indexes, each on its combination of positions.
     indexes: Vec<Index>,
-    /// The set of facts as an array, for a table frozen with few values at each position (see
-    /// [`Table::freeze`]).
-    dense: Option<DenseSet>,
+    /// The number of arguments of each fact, set by the first fact added.
+    width: u32,
+    /// Whether the table keeps its set of facts, `slots` (see [`Table::hashed`]).
+    has_set: bool,
     /// Whether [`Table::freeze`] built array lookups that a change must drop.
     frozen: bool,
     /// Whether the table keeps every fact added, the same one as often as it comes (see
     /// [`Table::bag`]).
     bag: bool,
+    /// The set of facts: the position of a fact, with its tag, in each slot its hash leads to,
+    /// or [`EMPTY_SLOT`]; a power of two long, at most half full. Empty until the table first
+    /// holds [`LINEAR`] facts, and kept from then on, when cleared for another evaluation too
+    /// (its relation tends to be that large): see [`Table::hashed`].
+    slots: Vec<u64>,
+    /// The set of facts as an array, for a table frozen with few values at each position (see
+    /// [`Table::freeze`]).
+    dense: Option<DenseSet>,
 }
 
 /// The facts of a table grouped by their terms at some argument positions (a group's key):
@@ -249,6 +253,12 @@ impl Table {
         self.len
     }
 
+    /// The number of arguments of each fact.
+    #[inline]
+    fn width(&self) -> usize {
+        self.width as usize
+    }
+
     /// Whether the table has no fact.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -258,7 +268,7 @@ impl Table {
     /// The fact at position `i` (in the order facts were added).
     #[inline]
     pub fn fact(&self, i: usize) -> &[TermId] {
-        &self.data[i * self.width..(i + 1) * self.width]
+        &self.data[i * self.width()..(i + 1) * self.width()]
     }
 
     /// The facts, in the order they were added.
@@ -307,6 +317,7 @@ impl Table {
         // makes its first set when it already holds many.
         let size = (self.slots.len() * 2).max(16).max(((self.len + 1) * 2).next_power_of_two());
         self.slots = vec![EMPTY_SLOT; size];
+        self.has_set = true;
         for i in 0..self.len {
             let hash = hash_fact(self.fact(i));
             place(&mut self.slots, hash, i as u32);
@@ -325,9 +336,9 @@ impl Table {
     /// table has as many arguments.
     pub fn insert(&mut self, fact: &[TermId]) -> bool {
         if self.len == 0 {
-            self.width = fact.len();
+            self.width = fact.len() as u32;
         }
-        debug_assert_eq!(fact.len(), self.width, "a fact of another width");
+        debug_assert_eq!(fact.len(), self.width(), "a fact of another width");
         if self.bag {
             self.push(fact);
             return true;
@@ -359,9 +370,9 @@ impl Table {
     #[inline]
     pub fn insert_new(&mut self, fact: &[TermId]) {
         if self.len == 0 {
-            self.width = fact.len();
+            self.width = fact.len() as u32;
         }
-        debug_assert_eq!(fact.len(), self.width, "a fact of another width");
+        debug_assert_eq!(fact.len(), self.width(), "a fact of another width");
         debug_assert!(!self.contains(fact), "a fact the table has");
         if self.hashed() {
             self.grow_set();
@@ -381,8 +392,9 @@ impl Table {
     fn push(&mut self, fact: &[TermId]) {
         let at = self.len as u32;
         self.thaw();
+        let width = self.width();
         for index in &mut self.indexes {
-            index.add(&self.data, self.width, fact, at);
+            index.add(&self.data, width, fact, at);
         }
         append_words(&mut self.data, fact);
         self.len += 1;
@@ -396,13 +408,13 @@ impl Table {
             // Facts without arguments are all the one fact.
             return self.len > 0;
         }
-        self.data.chunks_exact(self.width).any(|other| same(other, fact))
+        self.data.chunks_exact(self.width()).any(|other| same(other, fact))
     }
 
     /// Whether the table keeps its set of facts (else it tries them one by one).
     #[inline]
     fn hashed(&self) -> bool {
-        !self.slots.is_empty()
+        self.has_set
     }
 
     /// Removes every fact, keeping the memory and the indexed positions (their indexes emptied),
@@ -441,7 +453,7 @@ impl Table {
         }
         let mut index = Index::new(positions);
         for i in 0..self.len {
-            index.add(&self.data, self.width, self.fact(i), i as u32);
+            index.add(&self.data, self.width(), self.fact(i), i as u32);
         }
         self.indexes.push(index);
     }
@@ -462,7 +474,7 @@ impl Table {
     #[inline]
     pub fn lookup(&self, positions: &[usize], key: &[TermId]) -> Option<Chain<'_>> {
         let index = self.index_on(positions)?;
-        Some(index.find(&self.data, self.width, key))
+        Some(index.find(&self.data, self.width(), key))
     }
 
     /// The index on `positions`, if the table has one.
@@ -477,7 +489,7 @@ impl Table {
     pub fn candidates<'t>(&'t self, positions: &[usize], key: &[TermId]) -> Candidates<'t> {
         match self.index_on(positions) {
             Some(Index { dense: Some(dense), .. }) => Candidates::Run(dense.find(key).iter()),
-            Some(index) => Candidates::Found(index.find(&self.data, self.width, key)),
+            Some(index) => Candidates::Found(index.find(&self.data, self.width(), key)),
             None => Candidates::All(0..self.len as u32),
         }
     }
@@ -486,10 +498,11 @@ impl Table {
     /// facts' terms take few values: for a static relation, whose facts are all added. Adding
     /// a fact or clearing the table drops them.
     pub fn freeze(&mut self) {
-        let data = &self.data[..self.len * self.width];
-        self.dense = DenseSet::new(data, self.width);
+        let data = &self.data[..self.len * self.width()];
+        self.dense = DenseSet::new(data, self.width());
+        let width = self.width();
         for index in &mut self.indexes {
-            index.dense = DenseIndex::new(data, self.width, &index.positions);
+            index.dense = DenseIndex::new(data, width, &index.positions);
         }
         self.frozen = true;
     }
@@ -512,82 +525,11 @@ impl Table {
     }
 }
 
-/// The positions of the facts of one group of an index, in the order they were added.
-#[derive(Clone, Debug)]
-pub struct Chain<'t> {
-    next: &'t [u32],
-    at: u32,
-}
-
-impl Iterator for Chain<'_> {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        if self.at == EMPTY {
-            return None;
-        }
-        let at = self.at as usize;
-        self.at = self.next[at];
-        Some(at)
-    }
-}
-
-/// The facts of a table in a range of positions, each as its arguments.
-#[derive(Clone, Debug)]
-pub struct Facts<'t> {
-    table: &'t Table,
-    next: usize,
-    end: usize,
-}
-
-impl<'t> Iterator for Facts<'t> {
-    type Item = &'t [TermId];
-
-    #[inline]
-    fn next(&mut self) -> Option<&'t [TermId]> {
-        if self.next >= self.end {
-            return None;
-        }
-        self.next += 1;
-        Some(self.table.fact(self.next - 1))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.end.saturating_sub(self.next);
-        (left, Some(left))
-    }
-}
-
-impl ExactSizeIterator for Facts<'_> {}
-
-/// The positions of facts that an index lookup gives, or every position of a table.
-#[derive(Clone, Debug)]
-pub enum Candidates<'t> {
-    /// The positions an index gave.
-    Found(Chain<'t>),
-    /// Every position of a table with no index.
-    All(std::ops::Range<u32>),
-    /// The positions an index of a frozen table gave (see [`Table::freeze`]).
-    Run(std::slice::Iter<'t, u32>),
-}
-
-impl Iterator for Candidates<'_> {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        match self {
-            Candidates::Found(found) => found.next(),
-            Candidates::All(range) => range.next().map(|i| i as usize),
-            Candidates::Run(run) => run.next().map(|&i| i as usize),
-        }
-    }
-}
-
 mod groups;
+mod iter;
 
 pub use groups::Groups;
+pub use iter::{Candidates, Chain, Facts};
 
 #[cfg(test)]
 mod tests;
