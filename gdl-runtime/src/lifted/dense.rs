@@ -135,6 +135,8 @@ pub(super) struct DenseIndex {
     starts: Box<[u32]>,
     /// The positions of the facts, cell by cell.
     order: Box<[u32]>,
+    /// The cells that have facts, in order: the groups of the facts alike at the positions.
+    filled: Box<[u32]>,
 }
 
 impl DenseIndex {
@@ -163,7 +165,9 @@ impl DenseIndex {
             order[filled[cell] as usize] = at as u32;
             filled[cell] += 1;
         }
-        Some(DenseIndex { digits, starts, order })
+        let filled =
+            (0..digits.cells).filter(|&cell| starts[cell + 1] > starts[cell]).map(|cell| cell as u32).collect();
+        Some(DenseIndex { digits, starts, order, filled })
     }
 
     /// The positions of the facts whose terms at the index's positions are `key`, in the order
@@ -175,17 +179,16 @@ impl DenseIndex {
             None => &[],
         }
     }
-}
 
-impl DenseIndex {
-    /// The number of cells.
-    pub(super) fn cells(&self) -> usize {
-        self.digits.cells
+    /// The number of groups: cells with facts.
+    pub(super) fn groups(&self) -> usize {
+        self.filled.len()
     }
 
-    /// The positions of the facts of cell `cell`, in the order they were added.
+    /// The positions of the facts of group `k`, in the order they were added.
     #[inline]
-    pub(super) fn run(&self, cell: usize) -> &[u32] {
+    pub(super) fn group(&self, k: usize) -> &[u32] {
+        let cell = self.filled[k] as usize;
         &self.order[self.starts[cell] as usize..self.starts[cell + 1] as usize]
     }
 }
@@ -212,9 +215,9 @@ mod tests {
         assert_eq!(index.find(&[4, 2]), [2]);
         assert_eq!(index.find(&[4, 3]), [] as [u32; 0]);
         assert_eq!(index.find(&[9, 9]), [] as [u32; 0]);
-        let mut runs: Vec<&[u32]> = (0..index.cells()).map(|cell| index.run(cell)).filter(|r| !r.is_empty()).collect();
-        runs.sort();
-        assert_eq!(runs, [&[0, 3][..], &[1], &[2]]);
+        let mut groups: Vec<&[u32]> = (0..index.groups()).map(|k| index.group(k)).collect();
+        groups.sort();
+        assert_eq!(groups, [&[0, 3][..], &[1], &[2]]);
     }
 
     #[test]

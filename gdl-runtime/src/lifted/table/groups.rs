@@ -12,7 +12,7 @@ pub struct Groups<'t>(Walk<'t>);
 
 /// How [`Groups`] walks the groups.
 enum Walk<'t> {
-    /// The groups of a frozen table's array index, by cell.
+    /// The groups of a frozen table's array index, by number.
     Runs { index: &'t DenseIndex, next: std::ops::Range<usize> },
     /// The groups of a hash index, by number.
     Chains { index: &'t Index, next: std::ops::Range<usize> },
@@ -26,10 +26,7 @@ impl<'t> Iterator for Groups<'t> {
     #[inline]
     fn next(&mut self) -> Option<Candidates<'t>> {
         match &mut self.0 {
-            Walk::Runs { index, next } => {
-                let run = next.by_ref().map(|cell| index.run(cell)).find(|run| !run.is_empty())?;
-                Some(Candidates::Run(run.iter()))
-            }
+            Walk::Runs { index, next } => next.next().map(|k| Candidates::Run(index.group(k).iter())),
             Walk::Chains { index, next } => {
                 let group = next.next()?;
                 let first = index.groups.get(group).map_or(EMPTY, |g| g.0);
@@ -45,7 +42,7 @@ impl Table {
     /// a group of its own when the table has none.
     pub fn groups(&self, positions: &[usize]) -> Groups<'_> {
         Groups(match self.index_on(positions) {
-            Some(Index { dense: Some(index), .. }) => Walk::Runs { index, next: 0..index.cells() },
+            Some(Index { dense: Some(index), .. }) => Walk::Runs { index, next: 0..index.groups() },
             Some(index) => Walk::Chains { index, next: 0..index.groups.len() },
             None => Walk::Each(0..self.len as u32),
         })

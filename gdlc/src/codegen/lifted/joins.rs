@@ -259,7 +259,8 @@ impl<'a> Writer<'a> {
         match self.access[at].clone() {
             Access::Member => self.tested(&self.rule.body[at], at),
             Access::Scan => {
-                match group_positions(p, &self.bound, &self.head_vars).filter(|_| self.fixed.is_fixed(p.rel)) {
+                let grouped = self.fixed.is_fixed(p.rel).then(|| group_positions(p, &self.bound, &self.head_vars));
+                match grouped.flatten() {
                     Some(positions) => self.each_group(at, p, &positions),
                     None => self.each_fact(at, p, quote!(#table.facts()), &[]),
                 }
