@@ -7,14 +7,18 @@
 
 use super::joins::head_variables;
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern};
-use crate::datalog::eval::{mark_vars, Access};
+use crate::datalog::eval::{bound_by, mark_vars, Access};
 
 /// The positions to group the facts of a loop over `p` by, with the variables marked in `bound`
-/// bound before it: when the loop binds the last variables of the head (`head_vars`) and others
-/// besides, the positions of the terms that hold those head variables. Facts alike there derive
-/// the same head, so that once one of a group derived it the rest of the group may be skipped;
-/// without the grouping, each would derive it again and the table drop it.
-pub(super) fn group_positions(p: &Pattern, bound: &[bool], head_vars: &[bool]) -> Option<Vec<usize>> {
+/// bound before it: when `p`'s relation is static (`fixed`, its indexes made when the game is
+/// loaded) and the loop binds the last variables of the head (`head_vars`) and others besides,
+/// the positions of the terms that hold those head variables. Facts alike there derive the same
+/// head, so that once one of a group derived it the rest of the group may be skipped; without
+/// the grouping, each would derive it again and the table drop it.
+pub(super) fn group_positions(p: &Pattern, fixed: bool, bound: &[bool], head_vars: &[bool]) -> Option<Vec<usize>> {
+    if !fixed {
+        return None;
+    }
     let mut after = bound.to_vec();
     p.args.iter().for_each(|arg| mark_vars(arg, &mut after));
     let new = |v: usize| after[v] && !bound[v];
@@ -37,14 +41,12 @@ pub(super) fn group_positions(p: &Pattern, bound: &[bool], head_vars: &[bool]) -
 /// each needs an index on those positions.
 pub(super) fn grouped_reads(rule: &CRule, access: &[Access], is_fixed: &[bool]) -> Vec<(usize, Vec<usize>)> {
     let head_vars = head_variables(rule);
-    let mut bound = vec![false; rule.num_vars];
     let mut reads = Vec::new();
-    for (lit, access) in rule.body.iter().zip(access) {
-        let CLit::Pos(p) = lit else { continue };
-        if matches!(access, Access::Scan) && is_fixed.get(p.rel).copied().unwrap_or(false) {
-            reads.extend(group_positions(p, &bound, &head_vars).map(|positions| (p.rel, positions)));
-        }
-        p.args.iter().for_each(|arg| mark_vars(arg, &mut bound));
+    for (at, (lit, access)) in rule.body.iter().zip(access).enumerate() {
+        let (CLit::Pos(p), Access::Scan) = (lit, access) else { continue };
+        let fixed = is_fixed.get(p.rel).copied().unwrap_or(false);
+        let bound = bound_by(&rule.body[..at], rule.num_vars);
+        reads.extend(group_positions(p, fixed, &bound, &head_vars).map(|positions| (p.rel, positions)));
     }
     reads
 }
@@ -79,10 +81,15 @@ mod tests {
         let (r, p) = (PTerm::Var(0), PTerm::Var(1));
         let head = [true, false];
         let owner = pattern(1, vec![r.clone(), p.clone()]);
-        assert_eq!(group_positions(&owner, &[false, false], &head), Some(vec![0]));
-        assert_eq!(group_positions(&owner, &[true, false], &head), None, "R bound before: binds no head variable");
-        assert_eq!(group_positions(&owner, &[false, false], &[true, true]), None, "binds head variables only");
-        assert_eq!(group_positions(&pattern(1, vec![r]), &[false, false], &head), None, "binds nothing else");
+        assert_eq!(group_positions(&owner, true, &[false, false], &head), Some(vec![0]));
+        assert_eq!(group_positions(&owner, false, &[false, false], &head), None, "not static");
+        assert_eq!(
+            group_positions(&owner, true, &[true, false], &head),
+            None,
+            "R bound before: binds no head variable"
+        );
+        assert_eq!(group_positions(&owner, true, &[false, false], &[true, true]), None, "binds head variables only");
+        assert_eq!(group_positions(&pattern(1, vec![r]), true, &[false, false], &head), None, "binds nothing else");
         let rule = open();
         assert_eq!(grouped_reads(&rule, &access_paths(&rule), &[false, true, false]), [(1, vec![0])]);
         assert!(grouped_reads(&rule, &access_paths(&rule), &[false; 3]).is_empty(), "not static");

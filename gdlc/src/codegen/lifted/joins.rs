@@ -258,13 +258,10 @@ impl<'a> Writer<'a> {
         }
         match self.access[at].clone() {
             Access::Member => self.tested(&self.rule.body[at], at),
-            Access::Scan => {
-                let grouped = self.fixed.is_fixed(p.rel).then(|| group_positions(p, &self.bound, &self.head_vars));
-                match grouped.flatten() {
-                    Some(positions) => self.each_group(at, p, &positions),
-                    None => self.each_fact(at, p, quote!(#table.facts()), &[]),
-                }
-            }
+            Access::Scan => match group_positions(p, self.fixed.is_fixed(p.rel), &self.bound, &self.head_vars) {
+                Some(positions) => self.each_group(at, p, &positions),
+                None => self.each_fact(at, p, quote!(#table.facts()), &[]),
+            },
             Access::Index(positions) => {
                 let keys: Vec<Resolved> = positions.iter().map(|&i| self.resolve(&p.args[i])).collect();
                 let (names, wrap) = self.unwrap_all(keys);
