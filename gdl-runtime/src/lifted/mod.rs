@@ -170,15 +170,24 @@ fn add(eval: &mut Eval<'_>, derived: &mut Derived, mut changed: Option<&mut Vec<
     if let Some(changed) = changed.as_deref_mut() {
         changed.clear();
     }
-    let mut start = 0;
-    for &(rel, end) in &derived.facts {
-        let new = eval.tables[rel].insert(&derived.data[start..end]);
+    let (facts, mut start, mut k) = (&derived.facts, 0, 0);
+    while let Some(&(rel, end)) = facts.get(k) {
+        let table = &mut eval.tables[rel];
+        let (new, next, next_start) = if table.takes_runs() {
+            // The facts of a bag derived one after another go in together.
+            let run = facts[k..].iter().take_while(|&&(r, _)| r == rel).count();
+            let run_end = facts[k + run - 1].1;
+            table.push_run(&derived.data[start..run_end], end - start, run);
+            (true, k + run, run_end)
+        } else {
+            (table.insert(&derived.data[start..end]), k + 1, end)
+        };
+        (k, start) = (next, next_start);
         if let Some(changed) = changed.as_deref_mut() {
             if new && changed.last() != Some(&rel) {
                 changed.push(rel);
             }
         }
-        start = end;
     }
     derived.facts.clear();
     derived.data.clear();

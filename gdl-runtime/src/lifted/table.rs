@@ -365,6 +365,27 @@ impl Table {
         true
     }
 
+    /// Whether the table is a bag without index, which takes a run of facts in one copy (see
+    /// [`Table::push_run`]).
+    #[inline(always)]
+    pub fn takes_runs(&self) -> bool {
+        self.bag && self.indexes.is_empty()
+    }
+
+    /// Adds `count` facts of `width` arguments, back to back in `data`, to a bag without index
+    /// (see [`Table::takes_runs`]), in one copy.
+    #[inline]
+    pub fn push_run(&mut self, data: &[TermId], width: usize, count: usize) {
+        debug_assert!(self.takes_runs(), "a run pushed to a table that keeps a set or an index");
+        debug_assert_eq!(data.len(), width * count, "facts of another width");
+        if self.len == 0 {
+            self.width = width as u32;
+        }
+        self.thaw();
+        self.data.extend_from_slice(data);
+        self.len += count;
+    }
+
     /// Adds `fact`, which the caller knows the table does not have (the facts of a state or a
     /// joint move, each once, loaded into empty tables): no fact is compared with it.
     #[inline]

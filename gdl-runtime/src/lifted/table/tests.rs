@@ -31,6 +31,29 @@ fn a_bag_lists_every_fact_added_as_often_as_it_came_and_keeps_that_through_clear
     }
 }
 
+/// A run of facts pushed to a bag at once lists them as adding them one by one does, through
+/// clearing, facts without arguments too; a bag with an index takes no run.
+#[test]
+fn a_run_pushed_to_a_bag_lists_its_facts_as_one_by_one() {
+    for width in [0, 1, 3] {
+        let (mut run, mut one_by_one) = (Table::bag(), Table::bag());
+        for round in 0..2u32 {
+            let facts: Vec<Vec<u32>> = (0..4).map(|k| (0..width).map(|i| round + k % 3 + i).collect()).collect();
+            assert!(run.takes_runs());
+            run.push_run(&facts[..2].concat(), width as usize, 2);
+            run.push_run(&facts[2..].concat(), width as usize, 2);
+            facts.iter().for_each(|fact| assert!(one_by_one.insert(fact)));
+            assert_eq!(run.len(), 4, "width {width}, round {round}");
+            assert!((0..4).all(|i| run.fact(i) == one_by_one.fact(i)), "width {width}, round {round}");
+            run.clear();
+            one_by_one.clear();
+        }
+    }
+    let mut indexed = Table::bag();
+    indexed.ensure_index(&[0]);
+    assert!(!indexed.takes_runs(), "a run would leave the index behind");
+}
+
 #[test]
 fn a_table_of_facts_without_arguments_holds_at_most_one() {
     let mut table = Table::default();
