@@ -387,14 +387,27 @@ impl Table {
     }
 
     /// Adds `fact`, which the caller knows the table does not have (the facts of a state or a
-    /// joint move, each once, loaded into empty tables): no fact is compared with it.
-    #[inline]
+    /// joint move, each once, loaded into empty tables): no fact is compared with it. A small
+    /// table without set, index or arrays (most of a state's) only appends it, in line.
+    #[inline(always)]
     pub fn insert_new(&mut self, fact: &[TermId]) {
         if self.len == 0 {
             self.width = fact.len() as u32;
         }
         debug_assert_eq!(fact.len(), self.width(), "a fact of another width");
         debug_assert!(!self.contains(fact), "a fact the table has");
+        if self.has_set || self.frozen || !self.indexes.is_empty() || self.len + 1 == LOADED_LINEAR {
+            self.insert_new_kept(fact);
+            return;
+        }
+        append_words(&mut self.data, fact);
+        self.len += 1;
+    }
+
+    /// [`Table::insert_new`] for a table that keeps a set, an index or arrays, or whose set is
+    /// made with this fact.
+    #[inline(never)]
+    fn insert_new_kept(&mut self, fact: &[TermId]) {
         if self.hashed() {
             self.grow_set();
             place(&mut self.slots, hash_fact(fact), self.len as u32);
