@@ -142,9 +142,14 @@ impl OnBits {
             return self.game.load_ids(ids);
         };
         let mut eval = self.game.empty_eval();
-        for bit in set_bits(state) {
-            if let Some(&Some((rel, args))) = loads.get(bit) {
-                eval.tables[rel].insert_new(args);
+        // A word at a time, its bits' loads side by side: a state's words are few.
+        for (word, loads) in state.iter().zip(loads.chunks(64)) {
+            let mut rest = *word;
+            while rest != 0 {
+                if let Some(&Some((rel, args))) = loads.get(rest.trailing_zeros() as usize) {
+                    eval.tables[rel].insert_new(args);
+                }
+                rest &= rest - 1;
             }
         }
         eval
