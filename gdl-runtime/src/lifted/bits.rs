@@ -30,6 +30,10 @@ pub struct OnBits {
     /// for a bit whose fact no rule reads, or that no fact uses), so that loading a state looks
     /// up neither; `None` when some rule reads `true` whole.
     loads: Option<Vec<Option<Load>>>,
+    /// For every move, the relation of its function it is loaded into after its role, and its
+    /// arguments there (`None` when no rule reads it so), so that adding a joint move looks up
+    /// neither.
+    move_loads: Vec<Option<Load>>,
 }
 
 /// Where a state's fact is loaded: a relation, and the fact's arguments there.
@@ -123,7 +127,9 @@ impl OnBits {
         }
         let load = |&id: &TermId| (id != NO_TERM).then(|| game.state_split(id)).flatten();
         let loads = (!game.program().inputs.read_whole[0]).then(|| facts.iter().map(load).collect());
-        let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal: None, loads };
+        let move_loads = moves.iter().map(|&id| game.move_split(id)).collect();
+        let fixed_legal = None;
+        let mut bits = OnBits { game, facts, moves, bit_of, move_of, role_has, fixed_legal, loads, move_loads };
         if game.program().outputs.legal.fixed {
             let eval = game.load_ids(std::iter::empty());
             let mut legal = Vec::new();
@@ -155,11 +161,27 @@ impl OnBits {
         eval
     }
 
-    /// Adds every role's move of `joint` to `eval`.
+    /// Adds every role's move of `joint` to `eval`: `(does role move)` whole when a rule reads it
+    /// so, and into the relation of the move's function after the role.
     fn add_joint(&self, eval: &mut Eval<'static>, joint: &[u32]) {
+        let program = self.game.program();
         for (role, &m) in joint.iter().enumerate() {
-            if let Some(&mv) = self.moves.get(m as usize) {
-                self.game.add_move_id(eval, role, mv);
+            let (Some(&mv), Some(&role_term)) = (self.moves.get(m as usize), program.role_terms.get(role)) else {
+                continue;
+            };
+            if program.inputs.read_whole[1] {
+                eval.tables[program.inputs.does].insert_new(&[role_term, mv]);
+            }
+            if let Some(&Some((rel, args))) = self.move_loads.get(m as usize) {
+                let mut fact = [0; 8];
+                match fact.get_mut(1..=args.len()) {
+                    Some(after_role) => {
+                        after_role.copy_from_slice(args);
+                        fact[0] = role_term;
+                        eval.tables[rel].insert_new(&fact[..=args.len()]);
+                    }
+                    None => eval.tables[rel].insert_new(&[&[role_term], args].concat()),
+                }
             }
         }
     }

@@ -179,7 +179,7 @@ impl LiftedGame {
     }
 
     /// Adds `(does role mv)` to `eval`, the move a term of the game's store or of `eval`.
-    pub(super) fn add_move_id(&self, eval: &mut Eval<'_>, role: usize, mv: TermId) {
+    fn add_move_id(&self, eval: &mut Eval<'_>, role: usize, mv: TermId) {
         self.add_input(eval, 1, &[self.program.role_terms[role]], mv);
     }
 
@@ -303,7 +303,19 @@ impl LiftedGame {
     /// The relation of its function that the state's fact `id`, a term of the game's store, is
     /// loaded into, with its arguments there; `None` when no rule reads it through its function.
     pub(super) fn state_split(&self, id: TermId) -> Option<(usize, &[TermId])> {
-        let rel = *self.split_of[0].get(id as usize).filter(|&&rel| rel != NO_SPLIT)?;
+        self.split(0, id)
+    }
+
+    /// The relation of its function that the move `id`, a term of the game's store, is loaded
+    /// into after its role, with its arguments there; `None` when no rule reads it through its
+    /// function.
+    pub(super) fn move_split(&self, id: TermId) -> Option<(usize, &[TermId])> {
+        self.split(1, id)
+    }
+
+    /// [`LiftedGame::state_split`] (`k` 0) or [`LiftedGame::move_split`] (`k` 1).
+    fn split(&self, k: usize, id: TermId) -> Option<(usize, &[TermId])> {
+        let rel = *self.split_of[k].get(id as usize).filter(|&&rel| rel != NO_SPLIT)?;
         Some((rel as usize, &*self.terms.node(id).args))
     }
 
