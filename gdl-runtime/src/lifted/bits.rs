@@ -218,8 +218,11 @@ impl OnBits {
     /// Writes the next state of `eval` into `out` (a fact listed twice sets its bit twice).
     fn next_of(&self, eval: &Eval<'static>, out: &mut [u64]) -> Result<(), Unmapped> {
         out.iter_mut().for_each(|w| *w = 0);
-        for fact in eval.output(self.game.program().outputs.next).facts() {
-            let bit = OnBits::index(&self.bit_of, fact[0])?;
+        let next = eval.output(self.game.program().outputs.next);
+        // `next` has one argument: its words are its facts' terms.
+        debug_assert!(next.is_empty() || next.words().len() == next.len(), "next of another width");
+        for &term in next.words() {
+            let bit = OnBits::index(&self.bit_of, term)?;
             let word = out.get_mut(bit as usize / 64).ok_or(Unmapped)?;
             *word |= 1 << (bit % 64);
         }

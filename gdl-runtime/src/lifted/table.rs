@@ -271,6 +271,13 @@ impl Table {
         &self.data[i * self.width()..(i + 1) * self.width()]
     }
 
+    /// The facts' arguments back to back, in the order the facts were added: for a table of
+    /// one argument, its facts' terms.
+    #[inline]
+    pub fn words(&self) -> &[TermId] {
+        &self.data
+    }
+
     /// The facts, in the order they were added.
     #[inline]
     pub fn facts(&self) -> Facts<'_> {
