@@ -3,7 +3,7 @@
 //! play a game that gdlc also grounded (see [`crate::program::TablesOrLifted`]). Each base
 //! fact and move is a term of the game's store (loaded with them) and known by its id.
 
-use super::game::LiftedGame;
+use super::game::{joined, LiftedGame};
 use super::store::{TermId, TermRead};
 use super::Eval;
 use crate::rng::Rng;
@@ -173,15 +173,7 @@ impl OnBits {
                 eval.tables[program.inputs.does].insert_new(&[role_term, mv]);
             }
             if let Some(&Some((rel, args))) = self.move_loads.get(m as usize) {
-                let mut fact = [0; 8];
-                match fact.get_mut(1..=args.len()) {
-                    Some(after_role) => {
-                        after_role.copy_from_slice(args);
-                        fact[0] = role_term;
-                        eval.tables[rel].insert_new(&fact[..=args.len()]);
-                    }
-                    None => eval.tables[rel].insert_new(&[&[role_term], args].concat()),
-                }
+                joined(&[role_term], args, |fact| eval.tables[rel].insert_new(fact));
             }
         }
     }

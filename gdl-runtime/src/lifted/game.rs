@@ -374,7 +374,7 @@ fn split_of_terms(terms: &Terms, splits: &FastMap<(u32, usize), usize>) -> Box<[
 /// Calls `f` with `outer` followed by `args`: `args` itself when `outer` is empty (a fact of
 /// the state), else a copy.
 #[inline]
-fn joined<R>(outer: &[TermId], args: &[TermId], f: impl FnOnce(&[TermId]) -> R) -> R {
+pub(super) fn joined<R>(outer: &[TermId], args: &[TermId], f: impl FnOnce(&[TermId]) -> R) -> R {
     if outer.is_empty() {
         return f(args);
     }

@@ -403,7 +403,7 @@ impl Table {
         }
         debug_assert_eq!(fact.len(), self.width(), "a fact of another width");
         debug_assert!(!self.contains(fact), "a fact the table has");
-        if self.has_set || self.frozen || !self.indexes.is_empty() || self.len + 1 == LOADED_LINEAR {
+        if self.hashed() || self.frozen || !self.indexes.is_empty() || self.len + 1 == LOADED_LINEAR {
             self.insert_new_kept(fact);
             return;
         }
