@@ -157,8 +157,13 @@ pub fn compile(
 }
 
 /// `gdlc build GAME -o BIN`: a standalone binary whose subcommands are gdl-player's driver.
-pub fn build(game: &Path, output: &Path, options: &gdlc::codegen::Options) -> Result<(), String> {
-    let binary = compiled_binary(game, options, true)?;
+pub fn build(
+    game: &Path,
+    output: &Path,
+    options: &gdlc::codegen::Options,
+    optimize: crate::native::Optimize,
+) -> Result<(), String> {
+    let binary = compiled_binary(game, options, optimize, true)?;
     crate::native::copy_atomically(&binary, output)?;
     eprintln!("{}: built {}", game.display(), output.display());
     Ok(())

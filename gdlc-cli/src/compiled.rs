@@ -113,6 +113,7 @@ fn peak_memory_mb() -> Option<u64> {
 pub fn compiled_binary(
     game: &Path,
     options: &gdlc::codegen::Options,
+    optimize: crate::native::Optimize,
     verbose: bool,
 ) -> Result<std::path::PathBuf, CompileError> {
     // The header names the file, not its directory, so that one game has one cached binary.
@@ -134,7 +135,7 @@ pub fn compiled_binary(
     }
     let stem = game.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".to_string());
     let priority = crate::native::Priority::Foreground;
-    Ok(crate::native::build_binary(&stem, &compiled.text, &compiled.rules, verbose, priority)?)
+    Ok(crate::native::build_optimized(&stem, &compiled.text, &compiled.rules, verbose, priority, optimize)?)
 }
 
 /// What a compiled game's module evaluates: its ground program's sizes and form, or the lifted
@@ -169,11 +170,11 @@ fn shape(compiled: &gdlc::compile::Compiled) -> String {
 /// `bench` and `perf-test`, so that they work on every valid game.
 pub fn run_compiled_or_interpreted(
     game: &Path,
-    options: &gdlc::codegen::Options,
+    (options, optimize): (&gdlc::codegen::Options, crate::native::Optimize),
     args: &[std::ffi::OsString],
     interpreted: impl FnOnce() -> Result<(), String>,
 ) -> Result<(), String> {
-    match run_binary(game, options, args) {
+    match run_binary(game, (options, optimize), args) {
         Err(e) if e.is_too_large_to_ground() => {
             eprintln!(
                 "{e}\nnote: running {} through the interpreter instead (--engine compiled refuses)",
@@ -187,13 +188,21 @@ pub fn run_compiled_or_interpreted(
 
 /// Runs a game's compiled binary with `args`, its output going to ours; a failure's message
 /// was already printed by the binary.
-pub fn run_compiled(game: &Path, options: &gdlc::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), String> {
-    Ok(run_binary(game, options, args)?)
+pub fn run_compiled(
+    game: &Path,
+    (options, optimize): (&gdlc::codegen::Options, crate::native::Optimize),
+    args: &[std::ffi::OsString],
+) -> Result<(), String> {
+    Ok(run_binary(game, (options, optimize), args)?)
 }
 
 /// [`run_compiled`], failing with the compile error when the game does not compile.
-fn run_binary(game: &Path, options: &gdlc::codegen::Options, args: &[std::ffi::OsString]) -> Result<(), CompileError> {
-    let binary = compiled_binary(game, options, false)?;
+fn run_binary(
+    game: &Path,
+    (options, optimize): (&gdlc::codegen::Options, crate::native::Optimize),
+    args: &[std::ffi::OsString],
+) -> Result<(), CompileError> {
+    let binary = compiled_binary(game, options, optimize, false)?;
     let status = std::process::Command::new(&binary)
         .args(args)
         .status()

@@ -11,6 +11,7 @@ pub mod check;
 pub mod commands;
 pub mod compiled;
 pub mod native;
+mod pgo;
 pub mod phase;
 pub mod play;
 pub mod serve;

@@ -61,6 +61,8 @@ enum Command {
         engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
+        #[command(flatten)]
+        building: Building,
     },
     /// Measure random playouts per second (prints gdl-perf's keys).
     Bench {
@@ -78,6 +80,8 @@ enum Command {
         engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
+        #[command(flatten)]
+        building: Building,
     },
     /// Compile a game to a Rust module (printed, or written to -o FILE.rs).
     Compile {
@@ -99,6 +103,8 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         grounding: Grounding,
+        #[command(flatten)]
+        building: Building,
     },
     /// Serve the GGP player protocol over HTTP: play any game sent in START.
     Serve {
@@ -146,6 +152,8 @@ enum Command {
         engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
+        #[command(flatten)]
+        building: Building,
     },
     /// Decide whether a game is well formed (termination, playability, winnability, goals,
     /// input and base), each property proved, refuted with a witness, or unknown.
@@ -198,7 +206,25 @@ enum Command {
         engine: Option<Engine>,
         #[command(flatten)]
         grounding: Grounding,
+        #[command(flatten)]
+        building: Building,
     },
+}
+
+/// How the game's binary is built.
+#[derive(clap::Args)]
+struct Building {
+    /// Build the binary guided by a profile of its own random playouts: built once
+    /// instrumented, run for 3 s, and built again from what that run measured (faster play,
+    /// a build about three times as long; needs `rustup component add llvm-tools`).
+    #[arg(long)]
+    pgo: bool,
+}
+
+impl Building {
+    fn optimize(&self) -> gdlc_cli::native::Optimize {
+        gdlc_cli::native::Optimize { profile_guided: self.pgo }
+    }
 }
 
 /// The compiler's settings.
@@ -285,18 +311,19 @@ enum Engine {
 fn run(
     engine: Option<Engine>,
     game: &std::path::Path,
-    (grounding, case): (&Grounding, Case),
+    (grounding, building, case): (&Grounding, &Building, Case),
     args: &[std::ffi::OsString],
     in_process: impl FnOnce(&InProcess) -> Result<(), String>,
 ) -> Result<(), String> {
     let options = grounding.options(case);
+    let optimize = building.optimize();
     match engine {
         Some(Engine::Interp) => in_process(&InProcess::Interpreter(case)),
         Some(Engine::Program) => in_process(&InProcess::Program(options.ground)),
-        Some(Engine::Compiled) => compiled::run_compiled(game, &options, args),
-        None => {
-            compiled::run_compiled_or_interpreted(game, &options, args, || in_process(&InProcess::Interpreter(case)))
-        }
+        Some(Engine::Compiled) => compiled::run_compiled(game, (&options, optimize), args),
+        None => compiled::run_compiled_or_interpreted(game, (&options, optimize), args, || {
+            in_process(&InProcess::Interpreter(case))
+        }),
     }
 }
 
@@ -365,14 +392,16 @@ fn main() -> ExitCode {
             };
             commands::fmt(&game, syntax, case)
         }
-        Command::Replay { game, trace, check, engine, grounding } => {
+        Command::Replay { game, trace, check, engine, grounding, building } => {
             let mut args = vec!["replay".into(), trace.clone().into()];
             if check {
                 args.push("--check".into());
             }
-            run(engine, &game, (&grounding, case), &args, |engine| commands::replay(&game, &trace, engine, check))
+            run(engine, &game, (&grounding, &building, case), &args, |engine| {
+                commands::replay(&game, &trace, engine, check)
+            })
         }
-        Command::Bench { game, seconds, threads, engine, grounding } => {
+        Command::Bench { game, seconds, threads, engine, grounding, building } => {
             let args = [
                 "bench".into(),
                 "--seconds".into(),
@@ -380,16 +409,20 @@ fn main() -> ExitCode {
                 "--threads".into(),
                 threads.to_string().into(),
             ];
-            run(engine, &game, (&grounding, case), &args, |engine| commands::bench(&game, seconds, threads, engine))
+            run(engine, &game, (&grounding, &building, case), &args, |engine| {
+                commands::bench(&game, seconds, threads, engine)
+            })
         }
-        Command::Perft { game, depth, engine, grounding } => {
+        Command::Perft { game, depth, engine, grounding, building } => {
             let args = ["perft".into(), depth.to_string().into()];
-            run(engine, &game, (&grounding, case), &args, |engine| commands::perft(&game, depth, engine))
+            run(engine, &game, (&grounding, &building, case), &args, |engine| commands::perft(&game, depth, engine))
         }
         Command::Compile { game, output, check, grounding } => {
             commands::compile(&game, output.as_deref(), check, &grounding.options(case))
         }
-        Command::Build { game, output, grounding } => commands::build(&game, &output, &grounding.options(case)),
+        Command::Build { game, output, grounding, building } => {
+            commands::build(&game, &output, &grounding.options(case), building.optimize())
+        }
         Command::Serve { games, port, player, host, no_native, max_facts, max_instances, quiet, verbose } => {
             gdl_player::log::set_level(gdl_player::log::level_of_flags(quiet, verbose));
             let native = !no_native;
@@ -409,9 +442,9 @@ fn main() -> ExitCode {
                 .map(|line| println!("{line}"))
                 .map_err(|e| e.to_string())
         }
-        Command::PerfTest { game, outfile, seconds, engine, grounding } => {
+        Command::PerfTest { game, outfile, seconds, engine, grounding, building } => {
             let args = ["perf-test".into(), outfile.clone().into(), seconds.to_string().into()];
-            run(engine, &game, (&grounding, case), &args, |engine| {
+            run(engine, &game, (&grounding, &building, case), &args, |engine| {
                 commands::perf_test(&game, &outfile, seconds, engine)
             })
         }

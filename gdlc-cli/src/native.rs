@@ -117,10 +117,18 @@ impl Priority {
 
 /// A game's project in the cache: its name and directory, and the flags it is built with
 /// (which its name's hash covers).
-struct Project {
-    package: String,
-    dir: PathBuf,
-    rustflags: String,
+pub(crate) struct Project {
+    pub(crate) package: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) rustflags: String,
+}
+
+/// How a game's binary is optimized beyond [`PROFILE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Optimize {
+    /// Profile-guided: built once instrumented, run for a few seconds of random playouts, and
+    /// built again with what that run measured (see the module `pgo`).
+    pub profile_guided: bool,
 }
 
 /// Builds (or finds in the cache) the binary of a game whose generated module is `module_text`
@@ -134,54 +142,88 @@ pub fn build_binary(
     verbose: bool,
     priority: Priority,
 ) -> Result<PathBuf, String> {
+    build_optimized(stem, module_text, rules, verbose, priority, Optimize::default())
+}
+
+/// [`build_binary`], optimized as `optimize` says (a profile-guided binary has a cache entry of
+/// its own).
+pub fn build_optimized(
+    stem: &str,
+    module_text: &str,
+    rules: &str,
+    verbose: bool,
+    priority: Priority,
+    optimize: Optimize,
+) -> Result<PathBuf, String> {
     let crates = Crates::find()?;
-    let project = project_for(stem, module_text, rules, &crates);
+    let project = project_for(stem, module_text, rules, &crates, optimize);
     let binary = project.dir.join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     if binary.is_file() && is_genuine(&binary, &project.package) {
         return Ok(binary);
     }
     write_project(&project, module_text, rules, &crates, stem)?;
-    let target = cache_dir().join("target");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = priority.command(&cargo);
-    command
-        .args(["build", "--release", "--manifest-path"])
-        .arg(project.dir.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target)
-        // Flags meant for the crate that runs gdlc (a test's, say) are not the game's.
-        .env_remove("RUSTFLAGS")
-        .env("CARGO_ENCODED_RUSTFLAGS", &project.rustflags)
-        .env_remove("CARGO_TARGET_DIR");
-    if !verbose {
-        command.arg("--quiet");
-    }
-    let phase = crate::phase::Phase::start("building the game's binary (cargo build --release)".to_string());
-    let output = if verbose {
-        command.status().map(|status| (status, String::new()))
+    let built = if optimize.profile_guided {
+        crate::pgo::build(&project, verbose, priority)?
     } else {
-        command.output().map(|o| (o.status, String::from_utf8_lossy(&o.stderr).into_owned()))
+        let build =
+            Build { target: cache_dir().join("target"), rustflags: project.rustflags.clone(), verbose, priority };
+        build.run(&project, "building the game's binary (cargo build --release)")?
     };
-    match &output {
-        Ok((status, _)) if status.success() => phase.done(""),
-        _ => phase.failed(),
-    }
-    let (status, stderr) =
-        output.map_err(|e| format!("error: cannot run `{}`: {e}", PathBuf::from(&cargo).display()))?;
-    if !status.success() {
-        return Err(format!(
-            "{stderr}error: `cargo build --release` of the generated game failed in {}",
-            project.dir.display()
-        ));
-    }
-    let built = target.join("release").join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX));
     copy_atomically(&built, &binary)?;
     Ok(binary)
 }
 
+/// One `cargo build --release` of a game's project: into which target directory, with which
+/// flags, how loud and at what priority.
+pub(crate) struct Build {
+    pub(crate) target: PathBuf,
+    pub(crate) rustflags: String,
+    pub(crate) verbose: bool,
+    pub(crate) priority: Priority,
+}
+
+impl Build {
+    /// Runs the build, shown as the phase `what`; returns the path of the binary it made.
+    pub(crate) fn run(&self, project: &Project, what: &str) -> Result<PathBuf, String> {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = self.priority.command(&cargo);
+        command
+            .args(["build", "--release", "--manifest-path"])
+            .arg(project.dir.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&self.target)
+            // Flags meant for the crate that runs gdlc (a test's, say) are not the game's.
+            .env_remove("RUSTFLAGS")
+            .env("CARGO_ENCODED_RUSTFLAGS", &self.rustflags)
+            .env_remove("CARGO_TARGET_DIR");
+        if !self.verbose {
+            command.arg("--quiet");
+        }
+        let phase = crate::phase::Phase::start(what.to_string());
+        let output = if self.verbose {
+            command.status().map(|status| (status, String::new()))
+        } else {
+            command.output().map(|o| (o.status, String::from_utf8_lossy(&o.stderr).into_owned()))
+        };
+        match &output {
+            Ok((status, _)) if status.success() => phase.done(""),
+            _ => phase.failed(),
+        }
+        let (status, stderr) =
+            output.map_err(|e| format!("error: cannot run `{}`: {e}", PathBuf::from(&cargo).display()))?;
+        if !status.success() {
+            return Err(format!(
+                "{stderr}error: `cargo build --release` of the generated game failed in {}",
+                project.dir.display()
+            ));
+        }
+        Ok(self.target.join("release").join(format!("{}{}", project.package, std::env::consts::EXE_SUFFIX)))
+    }
+}
+
 /// The project of a game: its package name carries a hash of everything the binary is built
 /// from, so that a changed game, compiler, runtime or player gets a new binary.
-fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates) -> Project {
+fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates, optimize: Optimize) -> Project {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     module_text.hash(&mut hasher);
     rules.hash(&mut hasher);
@@ -193,6 +235,7 @@ fn project_for(stem: &str, module_text: &str, rules: &str, crates: &Crates) -> P
     rustflags.hash(&mut hasher);
     source_fingerprint(&crates.runtime).hash(&mut hasher);
     source_fingerprint(&crates.player).hash(&mut hasher);
+    optimize.hash(&mut hasher);
     let hash = hasher.finish();
     let name: String =
         stem.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
@@ -335,13 +378,15 @@ mod tests {
     #[test]
     fn projects_differ_by_generated_code_and_share_nothing_else() {
         let crates = nowhere();
-        let a = project_for("connectFour", "code a", "rules", &crates);
-        let b = project_for("connectFour", "code b", "rules", &crates);
-        let c = project_for("connectFour", "code a", "other rules", &crates);
-        let again = project_for("connectFour", "code a", "rules", &crates);
+        let a = project_for("connectFour", "code a", "rules", &crates, Optimize::default());
+        let b = project_for("connectFour", "code b", "rules", &crates, Optimize::default());
+        let c = project_for("connectFour", "code a", "other rules", &crates, Optimize::default());
+        let again = project_for("connectFour", "code a", "rules", &crates, Optimize::default());
         assert_ne!(a.package, b.package);
         assert_ne!(a.package, c.package);
         assert_eq!(a.package, again.package);
+        let guided = project_for("connectFour", "code a", "rules", &crates, Optimize { profile_guided: true });
+        assert_ne!(a.package, guided.package, "a profile-guided binary is cached apart");
         assert!(a.package.starts_with("gdl_game_connectfour_"), "{}", a.package);
     }
 
@@ -381,7 +426,7 @@ mod tests {
 
     #[test]
     fn a_stem_with_odd_characters_makes_a_valid_package_name() {
-        let p = project_for("3p Connect-Four", "x", "", &nowhere());
+        let p = project_for("3p Connect-Four", "x", "", &nowhere(), Optimize::default());
         assert!(p.package.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'), "{}", p.package);
     }
 }

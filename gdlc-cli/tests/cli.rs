@@ -178,6 +178,36 @@ fn build_makes_a_binary_that_benchmarks_and_replays() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Whether the toolchain has the `llvm-profdata` that `--pgo` needs (rustup's `llvm-tools`).
+fn has_llvm_profdata() -> bool {
+    let Ok(out) = Command::new("rustc").args(["--print", "sysroot"]).output() else { return false };
+    let rustlib = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("lib").join("rustlib");
+    let Ok(hosts) = std::fs::read_dir(rustlib) else { return false };
+    hosts.filter_map(Result::ok).any(|host| host.path().join("bin").join("llvm-profdata").is_file())
+}
+
+#[test]
+fn a_profile_guided_build_plays_or_says_what_it_needs() {
+    let dir = std::env::temp_dir().join(format!("gdlc-cli-pgo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let binary = dir.join("ttt");
+    // A fact no rule reads makes the game new to the cache, so that it is built and profiled.
+    let text = std::fs::read_to_string(shared("games/ticTacToe.kif")).unwrap();
+    let game = temp_file("pgo.kif", format!("{text}\n(unread {})\n", std::process::id()).as_bytes());
+    let out = gdlc(&["build", "--pgo", game.to_str().unwrap(), "-o", binary.to_str().unwrap()]);
+    if has_llvm_profdata() {
+        let log = stderr(&out);
+        assert!(out.status.success(), "{log}");
+        assert!(log.contains("profiling 3 s of random playouts") && log.contains("2 of 2"), "{log}");
+        let bench = Command::new(&binary).args(["bench", "--seconds", "0.2"]).output().unwrap();
+        assert!(bench.status.success() && stdout(&bench).contains("averageGoals=xplayer:"), "{}", stderr(&bench));
+    } else {
+        assert_eq!(out.status.code(), Some(1));
+        assert!(stderr(&out).contains("rustup component add llvm-tools"), "{}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn build_reports_an_invalid_game_without_building() {
     let bad =

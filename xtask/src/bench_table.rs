@@ -126,7 +126,8 @@ fn cargo() -> std::ffi::OsString {
 /// The cached per-game binary of `games/GAME.kif`, the one `gdlc bench` runs.
 fn compiled_binary(root: &Path, game: &str) -> Result<PathBuf, String> {
     let path = root.join("games").join(format!("{game}.kif"));
-    gdlc_cli::compiled::compiled_binary(&path, &gdlc::codegen::Options::default(), false).map_err(|e| e.to_string())
+    gdlc_cli::compiled::compiled_binary(&path, &gdlc::codegen::Options::default(), Default::default(), false)
+        .map_err(|e| e.to_string())
 }
 
 /// Runs a benchmark process and reads the `rolloutsPerSec=` of its report.

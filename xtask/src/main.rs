@@ -10,7 +10,7 @@
 //! against the hand-written reasoners of `../shared/bench/handwritten`, prints a Markdown table
 //! and writes `docs/bench.svg`.
 //!
-//! `bench-table --peers [DIR] [--seconds N] [--rounds R] [--setup-limit S] [GAME...]` measures
+//! `bench-table --peers [DIR] [--seconds N] [--rounds R] [--setup-limit S] [--pgo] [GAME...]` measures
 //! gdlc beside Sancho on the large games, side by side, rates and setup times (see
 //! [`peers_table`]).
 //!
@@ -113,7 +113,7 @@ fn main() -> ExitCode {
         Some("mcts-vs-random") => mcts_vs_random(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask tidy | cargo xtask test-long | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
+                "usage: cargo xtask tidy | cargo xtask test-long | cargo xtask conformance [TRACE_DIR] [--engine interp|compiled|program] | cargo xtask compile-table [GAMES_DIR] [--check-build] | cargo xtask bench-table [--seconds N] [--all] | cargo xtask bench-table --peers [DIR] [--seconds N] [--rounds R] [--setup-limit S] [--pgo] [GAME...] | cargo xtask mcts-vs-random [--games DIR|FILES...] [--matches N] [--clock-ms MS] [--start-ms MS] | cargo xtask prover-compare | cargo xtask soak | cargo codegen [--check]"
             );
             ExitCode::FAILURE
         }

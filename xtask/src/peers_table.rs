@@ -53,14 +53,22 @@ pub(crate) struct Options {
     pub(crate) rounds: usize,
     /// How long Sancho may take to set up a game before it is reported as having no result.
     pub(crate) setup_limit: u32,
+    /// Whether gdlc builds each game profile-guided (`gdlc perf-test --pgo`).
+    pub(crate) pgo: bool,
     pub(crate) games: Vec<String>,
 }
 
 impl Options {
     /// Parses the arguments after `bench-table --peers`.
     pub(crate) fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options =
-            Options { peers: PathBuf::from("/tmp/peers"), seconds: 10, rounds: 1, setup_limit: 300, games: Vec::new() };
+        let mut options = Options {
+            peers: PathBuf::from("/tmp/peers"),
+            seconds: 10,
+            rounds: 1,
+            setup_limit: 300,
+            pgo: false,
+            games: Vec::new(),
+        };
         let mut args = args.iter().peekable();
         let number = |value: Option<&String>, flag: &str| -> Result<u32, String> {
             let value = value.ok_or_else(|| format!("{flag} needs a number"))?;
@@ -80,6 +88,7 @@ impl Options {
                 "--seconds" => options.seconds = number(args.next(), "--seconds")?,
                 "--rounds" => options.rounds = number(args.next(), "--rounds")? as usize,
                 "--setup-limit" => options.setup_limit = number(args.next(), "--setup-limit")?,
+                "--pgo" => options.pgo = true,
                 flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
                 game => options.games.push(game.to_string()),
             }
@@ -137,7 +146,7 @@ pub(crate) fn run(root: &Path, options: &Options) -> Result<(), String> {
         let mut ours = Vec::new();
         let mut theirs = Vec::new();
         for round in 0..options.rounds {
-            ours.push(gdlc_rate(&gdlc, &file, options.seconds, round));
+            ours.push(gdlc_rate(&gdlc, &file, options, round));
             theirs.push(match &sancho_missing {
                 Some(why) => Figure::Missing(why.clone()),
                 None => sancho_rate(&harness, &file, options),
@@ -175,13 +184,17 @@ fn form_in_summary(summary: &str) -> &'static str {
 
 /// gdlc's rate through `gdlc perf-test` on a copy of the game that no build has seen (see the
 /// module's comment), with the time it took before its measured seconds as its setup.
-fn gdlc_rate(gdlc: &Path, game: &Path, seconds: u32, round: usize) -> Figure {
+fn gdlc_rate(gdlc: &Path, game: &Path, options: &Options, round: usize) -> Figure {
+    let seconds = options.seconds;
     let Some(copy) = fresh_copy(game, round) else {
         return Figure::Missing(format!("cannot copy {} to a temporary directory", game.display()));
     };
     let out = std::env::temp_dir().join(format!("gdlc-peers-{}.txt", std::process::id()));
     let mut command = Command::new(gdlc);
     command.arg("perf-test").arg(&copy).arg(&out).arg(seconds.to_string());
+    if options.pgo {
+        command.arg("--pgo");
+    }
     let started = std::time::Instant::now();
     let ran = run_for(&mut command, Duration::from_secs(u64::from(seconds) + 900));
     let wall = started.elapsed().as_secs_f64();
@@ -271,10 +284,12 @@ fn median(mut figures: Vec<Figure>) -> Figure {
 /// The Markdown table of the rows.
 fn table(rows: &[Row], options: &Options) -> String {
     let mut out = format!(
-        "gdlc beside Sancho 1.61c: random rollouts for {} s, median of {} round(s), engines alternating.\n\n\
+        "gdlc{} beside Sancho 1.61c: random rollouts for {} s, median of {} round(s), engines alternating.\n\n\
          | game | gdlc form | gdlc rollouts/s | gdlc state changes/s | Sancho rollouts/s | gdlc / Sancho | gdlc setup s | Sancho setup s | load |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
-        options.seconds, options.rounds
+        if options.pgo { " (built profile-guided: `--pgo`)" } else { "" },
+        options.seconds,
+        options.rounds
     );
     for row in rows {
         let shown = |f: &Figure| match f {
@@ -332,6 +347,9 @@ mod tests {
         let options = Options::parse(&args).unwrap();
         assert_eq!((options.peers.as_path(), options.seconds, options.rounds), (Path::new("/opt/peers"), 3, 2));
         assert_eq!(options.games, ["hex"]);
+        assert!(!options.pgo);
+        let args: Vec<String> = ["--pgo", "hex"].iter().map(|s| s.to_string()).collect();
+        assert!(Options::parse(&args).unwrap().pgo);
         assert!(Options::parse(&["--seconds".to_string(), "0".to_string()]).is_err());
         assert!(Options::parse(&["--bogus".to_string()]).is_err());
     }

@@ -99,7 +99,7 @@ fn prebuild(
     }
     let rules = rules_of(&loaded)?;
     let key = Shape::of(&rules).key();
-    let binary = compiled_binary(game, compile, true)?;
+    let binary = compiled_binary(game, compile, crate::native::Optimize::default(), true)?;
     natives.add_built(key, binary)?;
     let text: String = rules.iter().map(|r| format!("{r}\n")).collect();
     if let Ok(ground) = gdlc::compile::ground_source(&text, compile) {
