@@ -1,8 +1,10 @@
 //! Profile-guided builds of a game's binary (`--pgo`): built once instrumented, run for a few
 //! seconds of random playouts (the work a benchmark or a player's search makes it do), and
 //! built again with the profile that run wrote, from which LLVM lays out and inlines the
-//! runtime's hot paths for this game. The second build costs a build of the runtime, so it is
-//! asked for, never the default.
+//! runtime's hot paths for this game. Some games play slower so built (the profile's layout
+//! can hurt as well as help), so the guided binary races the ordinary one and the faster is
+//! kept. The builds cost a build of the runtime each, so this is asked for, never the
+//! default.
 
 use crate::native::{cache_dir, Build, Priority, Project};
 use std::path::{Path, PathBuf};
@@ -33,13 +35,66 @@ pub(crate) fn build(project: &Project, verbose: bool, priority: Priority) -> Res
     profile(&instrumented, &raw)?;
     let merged = project.dir.join("pgo.profdata");
     merge(&profdata, &raw, &merged)?;
-    Build {
+    let guided = Build {
         target: cache_dir().join("target-pgo-use"),
         rustflags: with_flag(&project.rustflags, &format!("-Cprofile-use={}", merged.display())),
         verbose,
         priority,
     }
-    .run(project, "building the game's binary with its profile (profile-guided build, 2 of 2)")
+    .run(project, "building the game's binary with its profile (profile-guided build, 2 of 2)")?;
+    let ordinary =
+        Build { target: cache_dir().join("target"), rustflags: project.rustflags.clone(), verbose, priority }
+            .run(project, "building the game's ordinary binary, to race the guided one")?;
+    faster(guided, ordinary)
+}
+
+/// How many seconds each binary of the race plays, in each of its turns.
+const RACE_SECONDS: &str = "1";
+
+/// The faster of the profile-guided binary and the ordinary one: each plays random playouts
+/// for [`RACE_SECONDS`] twice, in turn, and the one with more state changes is kept.
+fn faster(guided: PathBuf, ordinary: PathBuf) -> Result<PathBuf, String> {
+    let phase = crate::phase::Phase::start("racing the guided binary against the ordinary one".to_string());
+    let mut totals = [0.0, 0.0];
+    for _ in 0..2 {
+        for (total, binary) in totals.iter_mut().zip([&guided, &ordinary]) {
+            match state_changes(binary) {
+                Ok(changes) => *total += changes,
+                Err(e) => {
+                    phase.failed();
+                    return Err(e);
+                }
+            }
+        }
+    }
+    let [with_profile, without] = totals;
+    let ratio = if without > 0.0 { with_profile / without } else { 1.0 };
+    phase.done("");
+    let kept = if ratio > 1.0 { "the guided one kept" } else { "the ordinary one kept" };
+    eprintln!("gdlc: the profile-guided binary made {ratio:.2}x the ordinary one's state changes: {kept}");
+    Ok(if ratio > 1.0 { guided } else { ordinary })
+}
+
+/// The state changes `binary` makes in [`RACE_SECONDS`] of random playouts.
+fn state_changes(binary: &Path) -> Result<f64, String> {
+    let child = Command::new(binary)
+        .args(["bench", "--seconds", RACE_SECONDS])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("error: cannot run {}: {e}", binary.display()))?;
+    let mut child = child;
+    let mut stdout = child.stdout.take();
+    wait_bounded(child)?;
+    let mut report = String::new();
+    if let Some(out) = stdout.as_mut() {
+        let _ = std::io::Read::read_to_string(out, &mut report);
+    }
+    report
+        .lines()
+        .find_map(|line| line.strip_prefix("numStateChanges=")?.trim().parse().ok())
+        .ok_or_else(|| format!("error: {} printed no numStateChanges", binary.display()))
 }
 
 /// `rustflags` (encoded as cargo's `CARGO_ENCODED_RUSTFLAGS`: separated by 0x1f) and `flag`.
@@ -102,16 +157,16 @@ fn wait_bounded(mut child: std::process::Child) -> Result<(), String> {
                 if let Some(mut err) = child.stderr.take() {
                     let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
                 }
-                return Err(format!("{stderr}error: the instrumented game's playouts failed ({status})"));
+                return Err(format!("{stderr}error: the game's playouts failed ({status})"));
             }
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 let limit = PROFILE_LIMIT.as_secs();
-                return Err(format!("error: the instrumented game's playouts took past {limit} s, and were stopped"));
+                return Err(format!("error: the game's playouts took past {limit} s, and were stopped"));
             }
-            Err(e) => return Err(format!("error: cannot wait for the instrumented game: {e}")),
+            Err(e) => return Err(format!("error: cannot wait for the game's playouts: {e}")),
         }
     }
 }
