@@ -328,23 +328,37 @@ pub fn is_genuine(binary: &Path, package: &str) -> bool {
     else {
         return false;
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => break,
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return false;
-            }
-        }
+    let limit = std::time::Duration::from_secs(5);
+    if !matches!(wait_within(&mut child, limit, std::time::Duration::from_millis(5)), Ok(Some(status)) if status.success())
+    {
+        let _ = child.kill();
+        let _ = child.wait();
+        return false;
     }
     let mut printed = String::new();
     let read = child.stdout.take().map(|mut out| std::io::Read::read_to_string(&mut out, &mut printed));
     matches!(read, Some(Ok(_))) && printed.trim() == package
+}
+
+/// Waits for `child` at most `limit`, looking every `poll`: its exit status, or `None` when it
+/// ran past the limit and was stopped (and reaped).
+pub(crate) fn wait_within(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    poll: std::time::Duration,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        match child.try_wait()? {
+            Some(status) => return Ok(Some(status)),
+            None if std::time::Instant::now() < deadline => std::thread::sleep(poll),
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+        }
+    }
 }
 
 /// Writes a file through a temporary file and a rename, so that a concurrent build never reads

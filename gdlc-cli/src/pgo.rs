@@ -6,10 +6,10 @@
 //! kept. The builds cost a build of the runtime each, so this is asked for, never the
 //! default.
 
-use crate::native::{cache_dir, Build, Priority, Project};
+use crate::native::{cache_dir, wait_within, Build, Priority, Project};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How many seconds of random playouts the instrumented binary plays for its profile.
 const PROFILE_SECONDS: &str = "3";
@@ -77,14 +77,13 @@ fn faster(guided: PathBuf, ordinary: PathBuf) -> Result<PathBuf, String> {
 
 /// The state changes `binary` makes in [`RACE_SECONDS`] of random playouts.
 fn state_changes(binary: &Path) -> Result<f64, String> {
-    let child = Command::new(binary)
+    let mut child = Command::new(binary)
         .args(["bench", "--seconds", RACE_SECONDS])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("error: cannot run {}: {e}", binary.display()))?;
-    let mut child = child;
     let mut stdout = child.stdout.take();
     wait_bounded(child)?;
     let mut report = String::new();
@@ -148,26 +147,20 @@ fn profile(instrumented: &Path, raw: &Path) -> Result<(), String> {
 
 /// Waits for `child` until [`PROFILE_LIMIT`], then stops it: an error unless it ended well.
 fn wait_bounded(mut child: std::process::Child) -> Result<(), String> {
-    let deadline = Instant::now() + PROFILE_LIMIT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => {
-                let mut stderr = String::new();
-                if let Some(mut err) = child.stderr.take() {
-                    let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
-                }
-                return Err(format!("{stderr}error: the game's playouts failed ({status})"));
+    match wait_within(&mut child, PROFILE_LIMIT, Duration::from_millis(20)) {
+        Ok(Some(status)) if status.success() => Ok(()),
+        Ok(Some(status)) => {
+            let mut stderr = String::new();
+            if let Some(mut err) = child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
             }
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let limit = PROFILE_LIMIT.as_secs();
-                return Err(format!("error: the game's playouts took past {limit} s, and were stopped"));
-            }
-            Err(e) => return Err(format!("error: cannot wait for the game's playouts: {e}")),
+            Err(format!("{stderr}error: the game's playouts failed ({status})"))
         }
+        Ok(None) => {
+            let limit = PROFILE_LIMIT.as_secs();
+            Err(format!("error: the game's playouts took past {limit} s, and were stopped"))
+        }
+        Err(e) => Err(format!("error: cannot wait for the game's playouts: {e}")),
     }
 }
 
