@@ -161,13 +161,19 @@ pub fn build_optimized(
     if binary.is_file() && is_genuine(&binary, &project.package) {
         return Ok(binary);
     }
+    // A profile-guided binary races the ordinary one: that of the cache, built first if need be.
+    let ordinary = match optimize.profile_guided {
+        true => Some(build_optimized(stem, module_text, rules, verbose, priority, Optimize::default())?),
+        false => None,
+    };
     write_project(&project, module_text, rules, &crates, stem)?;
-    let built = if optimize.profile_guided {
-        crate::pgo::build(&project, verbose, priority)?
-    } else {
-        let build =
-            Build { target: cache_dir().join("target"), rustflags: project.rustflags.clone(), verbose, priority };
-        build.run(&project, "building the game's binary (cargo build --release)")?
+    let built = match ordinary {
+        Some(ordinary) => crate::pgo::build(&project, ordinary, verbose, priority)?,
+        None => {
+            let build =
+                Build { target: cache_dir().join("target"), rustflags: project.rustflags.clone(), verbose, priority };
+            build.run(&project, "building the game's binary (cargo build --release)")?
+        }
     };
     copy_atomically(&built, &binary)?;
     Ok(binary)

@@ -17,8 +17,14 @@ const PROFILE_SECONDS: &str = "3";
 /// How long the instrumented run may take, its setup included, before it is stopped.
 const PROFILE_LIMIT: Duration = Duration::from_secs(180);
 
-/// Builds `project` guided by a profile of its own random playouts; returns the binary's path.
-pub(crate) fn build(project: &Project, verbose: bool, priority: Priority) -> Result<PathBuf, String> {
+/// Builds `project` guided by a profile of its own random playouts; returns the path of the
+/// faster of that binary and `ordinary`, the game's binary built without a profile.
+pub(crate) fn build(
+    project: &Project,
+    ordinary: PathBuf,
+    verbose: bool,
+    priority: Priority,
+) -> Result<PathBuf, String> {
     let profdata = llvm_profdata()?;
     let raw = project.dir.join("pgo-raw");
     let _ = std::fs::remove_dir_all(&raw);
@@ -42,9 +48,6 @@ pub(crate) fn build(project: &Project, verbose: bool, priority: Priority) -> Res
         priority,
     }
     .run(project, "building the game's binary with its profile (profile-guided build, 2 of 2)")?;
-    let ordinary =
-        Build { target: cache_dir().join("target"), rustflags: project.rustflags.clone(), verbose, priority }
-            .run(project, "building the game's ordinary binary, to race the guided one")?;
     faster(guided, ordinary)
 }
 
