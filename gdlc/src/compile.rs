@@ -87,18 +87,18 @@ pub fn compile_commented(source: &str, file: &str, options: &Options) -> Result<
 fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source, options.ground.case)?;
     if options.form == Form::Lifted {
-        return lifted(&description, realtime, notes, &Limits::NONE);
+        return lifted(&description, realtime, notes, &Limits::NONE, &[]);
     }
     let auto = options.form == Form::Auto && !realtime;
     let ground = match ground_checked(&description, realtime, &options.ground) {
         Err(error) if error.is_too_large_to_ground() && auto => {
-            let compiled = lifted(&description, realtime, notes, &Limits::NONE)?;
+            let compiled = lifted(&description, realtime, notes, &Limits::NONE, &[])?;
             return Ok(Compiled { lifted_because: Some(WhyLifted::TooLargeToGround(error)), ..compiled });
         }
         other => other?,
     };
     if auto && prefers_lifted(&ground) {
-        let compiled = lifted(&description, realtime, notes, &Limits::NONE)?;
+        let compiled = lifted(&description, realtime, notes, &Limits::NONE, &known_terms(&ground))?;
         let why = WhyLifted::CheckedAtoms(ground.deferred.atoms.len());
         return Ok(Compiled { lifted_because: Some(why), ..compiled });
     }
@@ -131,24 +131,41 @@ fn ground_module(
 
 /// [`compile`] in the lifted form whatever `options.form` says, with the interpreter's load
 /// (the static relations and the plan of its queries) within `limits`: what a player builds for
-/// a game too large to ground, on a clock.
-pub fn compile_lifted_within(source: &str, options: &Options, limits: &Limits) -> Result<Compiled, Error> {
+/// a game too large to ground, or whose ground program checks many atoms, on a clock. `known`
+/// are the game's [`known_terms`] when it grounded (none when it did not).
+pub fn compile_lifted_within(
+    source: &str,
+    options: &Options,
+    limits: &Limits,
+    known: &[String],
+) -> Result<Compiled, Error> {
     let (description, realtime) = front_end(source, options.ground.case)?;
-    lifted(&description, realtime, None, limits)
+    lifted(&description, realtime, None, limits, known)
+}
+
+/// The terms of a ground program's base facts and moves, in KIF: what the lifted form of its
+/// game keeps in its store.
+pub fn known_terms(ground: &Ground) -> Vec<String> {
+    ground.base.iter().chain(&ground.moves).filter(|text| !text.is_empty()).cloned().collect()
 }
 
 /// The lifted form ([`codegen::lifted`]): the interpreter loads the game within `limits` and
-/// plans its queries, and each rule it evaluates becomes a generated join.
+/// plans its queries, and each rule it evaluates becomes a generated join. The `known` terms
+/// (a ground program's base facts and moves, where grounding got that far) go into the
+/// module's store, so that its states and moves are found there rather than made again at
+/// every evaluation.
 fn lifted(
     description: &Description,
     realtime: bool,
     notes: Option<&Notes>,
     limits: &Limits,
+    known: &[String],
 ) -> Result<Compiled, Error> {
     if realtime {
         return Err(Error::Codegen(codegen::Error::LiftedRealTime));
     }
-    let interpreter = Interpreter::with_limits(description, limits)?;
+    let mut interpreter = Interpreter::with_limits(description, limits)?;
+    interpreter.intern_terms(known);
     let tokens = codegen::lifted::generate(interpreter, notes);
     Ok(Compiled { ground: None, tokens, realtime: false, tables: false, lifted_rules: false, lifted_because: None })
 }

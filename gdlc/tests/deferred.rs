@@ -175,3 +175,50 @@ fn form_auto_lifts_a_game_that_checks_many_atoms_at_run_time() {
     }
     assert_eq!(lifted, [false, true], "one game of each kind");
 }
+
+/// The lifted module of a game lifted for its checks carries the ground program's base facts
+/// and moves in its store, so that its evaluations find a state's and a move's terms there
+/// rather than make them again; asked for in the lifted form, with no ground program, 4pffa's
+/// module has few of them (its rules and a few observed states name the rest).
+#[test]
+fn a_game_lifted_for_its_checks_keeps_its_states_and_moves_terms() {
+    use gdlc::codegen::Form;
+    use gdlc::compile::{compile, ground_source, known_terms, WhyLifted};
+    let text = std::fs::read_to_string("../games/4pffa.kif").unwrap();
+    let options =
+        |form| gdlc::codegen::Options { ground: Options { defer_relations: true, ..Options::default() }, form };
+    let ground = ground_source(&text, &options(Form::Auto)).unwrap();
+    let known = known_terms(&ground);
+    let missing = |form| {
+        let compiled = compile(&text, &options(form)).unwrap();
+        assert!(compiled.is_lifted());
+        assert_eq!(matches!(compiled.lifted_because, Some(WhyLifted::CheckedAtoms(_))), form == Form::Auto);
+        let (symbols, terms) = module_store(&compiled.tokens.to_string());
+        let has = |text: &str| {
+            let mut flat = Vec::new();
+            let sx = gdl_runtime::kif::parse_one(text).unwrap();
+            symbols.encode_sx(&sx, &mut flat).and_then(|()| terms.find_flat(&flat)).is_some()
+        };
+        known.iter().filter(|t| !has(t)).count()
+    };
+    assert!(known.len() > 500, "{} terms", known.len());
+    assert_eq!(missing(Form::Auto), 0);
+    assert!(missing(Form::Lifted) > known.len() / 2);
+}
+
+/// The symbols and terms a lifted module packs in its `PROGRAM`.
+fn module_store(tokens: &str) -> (gdl_runtime::lifted::store::Symbols, gdl_runtime::lifted::store::Terms) {
+    let after = |key: &str| &tokens[tokens.find(key).unwrap() + key.len()..];
+    let names_text = after("names : & [");
+    let names: Vec<&str> = names_text[..names_text.find(']').unwrap()]
+        .split(',')
+        .map(|n| n.trim().trim_matches('"'))
+        .filter(|n| !n.is_empty())
+        .collect();
+    let terms_text = after("terms : \"");
+    let words = gdl_runtime::program::text_to_words(&terms_text[..terms_text.find('"').unwrap()]).unwrap();
+    (
+        gdl_runtime::lifted::store::Symbols::from_names(&names),
+        gdl_runtime::lifted::store::Terms::from_flat(&words).unwrap(),
+    )
+}

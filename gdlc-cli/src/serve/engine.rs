@@ -311,7 +311,7 @@ fn ground_within(
                 super::memory::trim_soon();
                 log::info(format_args!("game {key:016x}: played by the interpreter: {e}"));
                 if e.is_too_large_to_ground() {
-                    want_lifted(&natives, key, text, engines.options.clone());
+                    want_lifted(&natives, key, text, Vec::new(), engines.options.clone());
                 }
                 return;
             }
@@ -327,9 +327,11 @@ fn ground_within(
         let _ = sender.send((game, Spelling::of_rules(&rules), interpreter_won, started.elapsed()));
         if interpreter_won.is_some() || gdlc::compile::prefers_lifted(&ground) {
             // Native code that evaluates the rules as the interpreter does, compiled, rather
-            // than the program engine's tables that lost the race or check many atoms.
+            // than the program engine's tables that lost the race or check many atoms; its
+            // store keeps the terms of the ground program's states and moves.
+            let known = gdlc::compile::known_terms(&ground);
             drop(ground);
-            return want_lifted(&natives, key, text, engines.options.clone());
+            return want_lifted(&natives, key, text, known, engines.options.clone());
         }
         let options = engines.options.clone();
         let module = Box::new(move || module_of(&description, ground, &options));
@@ -396,15 +398,17 @@ fn module_of(
 /// The longest the builder's interpreter may take to load a game for its lifted module.
 const LIFTED_LOAD_TIME: Duration = Duration::from_secs(120);
 
-/// Hands the native builder a game too large to ground (its rules in `text`): its module is
-/// the lifted form ([`gdlc::codegen::lifted`]), written by the builder, whose interpreter loads
-/// the game within [`LIFTED_LOAD_TIME`], so that games wait for one another rather than load
-/// all at once.
-fn want_lifted(natives: &Natives, key: u64, text: String, options: gdlc::codegen::Options) {
+/// Hands the native builder a game too large to ground (its rules in `text`), or whose tables
+/// it should not play: its module is the lifted form ([`gdlc::codegen::lifted`]), written by
+/// the builder, whose interpreter loads the game within [`LIFTED_LOAD_TIME`], so that games
+/// wait for one another rather than load all at once. `known` are the terms of its ground
+/// program's states and moves, if it has one ([`gdlc::compile::known_terms`]).
+fn want_lifted(natives: &Natives, key: u64, text: String, known: Vec<String>, options: gdlc::codegen::Options) {
     let source = text.clone();
     let module = Box::new(move || {
         let limits = Limits { deadline: Some(Instant::now() + LIFTED_LOAD_TIME), max_facts: None };
-        let compiled = gdlc::compile::compile_lifted_within(&source, &options, &limits).map_err(|e| e.to_string())?;
+        let compiled =
+            gdlc::compile::compile_lifted_within(&source, &options, &limits, &known).map_err(|e| e.to_string())?;
         gdlc::codegen::render_file(&compiled.tokens, "gdlc serve")
     });
     natives.want(key, || Some(Job { key, stem: "game".to_string(), module, rules: text }));

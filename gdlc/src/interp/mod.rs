@@ -297,6 +297,19 @@ impl Interpreter {
         out
     }
 
+    /// Adds the ground terms `texts` (in KIF) to the store, those over symbols it has: terms the
+    /// game's states and moves are made of, so that code generated from this interpreter
+    /// finds them in its store instead of making them again in every evaluation.
+    pub fn intern_terms(&mut self, texts: &[String]) {
+        for text in texts {
+            let mut flat = Vec::new();
+            let sx = gdl_runtime::kif::parse_one(text).ok();
+            if sx.and_then(|sx| self.symbols.encode_sx(&sx, &mut flat)).is_some() {
+                self.terms.intern_flat(&flat);
+            }
+        }
+    }
+
     /// The facts of relation `name` of `arity`, each as its arguments in KIF, when the relation
     /// does not depend on the state (`None` when it does, or the game has no such relation).
     pub fn static_rows(&self, name: &str, arity: usize) -> Option<Vec<Vec<String>>> {
