@@ -38,6 +38,9 @@ pub enum WhyLifted {
     /// The ground program checks this many atoms at run time, each by a search of its own,
     /// where the lifted form computes their relations whole (chess's threats).
     CheckedAtoms(usize),
+    /// Grounding stopped once the ground program read this many atoms to check at run time
+    /// ([`LIFT_AT_CHECKS`]), far past [`LIFTED_CHECKED_ATOMS`].
+    ChecksMany(usize),
 }
 
 impl std::fmt::Display for WhyLifted {
@@ -45,6 +48,9 @@ impl std::fmt::Display for WhyLifted {
         match self {
             WhyLifted::TooLargeToGround(error) => write!(f, "{error}"),
             WhyLifted::CheckedAtoms(atoms) => write!(f, "its ground program checks {atoms} atoms at run time"),
+            WhyLifted::ChecksMany(atoms) => {
+                write!(f, "its ground program would check at least {atoms} atoms at run time")
+            }
         }
     }
 }
@@ -55,6 +61,13 @@ impl std::fmt::Display for WhyLifted {
 /// atoms over lists of the cells visited, 3.3x), where a few atoms cost little (sudoku's 2:
 /// its ground form runs 27x faster than lifted).
 pub const LIFTED_CHECKED_ATOMS: usize = 16;
+
+/// How many atoms to check at run time a first grounding attempt that checks relations may read
+/// before [`Form::Auto`] stops it and compiles the game lifted, rather than finish a ground
+/// program it would not use: far past [`LIFTED_CHECKED_ATOMS`], so that the atoms the later
+/// passes drop cannot bring it under. chess's grounding (183,360 atoms) stops at its deferring
+/// attempt's first rules instead of building 11.6 million literals and simplifying them.
+pub const LIFT_AT_CHECKS: usize = 10_000;
 
 /// Whether [`Form::Auto`] compiles the game of `ground` in the lifted form rather than from
 /// its ground program.
@@ -90,10 +103,16 @@ fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Resu
         return lifted(&description, realtime, notes, &Limits::NONE, &[]);
     }
     let auto = options.form == Form::Auto && !realtime;
-    let ground = match ground_checked(&description, realtime, &options.ground) {
+    let lift_at_checks = auto.then_some(LIFT_AT_CHECKS);
+    let ground_options = ground::Options { lift_at_checks, ..options.ground.clone() };
+    let ground = match ground_checked(&description, realtime, &ground_options) {
         Err(error) if error.is_too_large_to_ground() && auto => {
             let compiled = lifted(&description, realtime, notes, &Limits::NONE, &[])?;
             return Ok(Compiled { lifted_because: Some(WhyLifted::TooLargeToGround(error)), ..compiled });
+        }
+        Err(Error::Ground(ground::Error::ChecksMany { atoms, known })) => {
+            let compiled = lifted(&description, realtime, notes, &Limits::NONE, &known)?;
+            return Ok(Compiled { lifted_because: Some(WhyLifted::ChecksMany(atoms)), ..compiled });
         }
         other => other?,
     };

@@ -206,6 +206,49 @@ fn a_game_lifted_for_its_checks_keeps_its_states_and_moves_terms() {
     assert!(missing(Form::Lifted) > known.len() / 2);
 }
 
+/// Under `--form auto`, grounding stops once its first deferring attempt reads
+/// `LIFT_AT_CHECKS` atoms to check (chineseCheckers3 with every checkable relation checked
+/// reads 24,642): the game is compiled lifted, its store keeping every base fact and move of
+/// the ground program it did not finish, and a ground form asked for still grounds it whole.
+#[test]
+fn form_auto_stops_grounding_a_game_that_checks_very_many_atoms() {
+    use gdlc::codegen::Form;
+    use gdlc::compile::{compile, ground_source, known_terms, WhyLifted, LIFT_AT_CHECKS};
+    let text = std::fs::read_to_string("../games/chineseCheckers3.kif").unwrap();
+    let options =
+        |form| gdlc::codegen::Options { ground: Options { defer_relations: true, ..Options::default() }, form };
+    let ground = ground_source(&text, &options(Form::Auto)).unwrap();
+    assert!(ground.deferred.atoms.len() > 2 * LIFT_AT_CHECKS, "{} atoms", ground.deferred.atoms.len());
+    let auto = compile(&text, &options(Form::Auto)).unwrap();
+    let Some(WhyLifted::ChecksMany(atoms)) = auto.lifted_because else { panic!("{:?}", auto.lifted_because) };
+    assert!((LIFT_AT_CHECKS..ground.deferred.atoms.len()).contains(&atoms), "stopped at {atoms}");
+    let (symbols, terms) = module_store(&auto.tokens.to_string());
+    let missing = known_terms(&ground).into_iter().filter(|text| {
+        let mut flat = Vec::new();
+        let sx = gdl_runtime::kif::parse_one(text).unwrap();
+        symbols.encode_sx(&sx, &mut flat).and_then(|()| terms.find_flat(&flat)).is_none()
+    });
+    assert_eq!(missing.count(), 0);
+    assert!(!compile(&text, &options(Form::Tables)).unwrap().is_lifted());
+}
+
+/// A grounding asked to stop at a number of checked atoms stops there with the terms of its
+/// base facts and moves, a superset of those of the finished program (the later passes drop
+/// the facts no reachable state holds); one not asked grounds the game whole.
+#[test]
+fn grounding_stops_at_the_checked_atoms_asked_with_the_base_facts_and_moves() {
+    use gdlc::compile::known_terms;
+    let text = std::fs::read_to_string("../games/breakthrough.kif").unwrap();
+    let description = parse_auto(&text).description;
+    let whole = ground(&description, &Options { defer_relations: true, ..Options::default() }).unwrap();
+    assert!(whole.deferred.atoms.len() > 20);
+    let stopped =
+        ground(&description, &Options { defer_relations: true, lift_at_checks: Some(20), ..Options::default() });
+    let Err(gdlc::ground::Error::ChecksMany { atoms, known }) = stopped else { panic!("{stopped:?}") };
+    assert!(atoms >= 20 && atoms < whole.deferred.atoms.len(), "{atoms}");
+    assert!(known_terms(&whole).iter().all(|text| known.contains(text)));
+}
+
 /// The symbols and terms a lifted module packs in its `PROGRAM`.
 fn module_store(tokens: &str) -> (gdl_runtime::lifted::store::Symbols, gdl_runtime::lifted::store::Terms) {
     let after = |key: &str| &tokens[tokens.find(key).unwrap() + key.len()..];

@@ -35,6 +35,8 @@ pub(super) struct Builder<'a> {
     checked: &'a BTreeSet<String>,
     check_ids: FxHashMap<(String, Box<[TermId]>), u32>,
     pub(super) deferred_atoms: Vec<(String, Box<[TermId]>)>,
+    /// Stop with [`Error::ChecksMany`] once the rules read this many atoms to check.
+    pub(super) stop_at_checks: Option<usize>,
 }
 
 /// The base facts and moves of a game, numbered.
@@ -70,6 +72,7 @@ impl<'a> Builder<'a> {
             checked,
             check_ids: FxHashMap::default(),
             deferred_atoms: Vec::new(),
+            stop_at_checks: None,
         }
     }
 }
@@ -88,7 +91,12 @@ impl Builder<'_> {
             self.role_ids.entry(id).or_insert(r as u32);
         }
         let numbered = self.number_facts_and_moves(roles.len());
-        self.instantiate_rules(alternatives, dynamic)?;
+        self.instantiate_rules(alternatives, dynamic).map_err(|error| match error {
+            Error::ChecksMany { atoms, .. } => {
+                Error::ChecksMany { atoms, known: numbered.base.iter().chain(&numbered.moves).cloned().collect() }
+            }
+            other => other,
+        })?;
         let role_terms: Vec<TermId> = roles.iter().map(|r| self.constant(r)).collect();
         let legal = numbered
             .inputs
@@ -170,6 +178,11 @@ impl Builder<'_> {
                     let node = self.node(head);
                     self.nodes[node as usize].rules.push(body);
                 }
+            }
+            let atoms = self.deferred_atoms.len();
+            if self.stop_at_checks.is_some_and(|limit| atoms >= limit) {
+                // The base facts and moves are filled in by the caller, which numbered them.
+                return Err(Error::ChecksMany { atoms, known: Vec::new() });
             }
         }
         Ok(())

@@ -20,6 +20,10 @@ pub enum Error {
     NoRole,
     /// A rule the evaluator cannot run.
     Rules(crate::datalog::Error),
+    /// Grounding stopped, as [`super::Options::lift_at_checks`] asks, once the ground program
+    /// read `atoms` atoms to check at run time: the game is better compiled lifted. `known`
+    /// are the terms of its base facts and moves, in KIF, for the lifted form's store.
+    ChecksMany { atoms: usize, known: Vec<String> },
 }
 
 /// What grounding was deriving when it went past a limit.
@@ -67,7 +71,7 @@ impl Error {
         match self {
             Error::TooLarge { span, .. } => *span,
             Error::Rules(error) => error.span(),
-            Error::Undeferrable(_) | Error::NoRole => Span::default(),
+            Error::Undeferrable(_) | Error::NoRole | Error::ChecksMany { .. } => Span::default(),
         }
     }
 
@@ -97,6 +101,9 @@ impl fmt::Display for Error {
             Error::Undeferrable(reason) => write!(f, "{TOO_LARGE}: {reason}"),
             Error::NoRole => f.write_str("the game has no role"),
             Error::Rules(error) => error.fmt(f),
+            Error::ChecksMany { atoms, .. } => {
+                write!(f, "grounding stopped: the ground program would check at least {atoms} atoms at run time")
+            }
         }
     }
 }

@@ -258,6 +258,9 @@ pub(super) fn attempt(description: &Description, options: &Options, strategy: &S
 
     let queries = queries.iter().flat_map(|c| c.relations.iter().map(move |&rel| (rel, c))).collect();
     let mut builder = Builder::new(&symbols, eval, &relations, queries, &too_large, &checked);
+    // A later attempt, with static relations forced to be checked, may check far fewer atoms
+    // once it narrows them (sudoku): only the first attempt that checks relations stops early.
+    builder.stop_at_checks = options.lift_at_checks.filter(|_| strategy.forced().next().is_none());
     let run = builder.run(&passes.prepared.roles(), &alternatives, dynamic);
     let work = builder.eval.budget.work;
     let mut ground = run.map_err(|error| Failure::Failed { error, static_relation: None, work })?;

@@ -60,6 +60,11 @@ pub struct Options {
     /// How the front end reads the game's names, for the pipelines that start from its text
     /// ([`crate::compile`]).
     pub case: crate::parse::Case,
+    /// Stop grounding with [`Error::ChecksMany`] once the first attempt that checks relations
+    /// at run time (none forced) reads this many atoms of them: what `--form auto` asks, which
+    /// compiles such a game lifted (see [`crate::compile::prefers_lifted`]) and needs only its
+    /// base facts and moves from the grounding, not the rest of a program that large.
+    pub lift_at_checks: Option<usize>,
 }
 
 impl Default for Options {
@@ -71,6 +76,7 @@ impl Default for Options {
             assume_legal_play: true,
             drop_unreachable: true,
             case: crate::parse::Case::Insensitive,
+            lift_at_checks: None,
         }
     }
 }
