@@ -193,13 +193,7 @@ fn a_game_lifted_for_its_checks_keeps_its_states_and_moves_terms() {
         let compiled = compile(&text, &options(form)).unwrap();
         assert!(compiled.is_lifted());
         assert_eq!(matches!(compiled.lifted_because, Some(WhyLifted::CheckedAtoms(_))), form == Form::Auto);
-        let (symbols, terms) = module_store(&compiled.tokens.to_string());
-        let has = |text: &str| {
-            let mut flat = Vec::new();
-            let sx = gdl_runtime::kif::parse_one(text).unwrap();
-            symbols.encode_sx(&sx, &mut flat).and_then(|()| terms.find_flat(&flat)).is_some()
-        };
-        known.iter().filter(|t| !has(t)).count()
+        missing_from_store(&compiled.tokens.to_string(), &known)
     };
     assert!(known.len() > 500, "{} terms", known.len());
     assert_eq!(missing(Form::Auto), 0);
@@ -222,13 +216,7 @@ fn form_auto_stops_grounding_a_game_that_checks_very_many_atoms() {
     let auto = compile(&text, &options(Form::Auto)).unwrap();
     let Some(WhyLifted::ChecksMany(atoms)) = auto.lifted_because else { panic!("{:?}", auto.lifted_because) };
     assert!((LIFT_AT_CHECKS..ground.deferred.atoms.len()).contains(&atoms), "stopped at {atoms}");
-    let (symbols, terms) = module_store(&auto.tokens.to_string());
-    let missing = known_terms(&ground).into_iter().filter(|text| {
-        let mut flat = Vec::new();
-        let sx = gdl_runtime::kif::parse_one(text).unwrap();
-        symbols.encode_sx(&sx, &mut flat).and_then(|()| terms.find_flat(&flat)).is_none()
-    });
-    assert_eq!(missing.count(), 0);
+    assert_eq!(missing_from_store(&auto.tokens.to_string(), &known_terms(&ground)), 0);
     assert!(!compile(&text, &options(Form::Tables)).unwrap().is_lifted());
 }
 
@@ -247,6 +235,17 @@ fn grounding_stops_at_the_checked_atoms_asked_with_the_base_facts_and_moves() {
     let Err(gdlc::ground::Error::ChecksMany { atoms, known }) = stopped else { panic!("{stopped:?}") };
     assert!(atoms >= 20 && atoms < whole.deferred.atoms.len(), "{atoms}");
     assert!(known_terms(&whole).iter().all(|text| known.contains(text)));
+}
+
+/// How many of the ground terms `known` (in KIF) the store of the lifted module `tokens` lacks.
+fn missing_from_store(tokens: &str, known: &[String]) -> usize {
+    let (symbols, terms) = module_store(tokens);
+    let has = |text: &str| {
+        let mut flat = Vec::new();
+        let sx = gdl_runtime::kif::parse_one(text).unwrap();
+        symbols.encode_sx(&sx, &mut flat).and_then(|()| terms.find_flat(&flat)).is_some()
+    };
+    known.iter().filter(|text| !has(text)).count()
 }
 
 /// The symbols and terms a lifted module packs in its `PROGRAM`.
