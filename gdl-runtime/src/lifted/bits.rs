@@ -97,12 +97,7 @@ impl OnBits {
     /// canonical KIF; `None` when a fact or move is not a term of the game's store (load it with
     /// [`LiftedGame::load_with_terms`] given them).
     pub fn new(game: &'static LiftedGame, base: &[&str], moves: &[&str], role_moves: &[&[u32]]) -> Option<OnBits> {
-        let id = |text: &str| -> Option<TermId> {
-            let sx = crate::kif::parse_one(text).ok()?;
-            let mut flat = Vec::new();
-            game.symbols().encode_sx(&sx, &mut flat)?;
-            game.term_id(&flat)
-        };
+        let id = |text: &str| -> Option<TermId> { game.term_id(&game.symbols().encode_kif(text)?) };
         let facts = base
             .iter()
             .map(|&text| if text.is_empty() { Some(NO_TERM) } else { id(text) })

@@ -7,7 +7,7 @@ use super::hash::FastMap;
 use super::state::{Move, State};
 use super::store::{with_words, FlatCache, Node, Symbols, TermId, TermRead, Terms};
 use super::{Eval, Output, Outputs, Program, Table};
-use crate::{kif, Game};
+use crate::Game;
 use std::cell::RefCell;
 
 /// A game of the lifted form, loaded: its symbols, its terms and its static relations.
@@ -61,11 +61,7 @@ impl LiftedGame {
             Terms::from_flat(&words(program.terms)?).ok_or(BadProgram("its terms are not a list of terms"))?;
         let symbols = Symbols::from_names(program.names);
         for text in extra {
-            let mut flat = Vec::new();
-            let encoded = kif::parse_one(text).ok().and_then(|sx| symbols.encode_sx(&sx, &mut flat));
-            if encoded.is_some() {
-                terms.intern_flat(&flat);
-            }
+            terms.intern_kif(&symbols, text);
         }
         terms.freeze();
         let known = |id: TermId| (id as usize) < terms.len();
@@ -465,10 +461,7 @@ impl Game for LiftedGame {
     /// The move `text` spells, each symbol found by its spelling or else in any letter case
     /// when only one matches, as the interpreter reads moves.
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
-        let sx = kif::parse_one(text).ok()?;
-        let mut out = Vec::new();
-        self.symbols.encode_sx(&sx, &mut out)?;
-        Some(Move(out.into_boxed_slice()))
+        Some(Move(self.symbols.encode_kif(text)?.into_boxed_slice()))
     }
 
     fn is_gdl_ii(&self) -> bool {

@@ -141,6 +141,15 @@ impl Symbols {
         Some(())
     }
 
+    /// The flat encoding of the ground term `text` (in KIF), read as [`Symbols::encode_sx`]
+    /// reads it; `None` when it does not parse or names a symbol these do not have.
+    pub fn encode_kif(&self, text: &str) -> Option<Vec<u32>> {
+        let sx = crate::kif::parse_one(text).ok()?;
+        let mut flat = Vec::new();
+        self.encode_sx(&sx, &mut flat)?;
+        Some(flat)
+    }
+
     /// The number a constant term spells, when it is a natural number (a goal value).
     #[inline]
     pub fn natural(&self, node: &Node) -> Option<u32> {
@@ -202,6 +211,12 @@ impl Terms {
             Some(id) => id,
             None => self.intern(Node { sym, args: args.into() }),
         }
+    }
+
+    /// Interns the ground term `text` (in KIF) over `symbols`; `None` when it does not parse or
+    /// names a symbol they do not have (then nothing is added).
+    pub fn intern_kif(&mut self, symbols: &Symbols, text: &str) -> Option<TermId> {
+        self.intern_flat(&symbols.encode_kif(text)?).map(|(id, _)| id)
     }
 
     /// Interns a term given in the flat prefix encoding of [`encode`], returning the rest;

@@ -2,7 +2,6 @@
 
 use super::{Interpreter, Move, Query, State};
 use crate::datalog::eval::Unlimited;
-use gdl_runtime::kif;
 use gdl_runtime::{Game, Playout};
 
 impl Game for Interpreter {
@@ -104,9 +103,6 @@ impl Game for Interpreter {
     /// spellings and the lower-case ones of a trace, and one read in any case (every name in
     /// lower case) finds the moves of a manager that upper-cases its messages.
     fn parse_move(&self, _role: usize, text: &str) -> Option<Move> {
-        let sx = kif::parse_one(text).ok()?;
-        let mut flat = Vec::new();
-        self.symbols.encode_sx(&sx, &mut flat)?;
-        Some(Move(flat.into_boxed_slice()))
+        Some(Move(self.symbols.encode_kif(text)?.into_boxed_slice()))
     }
 }

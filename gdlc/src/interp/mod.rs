@@ -302,11 +302,7 @@ impl Interpreter {
     /// finds them in its store instead of making them again in every evaluation.
     pub fn intern_terms(&mut self, texts: &[String]) {
         for text in texts {
-            let mut flat = Vec::new();
-            let sx = gdl_runtime::kif::parse_one(text).ok();
-            if sx.and_then(|sx| self.symbols.encode_sx(&sx, &mut flat)).is_some() {
-                self.terms.intern_flat(&flat);
-            }
+            self.terms.intern_kif(&self.symbols, text);
         }
     }
 
