@@ -185,12 +185,10 @@ fn a_game_lifted_for_its_checks_keeps_its_states_and_moves_terms() {
     use gdlc::codegen::Form;
     use gdlc::compile::{compile, ground_source, known_terms, WhyLifted};
     let text = std::fs::read_to_string("../games/4pffa.kif").unwrap();
-    let options =
-        |form| gdlc::codegen::Options { ground: Options { defer_relations: true, ..Options::default() }, form };
-    let ground = ground_source(&text, &options(Form::Auto)).unwrap();
+    let ground = ground_source(&text, &checking_every_relation(Form::Auto)).unwrap();
     let known = known_terms(&ground);
     let missing = |form| {
-        let compiled = compile(&text, &options(form)).unwrap();
+        let compiled = compile(&text, &checking_every_relation(form)).unwrap();
         assert!(compiled.is_lifted());
         assert_eq!(matches!(compiled.lifted_because, Some(WhyLifted::CheckedAtoms(_))), form == Form::Auto);
         missing_from_store(&compiled.tokens.to_string(), &known)
@@ -209,15 +207,13 @@ fn form_auto_stops_grounding_a_game_that_checks_very_many_atoms() {
     use gdlc::codegen::Form;
     use gdlc::compile::{compile, ground_source, known_terms, WhyLifted, LIFT_AT_CHECKS};
     let text = std::fs::read_to_string("../games/chineseCheckers3.kif").unwrap();
-    let options =
-        |form| gdlc::codegen::Options { ground: Options { defer_relations: true, ..Options::default() }, form };
-    let ground = ground_source(&text, &options(Form::Auto)).unwrap();
+    let ground = ground_source(&text, &checking_every_relation(Form::Auto)).unwrap();
     assert!(ground.deferred.atoms.len() > 2 * LIFT_AT_CHECKS, "{} atoms", ground.deferred.atoms.len());
-    let auto = compile(&text, &options(Form::Auto)).unwrap();
+    let auto = compile(&text, &checking_every_relation(Form::Auto)).unwrap();
     let Some(WhyLifted::ChecksMany(atoms)) = auto.lifted_because else { panic!("{:?}", auto.lifted_because) };
     assert!((LIFT_AT_CHECKS..ground.deferred.atoms.len()).contains(&atoms), "stopped at {atoms}");
     assert_eq!(missing_from_store(&auto.tokens.to_string(), &known_terms(&ground)), 0);
-    assert!(!compile(&text, &options(Form::Tables)).unwrap().is_lifted());
+    assert!(!compile(&text, &checking_every_relation(Form::Tables)).unwrap().is_lifted());
 }
 
 /// A grounding asked to stop at a number of checked atoms stops there with the terms of its
@@ -235,6 +231,11 @@ fn grounding_stops_at_the_checked_atoms_asked_with_the_base_facts_and_moves() {
     let Err(gdlc::ground::Error::ChecksMany { atoms, known }) = stopped else { panic!("{stopped:?}") };
     assert!(atoms >= 20 && atoms < whole.deferred.atoms.len(), "{atoms}");
     assert!(known_terms(&whole).iter().all(|text| known.contains(text)));
+}
+
+/// Compiler options in `form` with every relation that can be checked at run time checked.
+fn checking_every_relation(form: gdlc::codegen::Form) -> gdlc::codegen::Options {
+    gdlc::codegen::Options { ground: Options { defer_relations: true, ..Options::default() }, form }
 }
 
 /// How many of the ground terms `known` (in KIF) the store of the lifted module `tokens` lacks.
