@@ -53,7 +53,8 @@ pub(crate) const PARTS_TWINS: &[&str] = &["checkers", "gather"];
 /// hanoi), GDL-II with percepts and a random role (kuhnPoker, montyHall), function terms matched
 /// and looked up in bodies (checkers, tokensOnLine, written for this), constants read through
 /// `true` and `does` (phases, written for this), a relation unfolded into the rules that read it
-/// with an argument free (relay, written for this).
+/// with an argument free (relay, written for this), recursive relations answered by a search
+/// that walks a line square by square (rookLines, written for this, as chess's threats).
 pub(crate) const LIFTED_TWINS: &[&str] = &[
     "buttons",
     "checkers",
@@ -63,6 +64,7 @@ pub(crate) const LIFTED_TWINS: &[&str] = &[
     "montyHall",
     "phases",
     "relay",
+    "rookLines",
     "ticTacToe",
     "tokensOnLine",
 ];

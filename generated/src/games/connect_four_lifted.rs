@@ -281,42 +281,12 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[25],
-                rules: &[
-                    engine_1_rule_12 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_14 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_17 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_18 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[19],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[19],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[18],
                 rules: &[engine_1_rule_51 as ::gdl_runtime::lifted::Join],
                 variants: &[],
                 recursive: false,
                 indexes: &[(1, &[0, 2]), (1, &[1, 2]), (1, &[2])],
                 demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
                         reads: &[19],
@@ -402,28 +372,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 ],
             },
             ::gdl_runtime::lifted::Component {
-                relations: &[25],
-                rules: &[
-                    engine_1_rule_12 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_14 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_17 as ::gdl_runtime::lifted::Join,
-                    engine_1_rule_18 as ::gdl_runtime::lifted::Join,
-                ],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[19],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[19],
-                    },
-                ],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[20],
                 rules: &[
                     engine_1_rule_11 as ::gdl_runtime::lifted::Join,
@@ -441,35 +389,19 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 demands: &[
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[25],
+                        reads: &[19],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19, 25],
+                        reads: &[19],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[25],
+                        reads: &[19],
                     },
                     ::gdl_runtime::lifted::Demand {
                         guards: &[],
-                        reads: &[19, 25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[19, 25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[25],
-                    },
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[19, 25],
+                        reads: &[19],
                     },
                 ],
             },
@@ -730,16 +662,6 @@ fn engine_1_rule_11(
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
-fn engine_1_rule_12(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push(25, &[0u32]);
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
 fn engine_1_rule_13(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -753,16 +675,6 @@ fn engine_1_rule_13(
             }
         }
     }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_14(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    out.push(25, &[1u32]);
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
@@ -790,30 +702,6 @@ fn engine_1_rule_16(
                 out.push(20, &[0u32, 8u32]);
             }
         }
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_17(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[19].contains(&[]) {
-        out.push(25, &[0u32]);
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
-fn engine_1_rule_18(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    if tables[19].contains(&[]) {
-        out.push(25, &[1u32]);
     }
 }
 // Rule written by gdlc
@@ -1052,51 +940,47 @@ fn engine_1_ask_17(
     // Rule written by gdlc
     'rule0: {
         let v0 = args[0];
-        if tables[25].contains(&[v0]) {
-            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-                let v1 = f1[0];
-                let v2 = f1[1];
+        for f0 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+            let v1 = f0[0];
+            let v2 = f0[1];
+            if f0[2] != v0 {
+                continue;
+            }
+            for f1 in tables[1].candidates(&[1, 2], &[v2, v0]).map(|i| tables[1].fact(i))
+            {
+                let v3 = f1[0];
+                if f1[1] != v2 {
+                    continue;
+                }
                 if f1[2] != v0 {
                     continue;
                 }
-                for f2 in tables[1]
-                    .candidates(&[1, 2], &[v2, v0])
-                    .map(|i| tables[1].fact(i))
-                {
-                    let v3 = f2[0];
-                    if f2[1] != v2 {
-                        continue;
-                    }
-                    if f2[2] != v0 {
-                        continue;
-                    }
-                    if fixed[15].contains(&[v1, v3]) {
-                        for f4 in tables[1]
-                            .candidates(&[1, 2], &[v2, v0])
-                            .map(|i| tables[1].fact(i))
-                        {
-                            let v4 = f4[0];
-                            if f4[1] != v2 {
-                                continue;
-                            }
-                            if f4[2] != v0 {
-                                continue;
-                            }
-                            if fixed[15].contains(&[v3, v4]) {
-                                for f6 in tables[1]
-                                    .candidates(&[1, 2], &[v2, v0])
-                                    .map(|i| tables[1].fact(i))
-                                {
-                                    let v5 = f6[0];
-                                    if f6[1] != v2 {
-                                        continue;
-                                    }
-                                    if f6[2] != v0 {
-                                        continue;
-                                    }
-                                    if fixed[15].contains(&[v4, v5]) {
-                                        return true;
-                                    }
+                if fixed[15].contains(&[v1, v3]) {
+                    for f3 in tables[1]
+                        .candidates(&[1, 2], &[v2, v0])
+                        .map(|i| tables[1].fact(i))
+                    {
+                        let v4 = f3[0];
+                        if f3[1] != v2 {
+                            continue;
+                        }
+                        if f3[2] != v0 {
+                            continue;
+                        }
+                        if fixed[15].contains(&[v3, v4]) {
+                            for f5 in tables[1]
+                                .candidates(&[1, 2], &[v2, v0])
+                                .map(|i| tables[1].fact(i))
+                            {
+                                let v5 = f5[0];
+                                if f5[1] != v2 {
+                                    continue;
+                                }
+                                if f5[2] != v0 {
+                                    continue;
+                                }
+                                if fixed[15].contains(&[v4, v5]) {
+                                    return true;
                                 }
                             }
                         }
@@ -1108,51 +992,47 @@ fn engine_1_ask_17(
     // Rule written by gdlc
     'rule1: {
         let v0 = args[0];
-        if tables[25].contains(&[v0]) {
-            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-                let v1 = f1[0];
-                let v2 = f1[1];
+        for f0 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+            let v1 = f0[0];
+            let v2 = f0[1];
+            if f0[2] != v0 {
+                continue;
+            }
+            for f1 in tables[1].candidates(&[0, 2], &[v1, v0]).map(|i| tables[1].fact(i))
+            {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let v3 = f1[1];
                 if f1[2] != v0 {
                     continue;
                 }
-                for f2 in tables[1]
-                    .candidates(&[0, 2], &[v1, v0])
-                    .map(|i| tables[1].fact(i))
-                {
-                    if f2[0] != v1 {
-                        continue;
-                    }
-                    let v3 = f2[1];
-                    if f2[2] != v0 {
-                        continue;
-                    }
-                    if fixed[15].contains(&[v2, v3]) {
-                        for f4 in tables[1]
-                            .candidates(&[0, 2], &[v1, v0])
-                            .map(|i| tables[1].fact(i))
-                        {
-                            if f4[0] != v1 {
-                                continue;
-                            }
-                            let v4 = f4[1];
-                            if f4[2] != v0 {
-                                continue;
-                            }
-                            if fixed[15].contains(&[v3, v4]) {
-                                for f6 in tables[1]
-                                    .candidates(&[0, 2], &[v1, v0])
-                                    .map(|i| tables[1].fact(i))
-                                {
-                                    if f6[0] != v1 {
-                                        continue;
-                                    }
-                                    let v5 = f6[1];
-                                    if f6[2] != v0 {
-                                        continue;
-                                    }
-                                    if fixed[15].contains(&[v4, v5]) {
-                                        return true;
-                                    }
+                if fixed[15].contains(&[v2, v3]) {
+                    for f3 in tables[1]
+                        .candidates(&[0, 2], &[v1, v0])
+                        .map(|i| tables[1].fact(i))
+                    {
+                        if f3[0] != v1 {
+                            continue;
+                        }
+                        let v4 = f3[1];
+                        if f3[2] != v0 {
+                            continue;
+                        }
+                        if fixed[15].contains(&[v3, v4]) {
+                            for f5 in tables[1]
+                                .candidates(&[0, 2], &[v1, v0])
+                                .map(|i| tables[1].fact(i))
+                            {
+                                if f5[0] != v1 {
+                                    continue;
+                                }
+                                let v5 = f5[1];
+                                if f5[2] != v0 {
+                                    continue;
+                                }
+                                if fixed[15].contains(&[v4, v5]) {
+                                    return true;
                                 }
                             }
                         }
@@ -1164,63 +1044,61 @@ fn engine_1_ask_17(
     // Rule written by gdlc
     'rule2: {
         let v0 = args[0];
-        if tables[25].contains(&[v0]) {
-            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-                let v1 = f1[0];
-                let v2 = f1[1];
-                if f1[2] != v0 {
-                    continue;
-                }
-                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                    let v3 = f2[1];
-                    for f3 in tables[1]
-                        .candidates(&[0, 2], &[v3, v0])
-                        .map(|i| tables[1].fact(i))
-                    {
-                        if f3[0] != v3 {
-                            continue;
-                        }
-                        let v6 = f3[1];
-                        if f3[2] != v0 {
-                            continue;
-                        }
-                        if fixed[15].contains(&[v2, v6]) {
-                            for f5 in fixed[15]
-                                .candidates(&[0], &[v3])
-                                .map(|i| fixed[15].fact(i))
+        for f0 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+            let v1 = f0[0];
+            let v2 = f0[1];
+            if f0[2] != v0 {
+                continue;
+            }
+            for f1 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                let v3 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[0, 2], &[v3, v0])
+                    .map(|i| tables[1].fact(i))
+                {
+                    if f2[0] != v3 {
+                        continue;
+                    }
+                    let v6 = f2[1];
+                    if f2[2] != v0 {
+                        continue;
+                    }
+                    if fixed[15].contains(&[v2, v6]) {
+                        for f4 in fixed[15]
+                            .candidates(&[0], &[v3])
+                            .map(|i| fixed[15].fact(i))
+                        {
+                            let v4 = f4[1];
+                            for f5 in tables[1]
+                                .candidates(&[0, 2], &[v4, v0])
+                                .map(|i| tables[1].fact(i))
                             {
-                                let v4 = f5[1];
-                                for f6 in tables[1]
-                                    .candidates(&[0, 2], &[v4, v0])
-                                    .map(|i| tables[1].fact(i))
-                                {
-                                    if f6[0] != v4 {
-                                        continue;
-                                    }
-                                    let v7 = f6[1];
-                                    if f6[2] != v0 {
-                                        continue;
-                                    }
-                                    if fixed[15].contains(&[v6, v7]) {
-                                        for f8 in fixed[15]
-                                            .candidates(&[0], &[v4])
-                                            .map(|i| fixed[15].fact(i))
+                                if f5[0] != v4 {
+                                    continue;
+                                }
+                                let v7 = f5[1];
+                                if f5[2] != v0 {
+                                    continue;
+                                }
+                                if fixed[15].contains(&[v6, v7]) {
+                                    for f7 in fixed[15]
+                                        .candidates(&[0], &[v4])
+                                        .map(|i| fixed[15].fact(i))
+                                    {
+                                        let v5 = f7[1];
+                                        for f8 in tables[1]
+                                            .candidates(&[0, 2], &[v5, v0])
+                                            .map(|i| tables[1].fact(i))
                                         {
-                                            let v5 = f8[1];
-                                            for f9 in tables[1]
-                                                .candidates(&[0, 2], &[v5, v0])
-                                                .map(|i| tables[1].fact(i))
-                                            {
-                                                if f9[0] != v5 {
-                                                    continue;
-                                                }
-                                                let v8 = f9[1];
-                                                if f9[2] != v0 {
-                                                    continue;
-                                                }
-                                                if fixed[15].contains(&[v7, v8]) {
-                                                    return true;
-                                                }
+                                            if f8[0] != v5 {
+                                                continue;
+                                            }
+                                            let v8 = f8[1];
+                                            if f8[2] != v0 {
+                                                continue;
+                                            }
+                                            if fixed[15].contains(&[v7, v8]) {
+                                                return true;
                                             }
                                         }
                                     }
@@ -1235,63 +1113,61 @@ fn engine_1_ask_17(
     // Rule written by gdlc
     'rule3: {
         let v0 = args[0];
-        if tables[25].contains(&[v0]) {
-            for f1 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
-                let v1 = f1[0];
-                let v2 = f1[1];
-                if f1[2] != v0 {
-                    continue;
-                }
-                for f2 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
-                    let v3 = f2[1];
-                    for f3 in tables[1]
-                        .candidates(&[0, 2], &[v3, v0])
-                        .map(|i| tables[1].fact(i))
-                    {
-                        if f3[0] != v3 {
-                            continue;
-                        }
-                        let v6 = f3[1];
-                        if f3[2] != v0 {
-                            continue;
-                        }
-                        if fixed[15].contains(&[v6, v2]) {
-                            for f5 in fixed[15]
-                                .candidates(&[0], &[v3])
-                                .map(|i| fixed[15].fact(i))
+        for f0 in tables[1].candidates(&[2], &[v0]).map(|i| tables[1].fact(i)) {
+            let v1 = f0[0];
+            let v2 = f0[1];
+            if f0[2] != v0 {
+                continue;
+            }
+            for f1 in fixed[15].candidates(&[0], &[v1]).map(|i| fixed[15].fact(i)) {
+                let v3 = f1[1];
+                for f2 in tables[1]
+                    .candidates(&[0, 2], &[v3, v0])
+                    .map(|i| tables[1].fact(i))
+                {
+                    if f2[0] != v3 {
+                        continue;
+                    }
+                    let v6 = f2[1];
+                    if f2[2] != v0 {
+                        continue;
+                    }
+                    if fixed[15].contains(&[v6, v2]) {
+                        for f4 in fixed[15]
+                            .candidates(&[0], &[v3])
+                            .map(|i| fixed[15].fact(i))
+                        {
+                            let v4 = f4[1];
+                            for f5 in tables[1]
+                                .candidates(&[0, 2], &[v4, v0])
+                                .map(|i| tables[1].fact(i))
                             {
-                                let v4 = f5[1];
-                                for f6 in tables[1]
-                                    .candidates(&[0, 2], &[v4, v0])
-                                    .map(|i| tables[1].fact(i))
-                                {
-                                    if f6[0] != v4 {
-                                        continue;
-                                    }
-                                    let v7 = f6[1];
-                                    if f6[2] != v0 {
-                                        continue;
-                                    }
-                                    if fixed[15].contains(&[v7, v6]) {
-                                        for f8 in fixed[15]
-                                            .candidates(&[0], &[v4])
-                                            .map(|i| fixed[15].fact(i))
+                                if f5[0] != v4 {
+                                    continue;
+                                }
+                                let v7 = f5[1];
+                                if f5[2] != v0 {
+                                    continue;
+                                }
+                                if fixed[15].contains(&[v7, v6]) {
+                                    for f7 in fixed[15]
+                                        .candidates(&[0], &[v4])
+                                        .map(|i| fixed[15].fact(i))
+                                    {
+                                        let v5 = f7[1];
+                                        for f8 in tables[1]
+                                            .candidates(&[0, 2], &[v5, v0])
+                                            .map(|i| tables[1].fact(i))
                                         {
-                                            let v5 = f8[1];
-                                            for f9 in tables[1]
-                                                .candidates(&[0, 2], &[v5, v0])
-                                                .map(|i| tables[1].fact(i))
-                                            {
-                                                if f9[0] != v5 {
-                                                    continue;
-                                                }
-                                                let v8 = f9[1];
-                                                if f9[2] != v0 {
-                                                    continue;
-                                                }
-                                                if fixed[15].contains(&[v8, v7]) {
-                                                    return true;
-                                                }
+                                            if f8[0] != v5 {
+                                                continue;
+                                            }
+                                            let v8 = f8[1];
+                                            if f8[2] != v0 {
+                                                continue;
+                                            }
+                                            if fixed[15].contains(&[v8, v7]) {
+                                                return true;
                                             }
                                         }
                                     }

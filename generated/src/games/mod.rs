@@ -143,6 +143,12 @@ pub mod relay_lifted;
 /// `games/reversi.kif`, compiled.
 #[rustfmt::skip]
 pub mod reversi;
+/// `games/rookLines.kif`, compiled.
+#[rustfmt::skip]
+pub mod rook_lines;
+/// `games/rookLines.kif`, compiled in the lifted form.
+#[rustfmt::skip]
+pub mod rook_lines_lifted;
 /// `games/sheepAndWolf.kif`, compiled.
 #[rustfmt::skip]
 pub mod sheep_and_wolf;
@@ -222,6 +228,8 @@ macro_rules! for_each_game {
         $callback!(relay, "games/relay.kif");
         $callback!(relay_lifted, "games/relay.kif");
         $callback!(reversi, "games/reversi.kif");
+        $callback!(rook_lines, "games/rookLines.kif");
+        $callback!(rook_lines_lifted, "games/rookLines.kif");
         $callback!(sheep_and_wolf, "games/sheepAndWolf.kif");
         $callback!(skirmish_final2, "games/skirmishFinal2.kif");
         $callback!(stuck_pieces, "games/stuckPieces.kif");

@@ -128,14 +128,6 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
         ],
         terminal: &[
             ::gdl_runtime::lifted::Component {
-                relations: &[21],
-                rules: &[engine_1_rule_213 as ::gdl_runtime::lifted::Join],
-                variants: &[],
-                recursive: false,
-                indexes: &[],
-                demands: &[],
-            },
-            ::gdl_runtime::lifted::Component {
                 relations: &[16],
                 rules: &[
                     engine_1_rule_215 as ::gdl_runtime::lifted::Join,
@@ -144,12 +136,7 @@ static PROGRAM: ::gdl_runtime::lifted::Program = ::gdl_runtime::lifted::Program 
                 variants: &[],
                 recursive: false,
                 indexes: &[(2, &[0])],
-                demands: &[
-                    ::gdl_runtime::lifted::Demand {
-                        guards: &[],
-                        reads: &[21],
-                    },
-                ],
+                demands: &[],
             },
         ],
         goal: &[
@@ -475,19 +462,6 @@ fn engine_0_rule_210(
 }
 // Rule written by gdlc
 #[allow(unused_variables)]
-fn engine_1_rule_213(
-    eval: &mut ::gdl_runtime::lifted::Eval<'_>,
-    delta: (usize, usize),
-    out: &mut ::gdl_runtime::lifted::Derived,
-) {
-    let ::gdl_runtime::lifted::Eval { store, tables, fixed } = eval;
-    for f0 in tables[1].facts() {
-        let v0 = f0[0];
-        out.push(21, &[v0]);
-    }
-}
-// Rule written by gdlc
-#[allow(unused_variables)]
 fn engine_1_rule_215(
     eval: &mut ::gdl_runtime::lifted::Eval<'_>,
     delta: (usize, usize),
@@ -557,17 +531,15 @@ fn engine_1_ask_15(
     // Rule written by gdlc
     'rule0: {
         let v0 = args[0];
-        if tables[21].contains(&[v0]) {
-            for f1 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
-                let v1 = f1[1];
-                for f2 in tables[2].candidates(&[0], &[v1]).map(|i| tables[2].fact(i)) {
-                    if f2[0] != v1 {
-                        continue;
-                    }
-                    let v2 = f2[1];
-                    if v2 != 15u32 {
-                        return true;
-                    }
+        for f0 in fixed[8].candidates(&[0], &[v0]).map(|i| fixed[8].fact(i)) {
+            let v1 = f0[1];
+            for f1 in tables[2].candidates(&[0], &[v1]).map(|i| tables[2].fact(i)) {
+                if f1[0] != v1 {
+                    continue;
+                }
+                let v2 = f1[1];
+                if v2 != 15u32 {
+                    return true;
                 }
             }
         }

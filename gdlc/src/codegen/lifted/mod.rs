@@ -7,8 +7,10 @@
 mod demand;
 mod groups;
 mod joins;
+mod live;
 mod merge;
 mod probes;
+mod recursion;
 mod unfold;
 
 use super::notes::{note, Notes};
@@ -109,14 +111,17 @@ fn program_items(interp: &Interpreter, sources: &unfold::Sources, notes: Option<
     let mut fixed_indexes: BTreeSet<(usize, Vec<usize>)> = BTreeSet::new();
     let loaded = demand::Loaded::of(interp);
     let probes = Probes::of(interp);
+    let keys = &interp.keys;
+    let outputs = [keys.legal, keys.next, keys.terminal, keys.goal, keys.sees];
     let [legal, next, terminal, goal, sees] = Query::ALL.map(|query| {
         let engine = interp.chosen[query as usize];
         let components = interp.engines[engine].plans[query as usize].as_deref().unwrap_or(&[]);
         // A component of the inputs alone (the relations of `true` and `does`) has no rule.
-        let components = components
-            .iter()
-            .filter(|c| !c.rules.is_empty() && !probes.replaces(engine, c))
-            .map(|c| component(interp, &loaded, &probes, engine, c, &mut joins, &mut fixed_indexes));
+        let computed: Vec<&Component> =
+            components.iter().filter(|c| !c.rules.is_empty() && !probes.replaces(engine, c)).collect();
+        let needed = live::needed(interp, &probes, engine, &computed, outputs[query as usize]);
+        let components =
+            needed.into_iter().map(|c| component(interp, &loaded, &probes, engine, c, &mut joins, &mut fixed_indexes));
         quote!(&[#(#components),*])
     });
     let searches = search_functions(interp, &probes, &mut fixed_indexes, notes);

@@ -8,8 +8,10 @@
 //! they were before the relation itself.
 
 use super::joins::head_variables;
+use super::recursion;
 use crate::datalog::compile::{CLit, CRule};
 use crate::datalog::eval::{access_paths, access_paths_from, binds_nothing, is_bound, mark_vars, Access, Component};
+use crate::ground::demand;
 use crate::interp::{Interpreter, Query};
 use proc_macro2::Ident;
 use quote::format_ident;
@@ -66,12 +68,14 @@ impl Probes {
         let mut by_engine = vec![BTreeMap::new(); interp.engines.len()];
         for &(engine, component) in &used {
             let is_fixed = |rel: usize| interp.engines[engine].is_fixed.get(rel).copied().unwrap_or(false);
-            if let (false, [rel], false) = (component.recursive, &component.relations[..], component.rules.is_empty()) {
+            if let ([rel], false) = (&component.relations[..], component.rules.is_empty()) {
                 // A relation without arguments is asked about one fact, which its component
                 // derives at most once: searching it again at every test costs more.
                 let arity = interp.relations.keys.get(*rel).map_or(0, |key| key.1);
-                if !outputs.contains(rel) && !is_fixed(*rel) && arity > 0 {
-                    by_engine[engine].insert(*rel, component.rules.iter().map(|planned| planned.rule).collect());
+                let rules: Vec<usize> = component.rules.iter().map(|planned| planned.rule).collect();
+                let searchable = !component.recursive || searches_end(interp, engine, *rel, &rules);
+                if !outputs.contains(rel) && !is_fixed(*rel) && arity > 0 && searchable {
+                    by_engine[engine].insert(*rel, rules);
                 }
             }
         }
@@ -119,9 +123,20 @@ impl Probes {
             }
         }
         for (engine, relations) in self.by_engine.iter().enumerate() {
-            for &rel in relations.keys() {
+            for (&rel, rules) in relations {
                 for rule in self.rules_of(interp, engine, rel) {
                     dropped.extend(self.asked_in_scans(interp, engine, &rule, &search_access(&rule)));
+                }
+                // A recursive search must ask itself only once its step is checked: a rule that
+                // cannot be ordered so among the other searches leaves the relation computed.
+                let asked = self.asked(engine);
+                let unordered = |&r: &usize| {
+                    let rule = unguarded(interp, rel, &interp.engines[engine].rules[r]);
+                    let recursive = rule.body.iter().any(|lit| matches!(lit, CLit::Pos(p) if p.rel == rel));
+                    recursive && order_from(&rule.body, head_variables(&rule), asked).is_none()
+                };
+                if rules.iter().any(unordered) {
+                    dropped.insert(rel);
                 }
             }
         }
@@ -154,7 +169,7 @@ impl Probes {
     /// Whether `component` of `engine` computes a relation answered by a search instead.
     pub(super) fn replaces(&self, engine: usize, component: &Component) -> bool {
         let asked = self.asked(engine);
-        !component.recursive && component.relations.iter().all(|&rel| asked.searches(rel))
+        matches!(&component.relations[..], [rel] if asked.searches(*rel))
     }
 
     /// The relations of `engine` answered by a search.
@@ -166,7 +181,7 @@ impl Probes {
     pub(super) fn rules_of(&self, interp: &Interpreter, engine: usize, rel: usize) -> Vec<CRule> {
         let asked = self.asked(engine);
         let rules = asked.relations.get(&rel).map(Vec::as_slice).unwrap_or_default();
-        rules.iter().map(|&r| search_order(&interp.engines[engine].rules[r], asked)).collect()
+        rules.iter().map(|&r| search_order(&unguarded(interp, rel, &interp.engines[engine].rules[r]), asked)).collect()
     }
 
     /// The rules that a rule reading `rel` of `engine` runs through the search of `rel`, and
@@ -205,7 +220,10 @@ fn reads(interp: &Interpreter, used: &[(usize, &Component)]) -> (BTreeSet<usize>
                 for (lit, access) in rule.body.iter().zip(access_paths(rule)) {
                     match lit {
                         CLit::Pos(p) => {
-                            if access != Access::Member {
+                            // A recursive relation searched asks itself with every argument
+                            // bound (see `searches_end`), however its component lists it.
+                            let own = component.recursive && component.relations.contains(&p.rel);
+                            if access != Access::Member && !own {
                                 listed.insert(p.rel);
                             }
                             read_by.entry(p.rel).or_default().insert(engine);
@@ -220,6 +238,38 @@ fn reads(interp: &Interpreter, used: &[(usize, &Component)]) -> (BTreeSet<usize>
         }
     }
     (listed, read_by)
+}
+
+/// Whether the recursive relation `rel` of `engine`, whose rules are `rules`, may be answered by
+/// a search: every rule, ordered for a search, asks `rel` with every argument bound, and the
+/// questions end soon (see [`recursion::ends_soon`]). The order is the one the search is
+/// written in when the relations the rules read are computed; asked in turn, they are
+/// tests placed after the others all the same.
+fn searches_end(interp: &Interpreter, engine: usize, rel: usize, rules: &[usize]) -> bool {
+    let itself = BTreeMap::from([(rel, Vec::new())]);
+    let asked = Asked { engine, relations: &itself };
+    let mut ordered = Vec::new();
+    for &r in rules {
+        let rule = unguarded(interp, rel, &interp.engines[engine].rules[r]);
+        let Some(body) = order_from(&rule.body, head_variables(&rule), asked) else { return false };
+        ordered.push(CRule { body, ..rule });
+    }
+    recursion::ends_soon(interp, engine, rel, &ordered)
+}
+
+/// `rule` of relation `rel` without the literals of the magic-sets rewrite's demand relations
+/// (see [`crate::ground::demand`]) that guard it. A guard lets a rule derive only the facts that
+/// some reader asks about; a search is asked about one fact by such a reader, so the guard holds
+/// whenever it asks, and without it the demand relation need not be computed for the search.
+/// The rules of a demand relation keep theirs: there they are what the relation is made of.
+fn unguarded(interp: &Interpreter, rel: usize, rule: &CRule) -> CRule {
+    let name = |r: usize| interp.relations.keys.get(r).map_or("", |key| key.0.as_str());
+    let is_demand = |r: usize| demand::served(name(r)).is_some() || demand::part_of(name(r)).is_some();
+    if is_demand(rel) {
+        return rule.clone();
+    }
+    let body = rule.body.iter().filter(|lit| !matches!(lit, CLit::Pos(p) if is_demand(p.rel))).cloned().collect();
+    CRule { body, delta_variants: Vec::new(), ..rule.clone() }
 }
 
 /// `rule`'s body in the order of a search for a fact of its head, whose variables are then
@@ -241,7 +291,10 @@ pub(super) fn order_from(body: &[CLit], mut bound: Vec<bool>, asked: Asked<'_>) 
     let mut left: Vec<&CLit> = body.iter().collect();
     let mut ordered = Vec::with_capacity(left.len());
     while !left.is_empty() {
-        let test = left.iter().position(|lit| binds_nothing(lit, &bound));
+        // Tests that ask no search first: a recursive relation's search checks the step to its
+        // next question before asking it (see `recursion`), and cheap tests go before searches.
+        let test = left.iter().position(|lit| binds_nothing(lit, &bound) && !is_asked(lit, asked));
+        let test = test.or_else(|| left.iter().position(|lit| binds_nothing(lit, &bound)));
         let next = test.or_else(|| {
             let loops = left.iter().enumerate().filter(|(_, lit)| !is_asked(lit, asked));
             let bound_args = |lit: &CLit| match lit {
@@ -335,6 +388,39 @@ mod tests {
             (<= (goal p 100) (true (cell 3)))
             (<= (goal p 0) (not (true (cell 3))))";
         assert_eq!(searched(game), Vec::<String>::new());
+    }
+
+    /// A line walked square by square, `(clear ?from ?to)` over the chain of `next_file`, with
+    /// `steps` as the chain's facts: searched when the chain has no cycle and one next file for
+    /// each, computed whole when it loops back (a search could ask itself again) or branches
+    /// (a search could ask more and more questions).
+    fn walked_line(steps: &str) -> String {
+        format!(
+            "(role p) (init (free b)) (init (free d)) (init (cell c)) {steps}
+            (<= (clear ?u ?x) (next_file ?u ?x))
+            (<= (clear ?u ?x) (next_file ?u ?u2) (not (true (cell ?u2))) (clear ?u2 ?x))
+            (<= (legal p (go ?x)) (true (free ?x)) (not (clear a ?x)))
+            (<= (legal p wait) (true (free ?x)))
+            (<= (next (cell ?x)) (does p (go ?x)))
+            (<= (next (cell ?x)) (true (cell ?x)))
+            (<= terminal (not (true (free b))))
+            (<= (goal p 100) (true (cell d)))
+            (<= (goal p 0) (not (true (cell d))))"
+        )
+    }
+
+    #[test]
+    fn a_recursive_relation_that_walks_a_chain_is_searched() {
+        let chain = "(next_file a b) (next_file b c) (next_file c d)";
+        assert!(searched(&walked_line(chain)).contains(&"clear".to_string()));
+    }
+
+    #[test]
+    fn a_recursive_relation_over_a_cycle_or_branching_steps_is_computed() {
+        let cycle = "(next_file a b) (next_file b c) (next_file c d) (next_file d a)";
+        assert!(!searched(&walked_line(cycle)).contains(&"clear".to_string()));
+        let branching = "(next_file a b) (next_file a c) (next_file b c) (next_file c d)";
+        assert!(!searched(&walked_line(branching)).contains(&"clear".to_string()));
     }
 
     /// The names of the relations searched in `game`.
