@@ -3,8 +3,8 @@
 //! rule reads any more (the demand relation of a relation now answered by a search, whose
 //! guard the search does without) is left out of the module.
 
-use super::probes::Probes;
-use crate::datalog::compile::{CLit, CRule};
+use super::probes::{relations_read, Probes};
+use crate::datalog::compile::CRule;
 use crate::datalog::eval::Component;
 use crate::interp::Interpreter;
 use std::collections::BTreeSet;
@@ -39,14 +39,10 @@ pub(super) fn needed<'a>(
 
 /// Adds to `read` the relations `rule` reads, and those the searches it asks read.
 fn note_reads(interp: &Interpreter, probes: &Probes, engine: usize, rule: &CRule, read: &mut BTreeSet<usize>) {
-    for lit in &rule.body {
-        let (CLit::Pos(p) | CLit::Neg(p)) = lit else { continue };
-        read.insert(p.rel);
-        for searched in probes.called_through(interp, engine, p.rel) {
-            read.extend(searched.body.iter().filter_map(|lit| match lit {
-                CLit::Pos(p) | CLit::Neg(p) => Some(p.rel),
-                CLit::Distinct(..) | CLit::Equal(..) => None,
-            }));
+    for rel in relations_read(rule) {
+        read.insert(rel);
+        for searched in probes.called_through(interp, engine, rel) {
+            read.extend(relations_read(&searched));
         }
     }
 }

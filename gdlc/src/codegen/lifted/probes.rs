@@ -196,15 +196,20 @@ impl Probes {
                 continue;
             }
             for rule in self.rules_of(interp, engine, rel) {
-                pending.extend(rule.body.iter().filter_map(|lit| match lit {
-                    CLit::Pos(p) | CLit::Neg(p) => Some(p.rel),
-                    CLit::Distinct(..) | CLit::Equal(..) => None,
-                }));
+                pending.extend(relations_read(&rule));
                 rules.push(rule);
             }
         }
         rules
     }
+}
+
+/// The relations that `rule`'s literals read, positive or negated.
+pub(super) fn relations_read(rule: &CRule) -> impl Iterator<Item = usize> + '_ {
+    rule.body.iter().filter_map(|lit| match lit {
+        CLit::Pos(p) | CLit::Neg(p) => Some(p.rel),
+        CLit::Distinct(..) | CLit::Equal(..) => None,
+    })
 }
 
 /// The relations that some positive literal of the rules `used` reads with an argument free

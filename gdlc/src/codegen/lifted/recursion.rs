@@ -17,7 +17,10 @@
 //! Answered by computing it whole instead, with the magic-sets rewrite's demands, chess walks
 //! each line step by step as facts of a demand relation, which costs a table insert a square.
 
+use super::joins::head_variables;
+use super::probes::relations_read;
 use crate::datalog::compile::{CLit, CRule, PTerm, Pattern, VarId};
+use crate::datalog::eval::bound_by;
 use crate::interp::Interpreter;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,23 +41,22 @@ struct Step {
 /// the search) are `rules`, ends after few questions (see the module's doc).
 pub(super) fn ends_soon(interp: &Interpreter, engine: usize, rel: usize, rules: &[CRule]) -> bool {
     let is_fixed = |r: usize| interp.engines[engine].is_fixed.get(r).copied().unwrap_or(false);
-    let functional = Functional::of(interp, &is_fixed);
+    let functional = Functional::of(interp, &is_fixed, rules);
     let mut common: Option<BTreeSet<Step>> = None;
     let mut recursive_rules = 0u32;
     for rule in rules {
         if !determined(rule, &functional) {
             return false;
         }
-        let recursive: Vec<&CLit> =
-            rule.body.iter().filter(|lit| matches!(lit, CLit::Pos(p) | CLit::Neg(p) if p.rel == rel)).collect();
-        let asked = match recursive[..] {
+        let reads_rel = |lit: &&CLit| matches!(lit, CLit::Pos(p) | CLit::Neg(p) if p.rel == rel);
+        let recursive: Vec<(usize, &CLit)> = rule.body.iter().enumerate().filter(|(_, lit)| reads_rel(lit)).collect();
+        let (before, asked) = match recursive[..] {
             [] => continue,
-            [CLit::Pos(p)] => p,
+            [(at, CLit::Pos(p))] => (at, p),
             _ => return false,
         };
         recursive_rules += 1;
         // A step counts only when checked before the question it leads to.
-        let before = rule.body.iter().position(|lit| matches!(lit, CLit::Pos(p) if p.rel == rel)).unwrap_or(0);
         let steps = steps(rule, &rule.body[..before], asked, &is_fixed);
         common = Some(match common {
             None => steps,
@@ -99,16 +101,18 @@ fn steps(rule: &CRule, checked: &[CLit], asked: &Pattern, is_fixed: &impl Fn(usi
     found
 }
 
-/// For every static relation of two arguments, whether each value of its first argument has
-/// at most one value of its second (`forward`), and the other way round.
+/// For every static relation of two arguments that `rules` read, whether each value of its
+/// first argument has at most one value of its second (`forward`), and the other way round.
 struct Functional {
     directions: BTreeMap<usize, (bool, bool)>,
 }
 
 impl Functional {
-    fn of(interp: &Interpreter, is_fixed: &impl Fn(usize) -> bool) -> Functional {
+    fn of(interp: &Interpreter, is_fixed: &impl Fn(usize) -> bool, rules: &[CRule]) -> Functional {
         let mut directions = BTreeMap::new();
-        for (rel, table) in interp.fixed.iter().enumerate() {
+        let read: BTreeSet<usize> = rules.iter().flat_map(relations_read).collect();
+        for rel in read {
+            let Some(table) = interp.fixed.get(rel) else { continue };
             if !is_fixed(rel) || table.is_empty() || table.fact(0).len() != 2 {
                 continue;
             }
@@ -135,21 +139,9 @@ impl Functional {
 /// Whether every variable of `rule`'s body is the head's, or fixed from the head's by a static
 /// literal of two arguments with one value for each value of the other.
 fn determined(rule: &CRule, functional: &Functional) -> bool {
-    let mut known = vec![false; rule.num_vars];
-    rule.head.args.iter().for_each(|arg| crate::datalog::eval::mark_vars(arg, &mut known));
-    let mut used = vec![false; rule.num_vars];
-    for lit in &rule.body {
-        match lit {
-            CLit::Pos(p) | CLit::Neg(p) => {
-                p.args.iter().for_each(|arg| crate::datalog::eval::mark_vars(arg, &mut used))
-            }
-            CLit::Distinct(a, b) | CLit::Equal(a, b) => {
-                crate::datalog::eval::mark_vars(a, &mut used);
-                crate::datalog::eval::mark_vars(b, &mut used);
-            }
-        }
-    }
-    let head_vars = known.clone();
+    let head_vars = head_variables(rule);
+    // A safe rule's variables all stand in its head or in a positive literal.
+    let used = bound_by(&rule.body, rule.num_vars);
     (0..rule.num_vars).filter(|&v| used[v] && !head_vars[v]).all(|var| {
         let Ok(var) = VarId::try_from(var) else { return false };
         rule.body.iter().any(|lit| matches!(lit, CLit::Pos(p) if functional.fixes(p, var, &head_vars)))
