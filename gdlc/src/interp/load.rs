@@ -142,6 +142,7 @@ fn restrict(program: &Description, complete: &[&str]) -> Option<Description> {
         split: false,
         max_size: Some(literals.saturating_mul(DEMAND_SIZE_FACTOR).saturating_add(10_000)),
         max_rounds: Some(DEMAND_ROUNDS),
+        recursion_first: true,
     };
     let restricted = demand::restrict_with(program, &|_| None, complete, &options)?;
     restricted.rules.iter().any(|rule| stats::is_guard(&rule.head.name)).then_some(restricted)

@@ -9,7 +9,7 @@
 
 use super::joins::head_variables;
 use super::recursion;
-use crate::datalog::compile::{CLit, CRule};
+use crate::datalog::compile::{CLit, CRule, PTerm};
 use crate::datalog::eval::{access_paths, access_paths_from, binds_nothing, is_bound, mark_vars, Access, Component};
 use crate::ground::demand;
 use crate::interp::{Interpreter, Query};
@@ -303,10 +303,17 @@ pub(super) fn order_from(body: &[CLit], mut bound: Vec<bool>, asked: Asked<'_>) 
         let next = test.or_else(|| {
             let loops = left.iter().enumerate().filter(|(_, lit)| !is_asked(lit, asked));
             let bound_args = |lit: &CLit| match lit {
-                CLit::Pos(p) => p.args.iter().filter(|arg| is_bound(arg, &bound)).count(),
-                _ => 0,
+                CLit::Pos(p) => {
+                    let bound_args = p.args.iter().filter(|arg| is_bound(arg, &bound));
+                    let variables = bound_args.clone().filter(|arg| !matches!(arg, PTerm::Ground(_))).count();
+                    (bound_args.count(), variables)
+                }
+                _ => (0, 0),
             };
-            // The most bound arguments, the first on a tie.
+            // The most bound arguments, then the most bound by variables rather than constants
+            // (many facts share a constant: chess's `(true (cell ?u2 ?v2 b))` holds for every
+            // empty square, `(next_file ?u ?u2)` for one square once `?u` is bound), then the
+            // first as written.
             loops.map(|(k, lit)| (bound_args(lit), std::cmp::Reverse(k))).max().map(|(_, k)| k.0)
         })?;
         let lit = left.remove(next);

@@ -6,7 +6,8 @@
 //! rewrite computes it only for the values that reach a call. For every call of relation `p` with
 //! the arguments at positions `a` bound (its adornment), a demand relation `(demand p a)` holds
 //! the bound values, derived from the demand of the caller and the literals before the call
-//! (left to right, positive literals first, each next one sharing a bound variable when one can).
+//! (left to right, positive literals first; for the interpreter and the lifted form, a call of
+//! the rule's own relation with the head's own bindings goes first: see [`calls`]).
 //! Every rule for `p` is guarded by the demand of each adornment `p` is called with. A relation
 //! called with no argument bound, one whose rules are all facts, and the relations the caller
 //! asks for completely are computed completely, as before.
@@ -76,7 +77,7 @@ pub struct Serves {
 /// named in `complete` are computed completely; `serves` names what a rule computes for, when
 /// that is not its head.
 pub fn restrict(program: &Description, serves: &dyn Fn(&Rule) -> Option<Serves>, complete: &[&str]) -> Description {
-    let options = Options { split: true, max_size: None, max_rounds: None };
+    let options = Options { split: true, max_size: None, max_rounds: None, recursion_first: false };
     restrict_with(program, serves, complete, &options).unwrap_or_else(|| program.clone())
 }
 
@@ -93,6 +94,9 @@ pub struct Options {
     /// The most rewrites tried, each with more relations computed completely, before one is
     /// stratified.
     pub max_rounds: Option<usize>,
+    /// Whether a rule's call of its own relation goes first when it is then asked with the
+    /// head's own adornment (see [`calls`]).
+    pub recursion_first: bool,
 }
 
 /// [`restrict`] under `options`; `None` when it goes past their limits.
@@ -115,7 +119,7 @@ pub fn restrict_with(
     let outputs: BTreeSet<String> = complete.iter().map(|s| s.to_string()).collect();
     let mut forced = outputs.clone();
     for _ in 0..options.max_rounds.unwrap_or(usize::MAX) {
-        let rewritten = Rewrite::new(program, &rules, &outputs, &forced, options.max_size).run()?;
+        let rewritten = Rewrite::new(program, &rules, &outputs, &forced, options).run()?;
         let negated = Dependencies::build(&rewritten).negated_on_cycles();
         if negated.is_empty() {
             return Some(if options.split { split_demand(&rewritten) } else { rewritten });
@@ -218,13 +222,21 @@ fn key(atom: &Atom) -> Key {
     (atom.name.clone(), atom.args.len())
 }
 
-/// The calls of a rule's body (and of its reads) when it is asked for with `head` bound.
+/// The calls of a rule's body (and of its reads) when it is asked for with `head` bound: the
+/// positive literals left to right, but with `recursion_first`, a call of the rule's own
+/// relation that would be asked with the head's very adornment goes first. chess's
+/// `(clear_diagonal_ne ?u ?v ?x ?y)`, asked with `?x ?y` bound, steps from `(?u ?v)` to the
+/// next square and asks the rest of the line: left to right, the step binds `?u2 ?v2` first,
+/// and the line is asked with all four bound, once for every empty square on the board; asked
+/// first, with `?x ?y` bound as the head is, the rule extends the line's facts found so far
+/// from under the head's own demand.
 fn calls<'r>(
     literals: &'r [Literal],
     body: &[Body<'r>],
     served: &Atom,
     head: Option<&[bool]>,
     reads: &'r [Atom],
+    recursion_first: bool,
 ) -> Calls<'r> {
     let mut tests = Tests::new(body);
     let mut bound = BTreeSet::new();
@@ -237,8 +249,15 @@ fn calls<'r>(
     }
     let mut out = Calls { prefix: Vec::new(), calls: Vec::new() };
     tests.place_ready(&mut out.prefix);
-    for (i, b) in body.iter().enumerate() {
-        let Body::Pos(atom) = *b else { continue };
+    let first = match head {
+        Some(own) if recursion_first => body
+            .iter()
+            .position(|b| matches!(*b, Body::Pos(atom) if key(atom) == key(served) && adornment(atom, &bound) == own)),
+        _ => None,
+    };
+    let order = first.into_iter().chain((0..body.len()).filter(|&i| Some(i) != first));
+    for i in order {
+        let Body::Pos(atom) = body[i] else { continue };
         out.calls.push(Call { atom, adornment: adornment(atom, &bound), prefix: out.prefix.len() });
         out.prefix.push(&literals[i]);
         atom.for_each_var(&mut |v, _| tests.bind(v, &mut bound));
@@ -324,6 +343,8 @@ struct Rewrite<'p> {
     demanded: BTreeMap<Key, BTreeSet<Adornment>>,
     /// The most literals the demand rules may have in all.
     max_size: Option<usize>,
+    /// See [`Options::recursion_first`].
+    recursion_first: bool,
 }
 
 impl<'p> Rewrite<'p> {
@@ -332,7 +353,7 @@ impl<'p> Rewrite<'p> {
         rules: &'p [(Serves, Vec<Body<'p>>)],
         outputs: &BTreeSet<String>,
         forced: &BTreeSet<String>,
-        max_size: Option<usize>,
+        options: &Options,
     ) -> Self {
         let mut rules_of: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
         for (i, (serves, _)) in rules.iter().enumerate() {
@@ -345,12 +366,13 @@ impl<'p> Rewrite<'p> {
             .map(|(k, _)| k.clone())
             .collect();
         let outputs = rules_of.keys().filter(|k| outputs.contains(&k.0)).cloned().collect();
-        Rewrite { program, rules, outputs, rules_of, complete, demanded: BTreeMap::new(), max_size }
+        let (max_size, recursion_first) = (options.max_size, options.recursion_first);
+        Rewrite { program, rules, outputs, rules_of, complete, demanded: BTreeMap::new(), max_size, recursion_first }
     }
 
     fn calls(&self, i: usize, head: Option<&[bool]>) -> Calls<'p> {
         let (serves, body) = &self.rules[i];
-        calls(&self.program.rules[i].body, body, &serves.atom, head, &serves.reads)
+        calls(&self.program.rules[i].body, body, &serves.atom, head, &serves.reads, self.recursion_first)
     }
 
     /// The rewritten program, or `None` when its demand rules would have more literals than
@@ -413,8 +435,13 @@ impl<'p> Rewrite<'p> {
                             return None;
                         }
                         let prefix = &calls.prefix[..call.prefix];
-                        let body = guard.iter().cloned().chain(prefix.iter().map(|&l| l.clone())).collect();
                         let head = demand_atom(call.atom, &call.adornment);
+                        // A call first in its body, of its own relation with the head's own
+                        // bindings, demands what its guard holds already.
+                        if prefix.is_empty() && matches!(&guard, Some(Literal::Atom(g)) if same_atom(g, &head)) {
+                            continue;
+                        }
+                        let body = guard.iter().cloned().chain(prefix.iter().map(|&l| l.clone())).collect();
                         push(&mut out, &mut seen, Rule { head, body, span: rule.span });
                     }
                 }
@@ -432,6 +459,20 @@ fn push(out: &mut Vec<Rule>, seen: &mut HashSet<Rule>, rule: Rule) {
     if seen.insert(rule.clone()) {
         out.push(rule);
     }
+}
+
+/// Whether atoms `a` and `b` are written alike, wherever they are written.
+fn same_atom(a: &Atom, b: &Atom) -> bool {
+    fn same_term(a: &Term, b: &Term) -> bool {
+        match (a, b) {
+            (Term::Var(x, _), Term::Var(y, _)) | (Term::Const(x, _), Term::Const(y, _)) => x == y,
+            (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
+                f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same_term(x, y))
+            }
+            _ => false,
+        }
+    }
+    a.name == b.name && a.args.len() == b.args.len() && a.args.iter().zip(&b.args).all(|(x, y)| same_term(x, y))
 }
 
 /// `(demand p a)` over the bound arguments of `atom`.

@@ -219,3 +219,48 @@ fn the_relation_completed_to_break_a_negative_cycle_is_the_cheapest_under_any_sp
         assert!(rules.iter().any(|r| r.contains(&has_demand)), "{check}: {rules:#?}");
     }
 }
+
+/// `restricted`, with the rewrite's options as the interpreter sets them, and a recursive call
+/// placed first or not.
+fn restricted_with(text: &str, complete: &[&str], recursion_first: bool) -> Vec<String> {
+    let options = Options { split: false, max_size: None, max_rounds: None, recursion_first };
+    let program = parse(text, Syntax::Kif).description;
+    show(&restrict_with(&program, &|_| None, complete, &options).expect("no limit to pass"))
+}
+
+/// A line asked for with its end bound, `(line ?x 3)`: left to right, the step binds both
+/// squares first, and the rest of the line is asked with both bound, a demand for every step
+/// of the board; with the recursive call first, it is asked with its end bound as the head is,
+/// and the rule extends the facts found so far under the one demand.
+#[test]
+fn a_recursive_call_with_the_heads_own_bindings_goes_first() {
+    let text = "(succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (line ?x ?y) (succ ?x ?y))
+        (<= (line ?x ?z) (succ ?x ?y) (line ?y ?z))
+        (<= (goal a ?x) (line ?x 3))";
+    let left_to_right = restricted_with(text, &["goal"], false);
+    assert!(left_to_right.contains(&"((demand line bb) ?y ?z) <- ((demand line fb) ?z) (succ ?x ?y)".to_string()));
+    assert_eq!(
+        restricted_with(text, &["goal"], true),
+        [
+            "(goal a ?x) <- (line ?x 3)",
+            "((demand line fb) 3) <- ",
+            "(line ?x ?y) <- ((demand line fb) ?y) (succ ?x ?y)",
+            "(line ?x ?z) <- ((demand line fb) ?z) (succ ?x ?y) (line ?y ?z)",
+            "(succ 0 1) <- ",
+            "(succ 1 2) <- ",
+            "(succ 2 3) <- ",
+        ]
+    );
+}
+
+/// Asked with its start bound, `(line 0 ?z)`, the same rules keep their order: placed first,
+/// the recursive call would be asked with nothing bound, not as the head is.
+#[test]
+fn a_recursive_call_with_other_bindings_keeps_its_place() {
+    let text = "(succ 0 1) (succ 1 2) (succ 2 3)
+        (<= (line ?x ?y) (succ ?x ?y))
+        (<= (line ?x ?z) (succ ?x ?y) (line ?y ?z))
+        (<= (goal a ?z) (line 0 ?z))";
+    assert_eq!(restricted_with(text, &["goal"], true), restricted_with(text, &["goal"], false));
+}
