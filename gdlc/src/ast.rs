@@ -51,6 +51,18 @@ impl Term {
         }
     }
 
+    /// Whether `self` and `other` are written alike, wherever they are written (their spans
+    /// apart).
+    pub fn same_as(&self, other: &Term) -> bool {
+        match (self, other) {
+            (Term::Var(x, _), Term::Var(y, _)) | (Term::Const(x, _), Term::Const(y, _)) => x == y,
+            (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
+                f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| x.same_as(y))
+            }
+            _ => false,
+        }
+    }
+
     fn clear_spans(&mut self) {
         match self {
             Term::Var(_, s) | Term::Const(_, s) => *s = Span::default(),
@@ -77,6 +89,14 @@ impl Atom {
 
     pub fn arity(&self) -> usize {
         self.args.len()
+    }
+
+    /// Whether `self` and `other` are written alike, wherever they are written (their spans
+    /// apart).
+    pub fn same_as(&self, other: &Atom) -> bool {
+        self.name == other.name
+            && self.args.len() == other.args.len()
+            && self.args.iter().zip(&other.args).all(|(x, y)| x.same_as(y))
     }
 
     fn clear_spans(&mut self) {

@@ -102,17 +102,6 @@ fn term_key(t: &Term) -> u64 {
     h.finish()
 }
 
-/// Structural equality, ignoring spans.
-fn same_term(a: &Term, b: &Term) -> bool {
-    match (a, b) {
-        (Term::Var(x, _), Term::Var(y, _)) | (Term::Const(x, _), Term::Const(y, _)) => x == y,
-        (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
-            f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same_term(x, y))
-        }
-        _ => false,
-    }
-}
-
 /// The arguments of a rule's head, looked up by structure (a head can have thousands).
 struct HeadArgs<'a>(HashMap<u64, Vec<&'a Term>>);
 
@@ -126,7 +115,7 @@ impl<'a> HeadArgs<'a> {
     }
 
     fn contains(&self, t: &Term) -> bool {
-        self.0.get(&term_key(t)).is_some_and(|ts| ts.iter().any(|h| same_term(h, t)))
+        self.0.get(&term_key(t)).is_some_and(|ts| ts.iter().any(|h| h.same_as(t)))
     }
 }
 

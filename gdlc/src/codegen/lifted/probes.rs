@@ -304,9 +304,9 @@ pub(super) fn order_from(body: &[CLit], mut bound: Vec<bool>, asked: Asked<'_>) 
             let loops = left.iter().enumerate().filter(|(_, lit)| !is_asked(lit, asked));
             let bound_args = |lit: &CLit| match lit {
                 CLit::Pos(p) => {
-                    let bound_args = p.args.iter().filter(|arg| is_bound(arg, &bound));
-                    let variables = bound_args.clone().filter(|arg| !matches!(arg, PTerm::Ground(_))).count();
-                    (bound_args.count(), variables)
+                    let args = p.args.iter().filter(|arg| is_bound(arg, &bound));
+                    let variables = args.clone().filter(|arg| !matches!(arg, PTerm::Ground(_))).count();
+                    (args.count(), variables)
                 }
                 _ => (0, 0),
             };

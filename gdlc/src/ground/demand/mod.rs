@@ -438,7 +438,7 @@ impl<'p> Rewrite<'p> {
                         let head = demand_atom(call.atom, &call.adornment);
                         // A call first in its body, of its own relation with the head's own
                         // bindings, demands what its guard holds already.
-                        if prefix.is_empty() && matches!(&guard, Some(Literal::Atom(g)) if same_atom(g, &head)) {
+                        if prefix.is_empty() && matches!(&guard, Some(Literal::Atom(g)) if g.same_as(&head)) {
                             continue;
                         }
                         let body = guard.iter().cloned().chain(prefix.iter().map(|&l| l.clone())).collect();
@@ -459,20 +459,6 @@ fn push(out: &mut Vec<Rule>, seen: &mut HashSet<Rule>, rule: Rule) {
     if seen.insert(rule.clone()) {
         out.push(rule);
     }
-}
-
-/// Whether atoms `a` and `b` are written alike, wherever they are written.
-fn same_atom(a: &Atom, b: &Atom) -> bool {
-    fn same_term(a: &Term, b: &Term) -> bool {
-        match (a, b) {
-            (Term::Var(x, _), Term::Var(y, _)) | (Term::Const(x, _), Term::Const(y, _)) => x == y,
-            (Term::Func(f, xs, _), Term::Func(g, ys, _)) => {
-                f == g && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same_term(x, y))
-            }
-            _ => false,
-        }
-    }
-    a.name == b.name && a.args.len() == b.args.len() && a.args.iter().zip(&b.args).all(|(x, y)| same_term(x, y))
 }
 
 /// `(demand p a)` over the bound arguments of `atom`.
