@@ -314,17 +314,13 @@ impl Body<'_> {
     /// each step, so a chain of `c` members takes `log2(c + 1)` steps, with no branch.
     pub(crate) fn doubling(&self, g: u32) -> Option<TokenStream> {
         let group = &self.emitter.words.groups[g as usize];
-        let reads_self =
-            |t: &&Template| t.literals.iter().any(|l| matches!(l, WordLit::Group { group, .. } if *group == g));
-        let (recursive, others): (Vec<_>, Vec<_>) = group.templates.iter().partition(|t| reads_self(t));
-        let [ray] = recursive.as_slice() else { return None };
-        let (own, rest): (Vec<WordLit>, Vec<WordLit>) =
-            ray.literals.iter().partition(|l| matches!(l, WordLit::Group { group, .. } if *group == g));
-        let [WordLit::Group { shift, positive: true, .. }] = own.as_slice() else { return None };
+        let (ray, shift) = group.ray(g)?;
+        let others: Vec<&Template> = group.templates.iter().filter(|t| !std::ptr::eq(*t, ray)).collect();
+        let rest = ray.literals.iter().filter(|l| !matches!(l, WordLit::Group { group, .. } if *group == g));
         let base = self.templates_or(&others);
         let mask = hex(ray.mask);
-        let lits = rest.iter().map(|&lit| self.word_lit(lit));
-        let steps = 32 - group.chain.leading_zeros();
+        let lits = rest.map(|&lit| self.word_lit(lit));
+        let steps = group.doubling_steps();
         let mut body = Vec::new();
         for step in 0..steps {
             let by = shift * (1 << step);

@@ -67,6 +67,9 @@ const SMALL_GROUP_MIN: usize = 4;
 /// members evaluated one by one.
 const ASSUMED_ROUNDS: usize = 6;
 
+/// What a step of a ray's doubling costs, in literals: `w |= p & (w >> d)` and `p &= p >> d`.
+const DOUBLING_STEP_COST: usize = 4;
+
 /// The most templates of a group outside its `match`es on the kind of move played (see
 /// `switch.rs`): each is a term of its word's expression.
 const MAX_TEMPLATES: usize = 512;
@@ -166,6 +169,28 @@ pub(super) struct WordGroup {
     pub gathered: bool,
     /// The most members in a row of which each reads the next (0 when none reads another).
     pub chain: u32,
+}
+
+impl WordGroup {
+    /// When the group (group `g`) is a ray whose word is computed by doubling (see `emit.rs`):
+    /// the one template that reads the group's word, which it reads once, positively, at one
+    /// distance; with that distance.
+    pub(super) fn ray(&self, g: u32) -> Option<(&Template, i32)> {
+        let reads_own = |lit: &&WordLit| matches!(lit, WordLit::Group { group, .. } if *group == g);
+        let mut readers = self.templates.iter().filter(|t| t.literals.iter().any(|l| reads_own(&l)));
+        let (Some(ray), None) = (readers.next(), readers.next()) else { return None };
+        let mut own = ray.literals.iter().filter(reads_own);
+        match (own.next(), own.next()) {
+            (Some(&WordLit::Group { shift, positive: true, .. }), None) => Some((ray, shift)),
+            _ => None,
+        }
+    }
+
+    /// The doubling steps of a ray's word: runs twice as long at each step, so that the
+    /// longest chain of members that read one another is covered.
+    pub(super) fn doubling_steps(&self) -> u32 {
+        32 - self.chain.leading_zeros()
+    }
 }
 
 /// The groups of a ground program, and how its nodes are evaluated around them.
@@ -326,8 +351,9 @@ pub(super) fn find(
                     };
                     // A group that does not pay may with the members that read another group
                     // at their own distances, in order, reading it moved to their places.
-                    let group_pays =
-                        |group: &WordGroup| pays(ground, group, &move_kinds, &in_cycle, family_cost, table_bit);
+                    let group_pays = |group: &WordGroup| {
+                        pays(ground, g as u32, group, &move_kinds, &in_cycle, family_cost, table_bit)
+                    };
                     if group_pays(&chosen) {
                         return (chosen, Some(true));
                     }
@@ -531,10 +557,12 @@ fn moves_tested_whole(ground: &Ground, group: &WordGroup) -> Option<usize> {
 /// Whether evaluating `group` as a word costs at most half of evaluating its members one by one:
 /// by their rule families, for those that have some, else rule by rule, the rules that differ
 /// only in one node of the move table counted once (they are one mask test of its row).
-/// A group of recursive members is iterated either way, so its rounds are not counted. The word
-/// costs what `switch.rs` writes: only one arm of a `match` on the kind of move played.
+/// A group of recursive members is iterated either way, so its rounds are not counted; a ray
+/// costs its doubling steps, each a few operations, rather than rounds of all its templates. The
+/// word costs what `switch.rs` writes: only one arm of a `match` on the kind of move played.
 fn pays(
     ground: &Ground,
+    g: u32,
     group: &WordGroup,
     move_kinds: &[MoveKind],
     in_cycle: &[bool],
@@ -553,12 +581,16 @@ fn pays(
     };
     let one_by_one: usize = group.members.iter().map(|&m| family_cost[m as usize].unwrap_or_else(|| by_rules(m))).sum();
     let recursive = group.members.iter().any(|&m| in_cycle[m as usize]);
-    let rounds = if group.reads_itself && !recursive { ASSUMED_ROUNDS } else { 1 };
     let (cost, outside) = switch::word_cost(&group.templates, move_kinds);
+    let word = match (group.reads_itself && !recursive, group.ray(g)) {
+        (false, _) => cost,
+        (true, Some(_)) => cost + DOUBLING_STEP_COST * group.doubling_steps() as usize,
+        (true, None) => cost * ASSUMED_ROUNDS,
+    };
     // Members keyed by the moves cost, one by one, the rules of the move played: about their
     // cost over the number of moves they read.
     if moves_tested_whole(ground, group).is_some_and(|moves| cost * moves > one_by_one) {
         return false;
     }
-    outside <= MAX_TEMPLATES && group.templates.len() <= MAX_ALL_TEMPLATES && 2 * cost * rounds <= one_by_one
+    outside <= MAX_TEMPLATES && group.templates.len() <= MAX_ALL_TEMPLATES && 2 * word <= one_by_one
 }
