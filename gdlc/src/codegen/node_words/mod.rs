@@ -41,6 +41,8 @@ mod move_tests;
 mod move_words;
 mod places;
 mod quiet;
+#[cfg(test)]
+mod ray_tests;
 mod switch;
 #[cfg(test)]
 mod tests;

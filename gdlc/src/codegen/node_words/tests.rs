@@ -194,33 +194,6 @@ fn a_row_of_runs_is_one_word_that_reads_itself() {
     assert_eq!(ranks.last().unwrap() - ranks[0], ranks.len() as u32 - 1);
 }
 
-/// `(toward x y)` on `BOARD`: the cells from `(x, y)` along its row up to `(x, 4)` are blank.
-/// A ray of three nodes in each row (the fourth, a cell's test, is folded into its reader), too
-/// short to pay if its word were iterated round by round.
-const TOWARD: &str = "
-        (before 1) (before 2) (before 3)
-        (<= (toward ?x 4) (index ?x) (true (cell ?x 4 b)))
-        (<= (toward ?x ?y) (before ?y) (true (cell ?x ?y b)) (succ ?y ?z) (toward ?x ?z))
-        (<= (open ?x ?y) (true (cell ?x ?y x)) (succ ?y ?z) (toward ?x ?z))
-        (<= terminal (toward ?x 1))
-        (<= (goal p 100) (open ?x ?y))
-        (<= (goal p 0) (not terminal))";
-
-#[test]
-fn a_short_ray_is_one_word_by_doubling() {
-    let ground = ground_of(TOWARD);
-    let words = find_any(&ground);
-    let toward: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(toward")).collect();
-    assert_eq!(toward.len(), 18);
-    let (g, _) = words.member[toward[0]].expect("toward nodes are in a group");
-    assert!(toward.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)));
-    let group = &words.groups[g as usize];
-    // Two steps of doubling cover its chains of three cells, at one cell's distance.
-    assert_eq!(group.ray(g).map(|(_, shift)| shift), Some(1));
-    assert_eq!(group.doubling_steps(), 2);
-    assert_words_agree(&ground, &words);
-}
-
 /// `(near x y)` on `BOARD`: it holds when the cell beside `(x, y)` along its column, on
 /// either side, is blank; cells at the ends of a column have one of the two rules only.
 const NEAR: &str = "
