@@ -13,7 +13,9 @@
 //! words it reads, shifted onto the places, masked by the members that have that rule. A group
 //! that reads itself (a ray of cells, each reading the next) is iterated until its word stops
 //! changing: when its members are not recursive the rules have one model and iteration reaches
-//! it, after at most as many rounds as the longest chain of members plus one. Groups that hold
+//! it, after at most as many rounds as the longest chain of members plus one. A ray whose one
+//! template reads its word at one distance is computed by doubling instead, in log2 of that
+//! chain steps, and costed so (see [`WordGroup::ray`]). Groups that hold
 //! a recursive group of the ground program between them (which cells a piece is connected to:
 //! a flood fill) are iterated together from empty words: their members read one another only
 //! positively, so iteration reaches the least fixpoint, which is the rules' meaning.
