@@ -76,7 +76,7 @@ fn in_order(entries: &[(u64, i32)]) -> Option<(u64, u64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{assert_words_agree, find_any};
+    use super::super::tests::{assert_words_agree, find_any, nodes_named};
     use super::*;
 
     fn reading(group: u32, shift: i32, mask: u64) -> Template {
@@ -115,8 +115,7 @@ mod tests {
         let text = include_str!("../../../../games/dotsAndBoxes.kif");
         let ground = crate::compile::ground_source(text, &Default::default()).expect("grounds");
         let words = find_any(&ground);
-        let next_boxes: Vec<usize> =
-            (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(next (box ")).collect();
+        let next_boxes = nodes_named(&ground, "(next (box ");
         assert_eq!(next_boxes.len(), 50);
         let (g, _) = words.member[next_boxes[0]].expect("the next values of the boxes are a group");
         assert!(next_boxes.iter().all(|&n| words.member[n].is_some_and(|(h, _)| h == g)));

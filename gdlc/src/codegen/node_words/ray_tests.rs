@@ -1,7 +1,7 @@
 //! Tests of node words for rays: a group whose one template reads its own word at one
 //! distance, computed by doubling.
 
-use super::tests::{assert_words_agree, find_any, ground_of};
+use super::tests::{assert_words_agree, find_any, ground_of, nodes_named};
 
 /// `(toward x y)` on the tests' 6x6 board: the cells from `(x, y)` along its row up to `(x, 4)`
 /// are blank. A ray of three nodes in each row (the fourth, a cell's test, is folded into its
@@ -19,7 +19,7 @@ const TOWARD: &str = "
 fn a_short_ray_is_one_word_by_doubling() {
     let ground = ground_of(TOWARD);
     let words = find_any(&ground);
-    let toward: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(toward")).collect();
+    let toward = nodes_named(&ground, "(toward");
     assert_eq!(toward.len(), 18);
     let (g, _) = words.member[toward[0]].expect("toward nodes are in a group");
     assert!(toward.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)));

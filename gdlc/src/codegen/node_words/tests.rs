@@ -24,6 +24,11 @@ pub(super) fn find_any(ground: &Ground) -> NodeWords {
     find(ground, &vec![false; n], &vec![false; n], &vec![None; n], &vec![None; n])
 }
 
+/// The nodes of `ground` whose names start with `prefix`, in the ground program's order.
+pub(super) fn nodes_named(ground: &Ground, prefix: &str) -> Vec<usize> {
+    (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with(prefix)).collect()
+}
+
 /// `BOARD` with `rules`, grounded.
 pub(super) fn ground_of(rules: &str) -> Ground {
     crate::compile::ground_source(&format!("{BOARD}{rules}"), &Default::default()).expect("grounds")
@@ -177,7 +182,7 @@ fn as_words(words: &NodeWords, state: &[bool], joint: &[u32], value: &[bool]) ->
 fn a_row_of_runs_is_one_word_that_reads_itself() {
     let ground = runs();
     let words = find_any(&ground);
-    let reach: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(reach")).collect();
+    let reach = nodes_named(&ground, "(reach");
     assert!(reach.len() >= 24, "{} reach nodes", reach.len());
     let (g, _) = words.member[reach[0]].expect("reach nodes are in a group");
     assert!(reach.iter().all(|&n| words.member[n].map(|(h, _)| h) == Some(g)));
@@ -207,7 +212,7 @@ const NEAR: &str = "
 fn nodes_placed_by_their_names_form_one_group_whatever_their_first_rules() {
     let ground = ground_of(NEAR);
     let words = find_any(&ground);
-    let near: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(near")).collect();
+    let near = nodes_named(&ground, "(near");
     assert_eq!(near.len(), 36);
     // The first rules of the first and last cells of a column have different shapes.
     let first = |y: &str| {
@@ -253,8 +258,7 @@ const COUNTERS: &str = "
 fn next_values_of_a_counter_are_one_word_at_their_own_bits() {
     let ground = crate::compile::ground_source(COUNTERS, &Default::default()).expect("grounds");
     let words = find_any(&ground);
-    let next: Vec<usize> =
-        (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(next (count")).collect();
+    let next = nodes_named(&ground, "(next (count");
     assert!(next.len() >= 24, "{} next nodes", next.len());
     let (g, _) = words.member[next[0]].expect("the next values of the counters are in a group");
     for &n in &next {
@@ -401,7 +405,7 @@ fn a_flood_fill_is_a_loop_of_words_that_reaches_the_least_fixpoint() {
     let ground = ground_of(LINKED);
     assert!(!ground.cycles.is_empty(), "linked is recursive");
     let words = find_any(&ground);
-    let linked: Vec<usize> = (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(linked")).collect();
+    let linked = nodes_named(&ground, "(linked");
     assert!(linked.len() >= 36 * 30, "{} linked nodes", linked.len());
     // Every recursive node is in a group that a loop evaluates, and the nodes of one cell's
     // flood fill (linked from 2 3) are one group's, placed by the cell they reach.
@@ -547,8 +551,7 @@ const JUMPS: &str = "
 fn cells_that_many_kinds_of_move_touch_are_one_group_costed_by_one_kind() {
     let ground = crate::compile::ground_source(JUMPS, &Default::default()).expect("grounds");
     let words = find_any(&ground);
-    let touched: Vec<usize> =
-        (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(touched")).collect();
+    let touched = nodes_named(&ground, "(touched");
     assert_eq!(touched.len(), 64);
     let (g, _) = words.member[touched[0]].expect("the touched cells are in a group");
     let group = &words.groups[g as usize];
