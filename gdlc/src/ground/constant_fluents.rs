@@ -32,9 +32,7 @@ pub fn constant_fluents(description: &Description) -> BTreeSet<Fluent> {
     let mut changed = BTreeSet::new();
     for rule in description.rules.iter().filter(|r| r.head.name == "next" && r.head.args.len() == 1) {
         let made = &rule.head.args[0];
-        // Terms compare by their text: their spans differ.
-        let text = made.to_string();
-        let reads_itself = |l: &Literal| matches!(l, Literal::Atom(a) if a.name == "true" && a.args.len() == 1 && a.args[0].to_string() == text);
+        let reads_itself = |l: &Literal| matches!(l, Literal::Atom(a) if a.name == "true" && a.args.len() == 1 && a.args[0].same_as(made));
         let args = match made {
             Term::Func(_, args, _) => Some(args.as_slice()),
             Term::Const(..) => Some(&[][..]),
