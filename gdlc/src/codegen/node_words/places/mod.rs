@@ -274,13 +274,16 @@ pub(super) fn places(
         }
         // The best way yet: its score (nodes in groups, less a group's fewest members for each
         // group; then the fewer recursive groups of the ground program its groups cut across,
-        // counted negative), the places it gives by node, and the number of distinct shapes of
-        // its rules once a tie has needed it. On a tie with a way whose rules take more shapes
-        // than half their number (a group of them would not pay: see `pays`), the way whose
-        // rules take fewer wins: dotsAndBoxes' `(box_formed 2 3)` is one group at the place of
-        // box (2, 3) or at that of its left side, but only at the side are its rules' distances
-        // the same for every box.
-        type Placing = ((i64, i64), PlaceBy, BTreeMap<usize, u32>, Option<usize>);
+        // counted negative), the places it gives by node, what groups them (the rest of their
+        // names, or their first rules' shapes), and the templates of its groups (the distinct
+        // shapes of each group's rules, summed) once a tie has needed them. On a tie with a way
+        // whose groups take more templates than half their rules (its groups would not pay:
+        // see `pays`), the way of fewer templates wins: dotsAndBoxes' `(box_formed 2 3)` is one
+        // group at the place of box (2, 3) or at that of its left side, but only at the side
+        // are its rules' distances the same for every box; skirmishFinal3's lines between two
+        // columns of a row, cut by holes, are as many in groups by their row as by their last
+        // column, but only by the column is the cell each reads at the same distance.
+        type Placing = ((i64, i64), PlaceBy, BTreeMap<usize, u32>, BTreeMap<usize, Vec<String>>, Option<usize>);
         let mut best: Option<Placing> = None;
         for option in options {
             let mut local: BTreeMap<usize, u32> = BTreeMap::new();
@@ -308,6 +311,7 @@ pub(super) fn places(
             // grouped by the rest of their names (see `template_candidates`).
             let mut shapes: BTreeMap<Vec<String>, BTreeMap<u32, usize>> = BTreeMap::new();
             let mut cycles_of_shape: BTreeMap<Vec<String>, BTreeSet<usize>> = BTreeMap::new();
+            let mut keys: BTreeMap<usize, Vec<String>> = BTreeMap::new();
             for (k, &i) in nodes.iter().enumerate() {
                 let Some(&p) = local.get(&i) else { continue };
                 let shape = match &option {
@@ -321,6 +325,7 @@ pub(super) fn places(
                 if let Some(c) = cycle_of[i] {
                     cycles_of_shape.entry(shape.clone()).or_default().insert(c);
                 }
+                keys.insert(i, shape.clone());
                 *shapes.entry(shape).or_default().entry(p).or_default() += 1;
             }
             // A group that holds parts of many recursive groups joins them all in one loop.
@@ -336,29 +341,29 @@ pub(super) fn places(
                 }
             }
             let score = (score, -(cut as i64));
-            let shapes_at = |at: &BTreeMap<usize, u32>| {
+            let shapes_at = |at: &BTreeMap<usize, u32>, keys: &BTreeMap<usize, Vec<String>>| {
                 let lookup = |m: usize| if heads[m] == head { at.get(&m).copied() } else { place[m] };
-                distinct_rule_shapes(ground, nodes, at, &lookup, &name, board)
+                templates_of_groups(ground, at, keys, &lookup, &name, board)
             };
             let mut shapes = None;
             let better = match &mut best {
                 None => true,
                 Some((best, ..)) if score != *best => score > *best,
-                Some((_, _, best_at, best_shapes)) => {
-                    let fewest = *best_shapes.get_or_insert_with(|| shapes_at(best_at));
+                Some((_, _, best_at, best_keys, best_shapes)) => {
+                    let fewest = *best_shapes.get_or_insert_with(|| shapes_at(best_at, best_keys));
                     let rules: usize = best_at.keys().map(|&i| ground.nodes[i].rules.len()).sum();
                     2 * fewest > rules && {
-                        let mine = shapes_at(&local);
+                        let mine = shapes_at(&local, &keys);
                         shapes = Some(mine);
                         mine < fewest
                     }
                 }
             };
             if better {
-                best = Some((score, option, local, shapes));
+                best = Some((score, option, local, keys, shapes));
             }
         }
-        if let Some((_, option, at, _)) = best {
+        if let Some((_, option, at, _, _)) = best {
             for (k, &i) in nodes.iter().enumerate() {
                 place[i] = at.get(&i).copied();
                 match &option {
@@ -517,21 +522,22 @@ fn rule_shape(
     shape
 }
 
-/// The number of distinct shapes among the rules of `nodes` at their places `at` (see
-/// [`rule_shape`]): the templates that a group of them all would have.
-fn distinct_rule_shapes(
+/// The templates that the groups of the nodes placed at `at` would have, grouped by `keys`:
+/// for each group, the number of distinct shapes among its members' rules (see
+/// [`rule_shape`]), summed.
+fn templates_of_groups(
     ground: &Ground,
-    nodes: &[usize],
     at: &BTreeMap<usize, u32>,
+    keys: &BTreeMap<usize, Vec<String>>,
     place: &dyn Fn(usize) -> Option<u32>,
     name: &dyn Fn(usize) -> Option<String>,
     board: &Board,
 ) -> usize {
-    let mut shapes: BTreeSet<Vec<String>> = BTreeSet::new();
-    for &i in nodes {
+    let mut shapes: BTreeSet<(&Vec<String>, Vec<String>)> = BTreeSet::new();
+    for (&i, key) in keys {
         let Some(&p) = at.get(&i) else { continue };
         for rule in &ground.nodes[i].rules {
-            shapes.insert(rule_shape(rule, i, p, place, name, board));
+            shapes.insert((key, rule_shape(rule, i, p, place, name, board)));
         }
     }
     shapes.len()

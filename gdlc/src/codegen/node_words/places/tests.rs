@@ -214,3 +214,39 @@ fn boxes_closed_by_the_line_drawn_are_words_at_the_places_of_their_sides() {
     }
     assert_words_agree(&ground, &words);
 }
+
+/// `(between ?a ?b ?y)` on an 8x8 board with holes (a relation that never changes, folded by
+/// grounding), as skirmishFinal3's lines: the cells strictly between columns `a` and `b` of row
+/// `y` are open. Placed at cell (a, b) and grouped by the row, or at cell (a, y) and grouped by
+/// `b`, as many nodes are in groups; at (a, b) the cell a rule reads lies at a distance that
+/// differs with `b`, at (a, y) always one column on.
+const LINES_WITH_HOLES: &str = "
+        (role p)
+        (index 1) (index 2) (index 3) (index 4) (index 5) (index 6) (index 7) (index 8)
+        (succ 1 2) (succ 2 3) (succ 3 4) (succ 4 5) (succ 5 6) (succ 6 7) (succ 7 8)
+        (<= (init (cell ?x ?y b)) (index ?x) (index ?y))
+        (<= (legal p (mark ?x ?y)) (true (cell ?x ?y b)))
+        (<= (next (cell ?x ?y x)) (does p (mark ?x ?y)))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?x ?u))
+        (<= (next (cell ?x ?y ?c)) (true (cell ?x ?y ?c)) (does p (mark ?u ?v)) (distinct ?y ?v))
+        (hole 3 3) (hole 6 3) (hole 3 6) (hole 6 6) (hole 4 4) (hole 5 4) (hole 4 5) (hole 5 5)
+        (<= (open ?x ?y) (true (cell ?x ?y b)) (not (hole ?x ?y)))
+        (<= (between ?a ?b ?y) (succ ?a ?c) (succ ?c ?b) (open ?c ?y))
+        (<= (between ?a ?b ?y) (succ ?a ?c) (open ?c ?y) (between ?c ?b ?y))
+        (<= terminal (true (cell ?a ?y x)) (between ?a ?b ?y))
+        (<= (goal p 100) terminal)
+        (<= (goal p 0) (not terminal))";
+
+#[test]
+fn of_placements_that_group_as_many_nodes_the_one_of_fewer_templates_wins() {
+    let ground = crate::compile::ground_source(LINES_WITH_HOLES, &Default::default()).expect("grounds");
+    let words = find_any(&ground);
+    let between: Vec<usize> =
+        (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(between")).collect();
+    let grouped = between.iter().filter(|&&n| words.member[n].is_some()).count();
+    assert!(grouped >= 60, "{grouped} of {} lines in groups", between.len());
+    for group in words.groups.iter().filter(|g| g.members.iter().any(|m| between.contains(&(*m as usize)))) {
+        assert!(group.templates.len() <= 2, "{} templates for {} lines", group.templates.len(), group.members.len());
+    }
+    assert_words_agree(&ground, &words);
+}
