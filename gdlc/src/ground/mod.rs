@@ -145,6 +145,17 @@ impl Node {
     pub fn made_by_moves_alone(&self) -> bool {
         !self.rules.is_empty() && self.rules.iter().all(|rule| rule.iter().any(Lit::is_move_played))
     }
+
+    /// The move that the node says is played, when each of its rules is that move played by
+    /// some role and nothing else (skirmish's "the move from here to there is played").
+    pub fn move_played(&self) -> Option<u32> {
+        let mut moves = self.rules.iter().map(|rule| match rule.as_slice() {
+            [Lit { prop: Prop::Does(_, m), positive: true }] => Some(*m),
+            _ => None,
+        });
+        let first = moves.next()??;
+        moves.all(|m| m == Some(first)).then_some(first)
+    }
 }
 
 /// A game as a propositional program.

@@ -21,6 +21,8 @@ mod next;
 mod nodes;
 mod sees;
 mod step;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use expr::{join, shift_expr, shifted, Expr};
 pub(crate) use nodes::Slots;
@@ -283,21 +285,58 @@ impl<'g> Emitter<'g> {
 
     /// The emitter of a turn-based game's straight-line functions, `ground` vectorized into
     /// `families`: with its move tables, arm families and node words planned, in that order,
-    /// since each plan reads the ones before.
+    /// since each plan reads the ones before; then again without the moves played that node
+    /// words read better (see [`Emitter::read_moves_played_in_words`]).
     fn straight_line(ground: &'g Ground, families: Vec<Families>) -> Self {
         let mut emitter = Emitter::new(ground);
         emitter.families = families;
-        emitter.tables = MoveTables::new(ground);
-        if let Some(tables) = &emitter.tables {
-            let mut arm_families: Vec<RoleArms> =
-                tables.arms.iter().enumerate().map(|(role, arms)| RoleArms::plan(role, arms, &emitter.flat)).collect();
-            RoleArms::share_tables(&mut arm_families);
-            emitter.arm_families = arm_families;
-        }
+        emitter.set_tables(MoveTables::new(ground, &[]));
         emitter.words = emitter.plan_node_words();
+        emitter.read_moves_played_in_words();
         let transposed = super::node_words::transposed(ground, &emitter.words, &|n| emitter.rule_by_rule(n));
         emitter.transposed = transposed;
         emitter
+    }
+
+    /// Sets the move tables, and plans the arm families of their frames.
+    fn set_tables(&mut self, tables: Option<MoveTables>) {
+        self.tables = tables;
+        self.arm_families = Vec::new();
+        if let Some(tables) = &self.tables {
+            let mut arm_families: Vec<RoleArms> =
+                tables.arms.iter().enumerate().map(|(role, arms)| RoleArms::plan(role, arms, &self.flat)).collect();
+            RoleArms::share_tables(&mut arm_families);
+            self.arm_families = arm_families;
+        }
+    }
+
+    /// Leaves out of the move table the nodes that only say which move is played (see
+    /// [`crate::ground::Node::move_played`]) that node words would read as the move itself
+    /// without the table: members of groups of templates, whose readers then read the kind of
+    /// move played at its place (`node_words/move_words.rs`), one arm of a `match` on the kind
+    /// rather than a term for every distance of a move (skirmish's "the move from here to there
+    /// is played", 1,016 nodes in skirmishFinal3). Those that the moves would guard, or that
+    /// would stay one by one, are better read from the table. The node words are planned again.
+    fn read_moves_played_in_words(&mut self) {
+        let said: Vec<u32> = (0..self.ground.nodes.len() as u32)
+            .filter(|&n| self.table_bit(n).is_some() && self.ground.nodes[n as usize].move_played().is_some())
+            .collect();
+        if said.is_empty() {
+            return;
+        }
+        let (tables, arm_families) = (self.tables.take(), std::mem::take(&mut self.arm_families));
+        self.set_tables(MoveTables::new(self.ground, &said));
+        let trial = self.plan_node_words();
+        let templated = |n: &&u32| trial.member[**n as usize].is_some_and(|(g, _)| !trial.groups[g as usize].gathered);
+        let read_as_moves: Vec<u32> = said.iter().filter(templated).copied().collect();
+        if read_as_moves.len() == said.len() {
+            self.words = trial;
+        } else if read_as_moves.is_empty() {
+            (self.tables, self.arm_families) = (tables, arm_families);
+        } else {
+            self.set_tables(MoveTables::new(self.ground, &read_as_moves));
+            self.words = self.plan_node_words();
+        }
     }
 
     /// The groups of nodes evaluated as words: among the nodes that are not given by the move

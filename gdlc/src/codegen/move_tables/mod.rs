@@ -93,8 +93,10 @@ struct Frame {
 }
 
 impl MoveTables {
-    /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated.
-    pub(super) fn new(ground: &Ground) -> Option<MoveTables> {
+    /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated. The nodes
+    /// `read_as_moves` (sorted) are left to be evaluated at run time: node words read them as
+    /// the move played (see `Emitter::moves_played_in_words`).
+    pub(super) fn new(ground: &Ground, read_as_moves: &[u32]) -> Option<MoveTables> {
         let kinds = kinds(ground);
         let reads_moves = super::cones::reads_moves(ground);
         let state_words = super::words(ground.base.len());
@@ -108,6 +110,7 @@ impl MoveTables {
         let values: Vec<Value> =
             ground.next.iter().zip(&framed).map(|(&v, &f)| if f { Value::Const(false) } else { v }).collect();
         let (_, looked_up) = split_cone(ground, &kinds, &values);
+        let looked_up: Vec<u32> = looked_up.into_iter().filter(|n| read_as_moves.binary_search(n).is_err()).collect();
         let moves = ground.moves.len();
         let roles = ground.roles.len();
         let any_framed = framed.iter().any(|&f| f);

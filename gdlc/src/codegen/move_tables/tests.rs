@@ -111,7 +111,7 @@ const COUNTER: &str = "(role a) (init (count 0)) (succ 0 1) (succ 1 2) (succ 2 3
 fn next_bits_become_keep_set_and_conditional_rows() {
     let description = crate::parse::parse(COUNTER, crate::parse::Syntax::Kif).description;
     let ground = crate::ground::ground(&description, &Default::default()).expect("grounds");
-    let tables = MoveTables::new(&ground).expect("has tables");
+    let tables = MoveTables::new(&ground, &[]).expect("has tables");
     let base = |name: &str| ground.base.iter().position(|b| b == name).unwrap();
     let mv = |name: &str| ground.moves.iter().position(|m| m == name).unwrap();
     let (tick, wait) = (mv("tick"), mv("wait"));
@@ -154,7 +154,7 @@ fn a_frame_kept_by_a_condition_on_the_state_and_the_moves_is_tested_once() {
         Value::Lit(pos(Prop::Node(3))),
         Value::Lit(pos(Prop::Base(3))),
     ];
-    let tables = MoveTables::new(&ground).expect("has tables");
+    let tables = MoveTables::new(&ground, &[]).expect("has tables");
     assert_eq!(tables.framed, vec![true, true, true, false]);
     assert_eq!(tables.guards, vec![(vec![pos(Prop::Node(0))], vec![0b111])]);
     assert_eq!(tables.guard_values(), vec![Value::Lit(pos(Prop::Node(0)))]);
@@ -172,7 +172,7 @@ fn more_conditions_than_the_frames_may_test_leave_their_bits_unframed() {
     let mut ground = ground_of(nodes);
     ground.base = (0..6).map(|b| format!("f{b}")).collect();
     ground.next = (0..6).map(|b| Value::Lit(pos(if b < 3 { Prop::Node(3 + b) } else { Prop::Base(b) }))).collect();
-    assert!(MoveTables::new(&ground).is_none_or(|tables| tables.guards.is_empty() && !tables.has_frames()));
+    assert!(MoveTables::new(&ground, &[]).is_none_or(|tables| tables.guards.is_empty() && !tables.has_frames()));
 }
 
 #[test]
@@ -222,4 +222,28 @@ fn a_board_takes_the_first_word_with_room_at_its_distances() {
     assert_eq!(taken.len(), 2);
     let mut full = vec![u64::MAX];
     assert_eq!(room_for(&mut full, 1), (1, 0));
+}
+
+#[test]
+fn nodes_read_as_moves_are_not_looked_up() {
+    let nodes = vec![
+        // 0: move 1 is played, by either role.
+        node(vec![vec![pos(Prop::Does(0, 1))], vec![pos(Prop::Does(1, 1))]]),
+        // 1: role 0 plays move 0 or move 2.
+        node(vec![vec![pos(Prop::Does(0, 0))], vec![pos(Prop::Does(0, 2))]]),
+        // 2, 3: each of them and a fact; 4: either.
+        node(vec![vec![neg(Prop::Base(1)), pos(Prop::Node(0))]]),
+        node(vec![vec![neg(Prop::Base(1)), pos(Prop::Node(1))]]),
+        node(vec![vec![pos(Prop::Node(2))], vec![pos(Prop::Node(3))]]),
+    ];
+    let mut ground = ground_of(nodes);
+    ground.base = vec!["p".into(), "q".into()];
+    ground.next = vec![Value::Lit(pos(Prop::Node(4))), Value::Const(false)];
+    assert_eq!(ground.nodes[0].move_played(), Some(1));
+    assert_eq!(ground.nodes[1].move_played(), None);
+    let all = MoveTables::new(&ground, &[]).expect("both are looked up");
+    assert!(all.node_bit[0].is_some() && all.node_bit[1].is_some());
+    let tables = MoveTables::new(&ground, &[0]).expect("node 1 is looked up");
+    assert_eq!(tables.node_bit[0], None);
+    assert!(tables.node_bit[1].is_some());
 }
