@@ -95,7 +95,7 @@ struct Frame {
 impl MoveTables {
     /// The tables of `ground`'s `next`, or `None` when nothing in it can be tabulated. The nodes
     /// `read_as_moves` (sorted) are left to be evaluated at run time: node words read them as
-    /// the move played (see `Emitter::moves_played_in_words`).
+    /// the move played (see `Emitter::read_moves_played_in_words`).
     pub(super) fn new(ground: &Ground, read_as_moves: &[u32]) -> Option<MoveTables> {
         let kinds = kinds(ground);
         let reads_moves = super::cones::reads_moves(ground);
