@@ -327,8 +327,7 @@ impl<'g> Emitter<'g> {
         let (tables, arm_families) = (self.tables.take(), std::mem::take(&mut self.arm_families));
         self.set_tables(MoveTables::new(self.ground, &said));
         let trial = self.plan_node_words();
-        let templated = |n: &&u32| trial.member[**n as usize].is_some_and(|(g, _)| !trial.groups[g as usize].gathered);
-        let read_as_moves: Vec<u32> = said.iter().filter(templated).copied().collect();
+        let read_as_moves: Vec<u32> = said.iter().copied().filter(|&n| trial.in_template_group(n)).collect();
         if read_as_moves.len() == said.len() {
             self.words = trial;
         } else if read_as_moves.is_empty() {

@@ -9,13 +9,9 @@ fn moves_played(text: &str) -> Vec<(bool, bool)> {
     let mut ground = crate::compile::ground_source(text, &Default::default()).expect("grounds");
     let families = crate::codegen::families::vectorize(&mut ground);
     let emitter = Emitter::straight_line(&ground, families);
-    let words = &emitter.words;
     (0..ground.nodes.len() as u32)
         .filter(|&n| ground.nodes[n as usize].move_played().is_some())
-        .map(|n| {
-            let templated = words.member[n as usize].is_some_and(|(g, _)| !words.groups[g as usize].gathered);
-            (emitter.table_bit(n).is_some(), templated)
-        })
+        .map(|n| (emitter.table_bit(n).is_some(), emitter.in_template_group(n)))
         .collect()
 }
 

@@ -3,7 +3,7 @@
 //! members set, and the tables of the move words that templates read. The rules over group
 //! members tested a word at a time are in `families.rs`.
 
-use super::{Template, WordLit};
+use super::{NodeWords, Template, WordLit};
 use crate::codegen::emit::{join, shift_expr, shifted, Body, Emitter, Expr};
 use crate::codegen::tables::hex;
 use crate::ground::{Lit, Prop, Value};
@@ -162,7 +162,14 @@ impl Emitter<'_> {
 
     /// Whether node `n` is in a group computed by its templates.
     pub(crate) fn in_template_group(&self, n: u32) -> bool {
-        self.words.member[n as usize].is_some_and(|(g, _)| !self.words.groups[g as usize].gathered)
+        self.words.in_template_group(n)
+    }
+}
+
+impl NodeWords {
+    /// Whether node `n` is in a group computed by its templates (not a gathered one).
+    pub(in crate::codegen) fn in_template_group(&self, n: u32) -> bool {
+        self.member[n as usize].is_some_and(|(g, _)| !self.groups[g as usize].gathered)
     }
 }
 

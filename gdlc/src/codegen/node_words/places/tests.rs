@@ -1,7 +1,7 @@
 //! Tests of the places on boards: the arguments left out of a relation and the coordinates
 //! that the others leave, the places of moves and their kinds, and the way nodes are placed.
 
-use super::super::tests::{assert_words_agree, find_any, ground_of};
+use super::super::tests::{assert_words_agree, find_any, ground_of, nodes_named};
 use super::super::{placed, Placed};
 use super::{board, direction_around, places, sides, Coordinates, Places};
 use std::collections::BTreeSet;
@@ -241,8 +241,7 @@ const LINES_WITH_HOLES: &str = "
 fn of_placements_that_group_as_many_nodes_the_one_of_fewer_templates_wins() {
     let ground = crate::compile::ground_source(LINES_WITH_HOLES, &Default::default()).expect("grounds");
     let words = find_any(&ground);
-    let between: Vec<usize> =
-        (0..ground.nodes.len()).filter(|&n| ground.nodes[n].name.starts_with("(between")).collect();
+    let between = nodes_named(&ground, "(between");
     let grouped = between.iter().filter(|&&n| words.member[n].is_some()).count();
     assert!(grouped >= 60, "{grouped} of {} lines in groups", between.len());
     for group in words.groups.iter().filter(|g| g.members.iter().any(|m| between.contains(&(*m as usize)))) {
