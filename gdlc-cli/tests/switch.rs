@@ -178,8 +178,8 @@ fn checkers_at_a_one_second_start(name: &str, args: &[&str]) -> (serde_json::Val
 #[ignore = "long real-time matches; run by `cargo xtask test-long`"]
 fn a_match_begun_by_the_interpreter_moves_to_the_program_engine_once_its_game_is_grounded() {
     let _turn = one_at_a_time();
-    // The interpreter loads checkers within START or, when the machine is loaded, not (see the
-    // next test).
+    // The interpreter loads checkers and evaluates its initial state within START or, when the
+    // machine is loaded, not (see the next test).
     let (record, text) = checkers_at_a_one_second_start("upgrade", &[]);
     let id = record["match_id"].as_str().unwrap().to_string();
     let lines: Vec<&str> = text.lines().filter(|l| l.contains(&format!("match {id}:"))).collect();

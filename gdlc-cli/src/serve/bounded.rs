@@ -3,9 +3,10 @@
 //! too, and then every query costs a bounded time and memory. The session's own queries (the
 //! moves it applies, its legal moves) share a play clock's budget per PLAY and report a limit
 //! they go past; the search's queries each get a slice of it and take a limit for no
-//! information. A game whose rules explode in some state is thus refused at START, or answers
-//! with a move it knows, or gets an error naming the limit and the relation, and the process
-//! and its other matches live on.
+//! information. A game whose rules explode in some state is thus refused at START (or taken,
+//! and played once grounded, while its grounding goes on), or answers with a move it knows, or
+//! gets an error naming the limit and the relation, and the process and its other matches live
+//! on.
 
 use gdl_player::player::{Kind, Player};
 use gdl_player::rename::Spelling;
@@ -25,17 +26,19 @@ const SEARCH_SLICES: u32 = 4;
 /// Why the interpreter cannot play a match.
 #[derive(Debug)]
 pub(super) enum Unplayable {
-    /// It could not load the game within the start clock and the cap on facts.
-    NotLoaded(String),
-    /// It loaded the game but cannot play it: its initial state goes past the limits, or the
-    /// role is not the game's.
+    /// It could not load the game, or evaluate its initial state, within the start clock and
+    /// the cap on facts: limits of START, which the game's program engine, once grounded, may
+    /// well play within.
+    NotReady(String),
+    /// It loaded the game but cannot play it: the role is not the game's, or a GDL-II match
+    /// cannot begin.
     Refused(String),
 }
 
 impl std::fmt::Display for Unplayable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unplayable::NotLoaded(why) | Unplayable::Refused(why) => f.write_str(why),
+            Unplayable::NotReady(why) | Unplayable::Refused(why) => f.write_str(why),
         }
     }
 }
@@ -51,7 +54,7 @@ pub(super) fn interpreter_session(
 ) -> Result<Box<dyn MatchSession>, Unplayable> {
     let limits = Limits { deadline: Some(deadline), max_facts: Some(max_facts) };
     let interpreter = Interpreter::with_limits(description, &limits).map_err(|e| {
-        Unplayable::NotLoaded(format!(
+        Unplayable::NotReady(format!(
             "the interpreter cannot load this game within the start clock and --max-facts {max_facts}: {e}"
         ))
     })?;
@@ -59,7 +62,7 @@ pub(super) fn interpreter_session(
     let checked =
         interpreter.try_is_terminal(&initial, &limits).and_then(|_| interpreter.try_legal_moves(&initial, &limits));
     if let Err(e) = checked {
-        return Err(Unplayable::Refused(format!(
+        return Err(Unplayable::NotReady(format!(
             "the initial state cannot be evaluated within the start clock (--max-facts {max_facts}): {e}"
         )));
     }
@@ -253,5 +256,46 @@ impl MatchSession for BoundedSession {
             (true, false) => self.note.clone(),
             (false, false) => format!("{work}; {}", self.note),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // A test reports a failure by panicking, so it unwraps too.
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// A game of twenty cells whose one legal move is justified by any three of them: its
+    /// initial state derives 8,000 triples, its loading no fact of the state.
+    const TRIPLES: &str = "(role player)
+        (init (cell 1)) (init (cell 2)) (init (cell 3)) (init (cell 4)) (init (cell 5))
+        (init (cell 6)) (init (cell 7)) (init (cell 8)) (init (cell 9)) (init (cell 10))
+        (init (cell 11)) (init (cell 12)) (init (cell 13)) (init (cell 14)) (init (cell 15))
+        (init (cell 16)) (init (cell 17)) (init (cell 18)) (init (cell 19)) (init (cell 20))
+        (<= (triple ?x ?y ?z) (true (cell ?x)) (true (cell ?y)) (true (cell ?z)))
+        (<= (legal player go) (triple ?x ?y ?z))
+        (<= (next (cell ?x)) (true (cell ?x)) (true (cell 1)))
+        (<= terminal (not (true (cell 1))))
+        (goal player 100)";
+
+    fn session_within(max_facts: usize) -> Result<Box<dyn MatchSession>, Unplayable> {
+        let rules = kif::parse_all(TRIPLES).unwrap();
+        let description = crate::play::description_of(&rules).unwrap();
+        let role = Sx::Atom("player".into());
+        let clock = Duration::from_secs(10);
+        let start = Start { id: "m", role: &role, rules: &rules, start_clock: clock, play_clock: clock };
+        interpreter_session(&description, &start, Kind::First, Instant::now() + clock, max_facts)
+    }
+
+    #[test]
+    fn an_initial_state_past_the_cap_on_facts_is_not_ready_rather_than_refused() {
+        // The match is then taken while the game is grounded, not refused at START.
+        match session_within(1000) {
+            Err(Unplayable::NotReady(why)) => assert!(why.contains("initial state"), "{why}"),
+            Err(Unplayable::Refused(why)) => panic!("refused: {why}"),
+            Ok(_) => panic!("the initial state was evaluated within 1,000 facts"),
+        }
+        assert!(session_within(100_000).is_ok());
     }
 }

@@ -227,7 +227,7 @@ pub(super) fn local_session(
     match interpreter_session(description, start, player, budget.deadline, budget.max_facts) {
         Ok(session) => Ok(Local { session, engine: LocalEngine::Interpreter, made }),
         // Grounding goes on: the match is taken, and played once the game is grounded.
-        Err(Unplayable::NotLoaded(e)) if engines.grounding(key) => {
+        Err(Unplayable::NotReady(e)) if engines.grounding(key) => {
             log::info(format_args!(
                 "match {}: no engine within START ({e}); it plays once the game is grounded",
                 start.id
