@@ -7,7 +7,7 @@ pub const ROLES: [&str; 2] = ["white", "black"];
 /// Every fact that can be true in a reachable state, in canonical KIF, by its bit: fact
 /// `BASE[i]` is bit `i % 64` of word `i / 64` of a [`State`]. An empty string is a bit no
 /// fact uses, left so that a group of facts (one colour's board) stays within a word.
-pub const BASE: [&str; 308] = [
+pub const BASE: [&str; 452] = [
     "(cell 1 1 empty)",
     "(cell 1 1 p0000)",
     "(cell 1 1 p0001)",
@@ -25,57 +25,6 @@ pub const BASE: [&str; 308] = [
     "(cell 1 1 p1101)",
     "(cell 1 1 p1110)",
     "(cell 1 1 p1111)",
-    "(cell 1 2 empty)",
-    "(cell 1 2 p0000)",
-    "(cell 1 2 p0001)",
-    "(cell 1 2 p0010)",
-    "(cell 1 2 p0011)",
-    "(cell 1 2 p0100)",
-    "(cell 1 2 p0101)",
-    "(cell 1 2 p0110)",
-    "(cell 1 2 p0111)",
-    "(cell 1 2 p1000)",
-    "(cell 1 2 p1001)",
-    "(cell 1 2 p1010)",
-    "(cell 1 2 p1011)",
-    "(cell 1 2 p1100)",
-    "(cell 1 2 p1101)",
-    "(cell 1 2 p1110)",
-    "(cell 1 2 p1111)",
-    "(cell 1 3 empty)",
-    "(cell 1 3 p0000)",
-    "(cell 1 3 p0001)",
-    "(cell 1 3 p0010)",
-    "(cell 1 3 p0011)",
-    "(cell 1 3 p0100)",
-    "(cell 1 3 p0101)",
-    "(cell 1 3 p0110)",
-    "(cell 1 3 p0111)",
-    "(cell 1 3 p1000)",
-    "(cell 1 3 p1001)",
-    "(cell 1 3 p1010)",
-    "(cell 1 3 p1011)",
-    "(cell 1 3 p1100)",
-    "(cell 1 3 p1101)",
-    "(cell 1 3 p1110)",
-    "(cell 1 3 p1111)",
-    "(cell 1 4 empty)",
-    "(cell 1 4 p0000)",
-    "(cell 1 4 p0001)",
-    "(cell 1 4 p0010)",
-    "(cell 1 4 p0011)",
-    "(cell 1 4 p0100)",
-    "(cell 1 4 p0101)",
-    "(cell 1 4 p0110)",
-    "(cell 1 4 p0111)",
-    "(cell 1 4 p1000)",
-    "(cell 1 4 p1001)",
-    "(cell 1 4 p1010)",
-    "(cell 1 4 p1011)",
-    "(cell 1 4 p1100)",
-    "(cell 1 4 p1101)",
-    "(cell 1 4 p1110)",
-    "(cell 1 4 p1111)",
     "(cell 2 1 empty)",
     "(cell 2 1 p0000)",
     "(cell 2 1 p0001)",
@@ -93,57 +42,6 @@ pub const BASE: [&str; 308] = [
     "(cell 2 1 p1101)",
     "(cell 2 1 p1110)",
     "(cell 2 1 p1111)",
-    "(cell 2 2 empty)",
-    "(cell 2 2 p0000)",
-    "(cell 2 2 p0001)",
-    "(cell 2 2 p0010)",
-    "(cell 2 2 p0011)",
-    "(cell 2 2 p0100)",
-    "(cell 2 2 p0101)",
-    "(cell 2 2 p0110)",
-    "(cell 2 2 p0111)",
-    "(cell 2 2 p1000)",
-    "(cell 2 2 p1001)",
-    "(cell 2 2 p1010)",
-    "(cell 2 2 p1011)",
-    "(cell 2 2 p1100)",
-    "(cell 2 2 p1101)",
-    "(cell 2 2 p1110)",
-    "(cell 2 2 p1111)",
-    "(cell 2 3 empty)",
-    "(cell 2 3 p0000)",
-    "(cell 2 3 p0001)",
-    "(cell 2 3 p0010)",
-    "(cell 2 3 p0011)",
-    "(cell 2 3 p0100)",
-    "(cell 2 3 p0101)",
-    "(cell 2 3 p0110)",
-    "(cell 2 3 p0111)",
-    "(cell 2 3 p1000)",
-    "(cell 2 3 p1001)",
-    "(cell 2 3 p1010)",
-    "(cell 2 3 p1011)",
-    "(cell 2 3 p1100)",
-    "(cell 2 3 p1101)",
-    "(cell 2 3 p1110)",
-    "(cell 2 3 p1111)",
-    "(cell 2 4 empty)",
-    "(cell 2 4 p0000)",
-    "(cell 2 4 p0001)",
-    "(cell 2 4 p0010)",
-    "(cell 2 4 p0011)",
-    "(cell 2 4 p0100)",
-    "(cell 2 4 p0101)",
-    "(cell 2 4 p0110)",
-    "(cell 2 4 p0111)",
-    "(cell 2 4 p1000)",
-    "(cell 2 4 p1001)",
-    "(cell 2 4 p1010)",
-    "(cell 2 4 p1011)",
-    "(cell 2 4 p1100)",
-    "(cell 2 4 p1101)",
-    "(cell 2 4 p1110)",
-    "(cell 2 4 p1111)",
     "(cell 3 1 empty)",
     "(cell 3 1 p0000)",
     "(cell 3 1 p0001)",
@@ -161,57 +59,6 @@ pub const BASE: [&str; 308] = [
     "(cell 3 1 p1101)",
     "(cell 3 1 p1110)",
     "(cell 3 1 p1111)",
-    "(cell 3 2 empty)",
-    "(cell 3 2 p0000)",
-    "(cell 3 2 p0001)",
-    "(cell 3 2 p0010)",
-    "(cell 3 2 p0011)",
-    "(cell 3 2 p0100)",
-    "(cell 3 2 p0101)",
-    "(cell 3 2 p0110)",
-    "(cell 3 2 p0111)",
-    "(cell 3 2 p1000)",
-    "(cell 3 2 p1001)",
-    "(cell 3 2 p1010)",
-    "(cell 3 2 p1011)",
-    "(cell 3 2 p1100)",
-    "(cell 3 2 p1101)",
-    "(cell 3 2 p1110)",
-    "(cell 3 2 p1111)",
-    "(cell 3 3 empty)",
-    "(cell 3 3 p0000)",
-    "(cell 3 3 p0001)",
-    "(cell 3 3 p0010)",
-    "(cell 3 3 p0011)",
-    "(cell 3 3 p0100)",
-    "(cell 3 3 p0101)",
-    "(cell 3 3 p0110)",
-    "(cell 3 3 p0111)",
-    "(cell 3 3 p1000)",
-    "(cell 3 3 p1001)",
-    "(cell 3 3 p1010)",
-    "(cell 3 3 p1011)",
-    "(cell 3 3 p1100)",
-    "(cell 3 3 p1101)",
-    "(cell 3 3 p1110)",
-    "(cell 3 3 p1111)",
-    "(cell 3 4 empty)",
-    "(cell 3 4 p0000)",
-    "(cell 3 4 p0001)",
-    "(cell 3 4 p0010)",
-    "(cell 3 4 p0011)",
-    "(cell 3 4 p0100)",
-    "(cell 3 4 p0101)",
-    "(cell 3 4 p0110)",
-    "(cell 3 4 p0111)",
-    "(cell 3 4 p1000)",
-    "(cell 3 4 p1001)",
-    "(cell 3 4 p1010)",
-    "(cell 3 4 p1011)",
-    "(cell 3 4 p1100)",
-    "(cell 3 4 p1101)",
-    "(cell 3 4 p1110)",
-    "(cell 3 4 p1111)",
     "(cell 4 1 empty)",
     "(cell 4 1 p0000)",
     "(cell 4 1 p0001)",
@@ -229,6 +76,117 @@ pub const BASE: [&str; 308] = [
     "(cell 4 1 p1101)",
     "(cell 4 1 p1110)",
     "(cell 4 1 p1111)",
+    "(pool p0000)",
+    "(pool p0001)",
+    "(pool p0010)",
+    "(pool p0011)",
+    "(pool p0100)",
+    "(pool p0101)",
+    "(pool p0110)",
+    "(pool p0111)",
+    "(pool p1000)",
+    "(pool p1001)",
+    "(pool p1010)",
+    "(pool p1011)",
+    "(pool p1100)",
+    "(pool p1101)",
+    "(pool p1110)",
+    "(pool p1111)",
+    "(selected p0000)",
+    "(selected p0001)",
+    "(selected p0010)",
+    "(selected p0011)",
+    "(selected p0100)",
+    "(selected p0101)",
+    "(selected p0110)",
+    "(selected p0111)",
+    "(selected p1000)",
+    "(selected p1001)",
+    "(selected p1010)",
+    "(selected p1011)",
+    "(selected p1100)",
+    "(selected p1101)",
+    "(selected p1110)",
+    "(selected p1111)",
+    "(placecontrol black)",
+    "(placecontrol white)",
+    "(selectcontrol black)",
+    "(selectcontrol white)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "(cell 1 2 empty)",
+    "(cell 1 2 p0000)",
+    "(cell 1 2 p0001)",
+    "(cell 1 2 p0010)",
+    "(cell 1 2 p0011)",
+    "(cell 1 2 p0100)",
+    "(cell 1 2 p0101)",
+    "(cell 1 2 p0110)",
+    "(cell 1 2 p0111)",
+    "(cell 1 2 p1000)",
+    "(cell 1 2 p1001)",
+    "(cell 1 2 p1010)",
+    "(cell 1 2 p1011)",
+    "(cell 1 2 p1100)",
+    "(cell 1 2 p1101)",
+    "(cell 1 2 p1110)",
+    "(cell 1 2 p1111)",
+    "(cell 2 2 empty)",
+    "(cell 2 2 p0000)",
+    "(cell 2 2 p0001)",
+    "(cell 2 2 p0010)",
+    "(cell 2 2 p0011)",
+    "(cell 2 2 p0100)",
+    "(cell 2 2 p0101)",
+    "(cell 2 2 p0110)",
+    "(cell 2 2 p0111)",
+    "(cell 2 2 p1000)",
+    "(cell 2 2 p1001)",
+    "(cell 2 2 p1010)",
+    "(cell 2 2 p1011)",
+    "(cell 2 2 p1100)",
+    "(cell 2 2 p1101)",
+    "(cell 2 2 p1110)",
+    "(cell 2 2 p1111)",
+    "(cell 3 2 empty)",
+    "(cell 3 2 p0000)",
+    "(cell 3 2 p0001)",
+    "(cell 3 2 p0010)",
+    "(cell 3 2 p0011)",
+    "(cell 3 2 p0100)",
+    "(cell 3 2 p0101)",
+    "(cell 3 2 p0110)",
+    "(cell 3 2 p0111)",
+    "(cell 3 2 p1000)",
+    "(cell 3 2 p1001)",
+    "(cell 3 2 p1010)",
+    "(cell 3 2 p1011)",
+    "(cell 3 2 p1100)",
+    "(cell 3 2 p1101)",
+    "(cell 3 2 p1110)",
+    "(cell 3 2 p1111)",
     "(cell 4 2 empty)",
     "(cell 4 2 p0000)",
     "(cell 4 2 p0001)",
@@ -246,6 +204,117 @@ pub const BASE: [&str; 308] = [
     "(cell 4 2 p1101)",
     "(cell 4 2 p1110)",
     "(cell 4 2 p1111)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "(cell 1 3 empty)",
+    "(cell 1 3 p0000)",
+    "(cell 1 3 p0001)",
+    "(cell 1 3 p0010)",
+    "(cell 1 3 p0011)",
+    "(cell 1 3 p0100)",
+    "(cell 1 3 p0101)",
+    "(cell 1 3 p0110)",
+    "(cell 1 3 p0111)",
+    "(cell 1 3 p1000)",
+    "(cell 1 3 p1001)",
+    "(cell 1 3 p1010)",
+    "(cell 1 3 p1011)",
+    "(cell 1 3 p1100)",
+    "(cell 1 3 p1101)",
+    "(cell 1 3 p1110)",
+    "(cell 1 3 p1111)",
+    "(cell 2 3 empty)",
+    "(cell 2 3 p0000)",
+    "(cell 2 3 p0001)",
+    "(cell 2 3 p0010)",
+    "(cell 2 3 p0011)",
+    "(cell 2 3 p0100)",
+    "(cell 2 3 p0101)",
+    "(cell 2 3 p0110)",
+    "(cell 2 3 p0111)",
+    "(cell 2 3 p1000)",
+    "(cell 2 3 p1001)",
+    "(cell 2 3 p1010)",
+    "(cell 2 3 p1011)",
+    "(cell 2 3 p1100)",
+    "(cell 2 3 p1101)",
+    "(cell 2 3 p1110)",
+    "(cell 2 3 p1111)",
+    "(cell 3 3 empty)",
+    "(cell 3 3 p0000)",
+    "(cell 3 3 p0001)",
+    "(cell 3 3 p0010)",
+    "(cell 3 3 p0011)",
+    "(cell 3 3 p0100)",
+    "(cell 3 3 p0101)",
+    "(cell 3 3 p0110)",
+    "(cell 3 3 p0111)",
+    "(cell 3 3 p1000)",
+    "(cell 3 3 p1001)",
+    "(cell 3 3 p1010)",
+    "(cell 3 3 p1011)",
+    "(cell 3 3 p1100)",
+    "(cell 3 3 p1101)",
+    "(cell 3 3 p1110)",
+    "(cell 3 3 p1111)",
     "(cell 4 3 empty)",
     "(cell 4 3 p0000)",
     "(cell 4 3 p0001)",
@@ -263,6 +332,117 @@ pub const BASE: [&str; 308] = [
     "(cell 4 3 p1101)",
     "(cell 4 3 p1110)",
     "(cell 4 3 p1111)",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "",
+    "(cell 1 4 empty)",
+    "(cell 1 4 p0000)",
+    "(cell 1 4 p0001)",
+    "(cell 1 4 p0010)",
+    "(cell 1 4 p0011)",
+    "(cell 1 4 p0100)",
+    "(cell 1 4 p0101)",
+    "(cell 1 4 p0110)",
+    "(cell 1 4 p0111)",
+    "(cell 1 4 p1000)",
+    "(cell 1 4 p1001)",
+    "(cell 1 4 p1010)",
+    "(cell 1 4 p1011)",
+    "(cell 1 4 p1100)",
+    "(cell 1 4 p1101)",
+    "(cell 1 4 p1110)",
+    "(cell 1 4 p1111)",
+    "(cell 2 4 empty)",
+    "(cell 2 4 p0000)",
+    "(cell 2 4 p0001)",
+    "(cell 2 4 p0010)",
+    "(cell 2 4 p0011)",
+    "(cell 2 4 p0100)",
+    "(cell 2 4 p0101)",
+    "(cell 2 4 p0110)",
+    "(cell 2 4 p0111)",
+    "(cell 2 4 p1000)",
+    "(cell 2 4 p1001)",
+    "(cell 2 4 p1010)",
+    "(cell 2 4 p1011)",
+    "(cell 2 4 p1100)",
+    "(cell 2 4 p1101)",
+    "(cell 2 4 p1110)",
+    "(cell 2 4 p1111)",
+    "(cell 3 4 empty)",
+    "(cell 3 4 p0000)",
+    "(cell 3 4 p0001)",
+    "(cell 3 4 p0010)",
+    "(cell 3 4 p0011)",
+    "(cell 3 4 p0100)",
+    "(cell 3 4 p0101)",
+    "(cell 3 4 p0110)",
+    "(cell 3 4 p0111)",
+    "(cell 3 4 p1000)",
+    "(cell 3 4 p1001)",
+    "(cell 3 4 p1010)",
+    "(cell 3 4 p1011)",
+    "(cell 3 4 p1100)",
+    "(cell 3 4 p1101)",
+    "(cell 3 4 p1110)",
+    "(cell 3 4 p1111)",
     "(cell 4 4 empty)",
     "(cell 4 4 p0000)",
     "(cell 4 4 p0001)",
@@ -280,42 +460,6 @@ pub const BASE: [&str; 308] = [
     "(cell 4 4 p1101)",
     "(cell 4 4 p1110)",
     "(cell 4 4 p1111)",
-    "(placecontrol black)",
-    "(placecontrol white)",
-    "(pool p0000)",
-    "(pool p0001)",
-    "(pool p0010)",
-    "(pool p0011)",
-    "(pool p0100)",
-    "(pool p0101)",
-    "(pool p0110)",
-    "(pool p0111)",
-    "(pool p1000)",
-    "(pool p1001)",
-    "(pool p1010)",
-    "(pool p1011)",
-    "(pool p1100)",
-    "(pool p1101)",
-    "(pool p1110)",
-    "(pool p1111)",
-    "(selectcontrol black)",
-    "(selectcontrol white)",
-    "(selected p0000)",
-    "(selected p0001)",
-    "(selected p0010)",
-    "(selected p0011)",
-    "(selected p0100)",
-    "(selected p0101)",
-    "(selected p0110)",
-    "(selected p0111)",
-    "(selected p1000)",
-    "(selected p1001)",
-    "(selected p1010)",
-    "(selected p1011)",
-    "(selected p1100)",
-    "(selected p1101)",
-    "(selected p1110)",
-    "(selected p1111)",
 ];
 /// Every move term some role may play, in canonical KIF and byte order; [`Move`] indexes it.
 pub const MOVES: [&str; 273] = [
@@ -633,7 +777,7 @@ pub const ROLE_MOVES: [&[u32]; 2] = [
     ],
 ];
 /// The number of 64-bit words of a [`State`].
-pub const WORDS: usize = 5;
+pub const WORDS: usize = 8;
 /// A game state: one bit per base fact. It prints as its facts: `{}` as the facts in
 /// canonical KIF, sorted and separated by spaces; `{:?}` as `State([...])` of them.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -683,7 +827,8 @@ impl ::core::fmt::Debug for Move {
 }
 /// The initial state.
 pub const INITIAL: State = State([
-    0x8000400020001, 0x80004000200010, 0x800040002000100, 0x8000400020001000, 0xbfffc0000,
+    0x8000400020001, 0x80000ffff0, 0x8000400020001, 0x0, 0x8000400020001, 0x0,
+    0x8000400020001, 0x0,
 ]);
 /// The game, for `gdl_runtime`'s generic players, drivers and benchmarks.
 #[derive(Clone, Copy, Debug, Default)]
@@ -695,8354 +840,4468 @@ static FRAMES: [[[[u64; WORDS]; 2]; 273]; 2] = [
     [
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2, 0x0, 0x0, 0x0, 0x0],
+            [0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x10000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20, 0x0, 0x0, 0x0],
+            [0x40000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x40000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x100000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200, 0x0, 0x0],
+            [0x800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000, 0x0, 0x0],
+            [0x0, 0x0, 0x800000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000, 0x0],
+            [0x10000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000000, 0x0],
+            [0x0, 0x0, 0x10000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4, 0x0, 0x0, 0x0, 0x0],
+            [0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x20000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40, 0x0, 0x0, 0x0],
+            [0x80000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x80000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x200000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400, 0x0, 0x0],
+            [0x1000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000, 0x0, 0x0],
+            [0x0, 0x0, 0x1000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000, 0x0],
+            [0x20000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000000, 0x0],
+            [0x0, 0x0, 0x20000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8, 0x0, 0x0, 0x0, 0x0],
+            [0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x40000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80, 0x0, 0x0, 0x0],
+            [0x100000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x100000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x400000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800, 0x0, 0x0],
+            [0x2000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000000, 0x0, 0x0],
+            [0x0, 0x0, 0x2000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000, 0x0],
+            [0x40000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000000, 0x0],
+            [0x0, 0x0, 0x40000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10, 0x0, 0x0, 0x0, 0x0],
+            [0x10, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x10, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x80000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100, 0x0, 0x0, 0x0],
+            [0x200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x200000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x800000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000, 0x0, 0x0],
+            [0x4000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000000, 0x0, 0x0],
+            [0x0, 0x0, 0x4000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000, 0x0],
+            [0x80000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000000, 0x0],
+            [0x0, 0x0, 0x80000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x20, 0x0, 0x0, 0x0, 0x0],
+            [0x20, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x400000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x20, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x100000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x200, 0x0, 0x0, 0x0],
+            [0x400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x4000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x400000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x1000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000, 0x0, 0x0],
+            [0x8000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x40000000, 0x0, 0x0],
+            [0x0, 0x0, 0x8000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20000, 0x0],
+            [0x100000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400000000, 0x0],
+            [0x0, 0x0, 0x100000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x10],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40, 0x0, 0x0, 0x0, 0x0],
+            [0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x200000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400, 0x0, 0x0, 0x0],
+            [0x800000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x800000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x2000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000, 0x0, 0x0],
+            [0x10000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000000, 0x0, 0x0],
+            [0x0, 0x0, 0x10000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000, 0x0],
+            [0x200000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000000, 0x0],
+            [0x0, 0x0, 0x200000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x20],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80, 0x0, 0x0, 0x0, 0x0],
+            [0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x20000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x400000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800, 0x0, 0x0, 0x0],
+            [0x1000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x1000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x200000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x4000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000, 0x0, 0x0],
+            [0x20000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000000, 0x0, 0x0],
+            [0x0, 0x0, 0x20000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000, 0x0],
+            [0x400000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000000, 0x0],
+            [0x0, 0x0, 0x400000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x40],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100, 0x0, 0x0, 0x0, 0x0],
+            [0x100, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x100, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x800000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000, 0x0, 0x0, 0x0],
+            [0x2000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x2000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x8000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000, 0x0, 0x0],
+            [0x40000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000000, 0x0, 0x0],
+            [0x0, 0x0, 0x40000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000, 0x0],
+            [0x800000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000000, 0x0],
+            [0x0, 0x0, 0x800000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x80],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200, 0x0, 0x0, 0x0, 0x0],
+            [0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x1000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000, 0x0, 0x0, 0x0],
+            [0x4000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x4000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x1, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000, 0x0, 0x0],
+            [0x80000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000000, 0x0, 0x0],
+            [0x0, 0x0, 0x80000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000, 0x0],
+            [0x1000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000000, 0x0],
+            [0x0, 0x0, 0x1000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x100],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x400, 0x0, 0x0, 0x0, 0x0],
+            [0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x2000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x4000, 0x0, 0x0, 0x0],
+            [0x8000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x8000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x2, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x40000, 0x0, 0x0],
+            [0x100000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800000000, 0x0, 0x0],
+            [0x0, 0x0, 0x100000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400000, 0x0],
+            [0x2000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000000000, 0x0],
+            [0x0, 0x0, 0x2000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x200],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800, 0x0, 0x0, 0x0, 0x0],
+            [0x800, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x800, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x4000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000, 0x0, 0x0, 0x0],
+            [0x10000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x4, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000, 0x0, 0x0],
+            [0x200000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x200000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000, 0x0],
+            [0x4000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000000000, 0x0],
+            [0x0, 0x0, 0x4000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x400],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000, 0x0, 0x0, 0x0, 0x0],
+            [0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x20000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x400000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x8000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000, 0x0, 0x0, 0x0],
+            [0x20000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x200000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x20000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x4000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x8, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000, 0x0, 0x0],
+            [0x400000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x400000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x40000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000, 0x0],
+            [0x8000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20000000000, 0x0],
+            [0x0, 0x0, 0x8000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x800],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000, 0x0, 0x0, 0x0, 0x0],
+            [0x2000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x2000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x1, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000, 0x0, 0x0, 0x0],
+            [0x40000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x40000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x10, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000, 0x0, 0x0],
+            [0x800000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x800000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000, 0x0],
+            [0x0, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000, 0x0, 0x0, 0x0, 0x0],
+            [0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x4000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x2, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000, 0x0, 0x0, 0x0],
+            [0x80000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x80000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x20, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000, 0x0, 0x0],
+            [0x1000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x1000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000, 0x0],
+            [0x0, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x2, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x2, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8000, 0x0, 0x0, 0x0, 0x0],
+            [0x8000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x8000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x4, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80000, 0x0, 0x0, 0x0],
+            [0x100000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x100000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x40, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800000, 0x0, 0x0],
+            [0x2000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x2000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000000, 0x0],
+            [0x0, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x4, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x4, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10000, 0x0, 0x0, 0x0, 0x0],
+            [0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x8, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100000, 0x0, 0x0, 0x0],
+            [0x200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x200000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x80, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000, 0x0, 0x0],
+            [0x4000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x4000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000000, 0x0],
+            [0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1000000000],
+            [0x0, 0x100000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2000000000],
+            [0x0, 0x200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4000000000],
+            [0x0, 0x400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8000000000],
+            [0x0, 0x800000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x10000000000],
+            [0x0, 0x1000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x20000000000],
+            [0x0, 0x2000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x40000000000],
+            [0x0, 0x4000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x80000000000],
+            [0x0, 0x8000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x100000000000],
+            [0x0, 0x10000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x200000000000],
+            [0x0, 0x20000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x400000000000],
+            [0x0, 0x40000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x800000000000],
+            [0x0, 0x80000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1000000000000],
+            [0x0, 0x100000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2000000000000],
+            [0x0, 0x200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4000000000000],
+            [0x0, 0x400000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8000000000000],
+            [0x0, 0x800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
-        [[0x0, 0x0, 0x0, 0x0, 0x0], [0x0, 0x0, 0x0, 0x0, 0x0]],
+        [
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
+        ],
     ],
     [
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2, 0x0, 0x0, 0x0, 0x0],
+            [0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x10000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20, 0x0, 0x0, 0x0],
+            [0x40000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x40000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x100000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200, 0x0, 0x0],
+            [0x800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000, 0x0, 0x0],
+            [0x0, 0x0, 0x800000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000, 0x0],
+            [0x10000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000000, 0x0],
+            [0x0, 0x0, 0x10000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4, 0x0, 0x0, 0x0, 0x0],
+            [0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x20000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40, 0x0, 0x0, 0x0],
+            [0x80000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x80000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x200000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400, 0x0, 0x0],
+            [0x1000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000, 0x0, 0x0],
+            [0x0, 0x0, 0x1000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000, 0x0],
+            [0x20000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000000, 0x0],
+            [0x0, 0x0, 0x20000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8, 0x0, 0x0, 0x0, 0x0],
+            [0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x40000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80, 0x0, 0x0, 0x0],
+            [0x100000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x100000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x400000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800, 0x0, 0x0],
+            [0x2000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000000, 0x0, 0x0],
+            [0x0, 0x0, 0x2000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000, 0x0],
+            [0x40000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000000, 0x0],
+            [0x0, 0x0, 0x40000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10, 0x0, 0x0, 0x0, 0x0],
+            [0x10, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x10, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x80000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100, 0x0, 0x0, 0x0],
+            [0x200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x200000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x800000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000, 0x0, 0x0],
+            [0x4000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000000, 0x0, 0x0],
+            [0x0, 0x0, 0x4000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000, 0x0],
+            [0x80000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000000, 0x0],
+            [0x0, 0x0, 0x80000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x20, 0x0, 0x0, 0x0, 0x0],
+            [0x20, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x400000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x20, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x100000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x200, 0x0, 0x0, 0x0],
+            [0x400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x4000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x400000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x1000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000, 0x0, 0x0],
+            [0x8000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x40000000, 0x0, 0x0],
+            [0x0, 0x0, 0x8000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20000, 0x0],
+            [0x100000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400000000, 0x0],
+            [0x0, 0x0, 0x100000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x10],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40, 0x0, 0x0, 0x0, 0x0],
+            [0x40, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x40, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x200000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400, 0x0, 0x0, 0x0],
+            [0x800000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x800000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x2000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000, 0x0, 0x0],
+            [0x10000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000000, 0x0, 0x0],
+            [0x0, 0x0, 0x10000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000, 0x0],
+            [0x200000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000000, 0x0],
+            [0x0, 0x0, 0x200000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x20],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80, 0x0, 0x0, 0x0, 0x0],
+            [0x80, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x80, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x20000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x400000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800, 0x0, 0x0, 0x0],
+            [0x1000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x1000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x200000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x4000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000, 0x0, 0x0],
+            [0x20000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000000, 0x0, 0x0],
+            [0x0, 0x0, 0x20000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000, 0x0],
+            [0x400000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000000, 0x0],
+            [0x0, 0x0, 0x400000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x40],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100, 0x0, 0x0, 0x0, 0x0],
+            [0x100, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x100, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x800000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000, 0x0, 0x0, 0x0],
+            [0x2000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x2000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x8000000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000, 0x0, 0x0],
+            [0x40000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000000, 0x0, 0x0],
+            [0x0, 0x0, 0x40000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000, 0x0],
+            [0x800000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000000, 0x0],
+            [0x0, 0x0, 0x800000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x80],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200, 0x0, 0x0, 0x0, 0x0],
+            [0x200, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x200, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x1000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000, 0x0, 0x0, 0x0],
+            [0x4000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x4000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x1, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000, 0x0, 0x0],
+            [0x80000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000000, 0x0, 0x0],
+            [0x0, 0x0, 0x80000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000, 0x0],
+            [0x1000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000000, 0x0],
+            [0x0, 0x0, 0x1000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x100],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x400, 0x0, 0x0, 0x0, 0x0],
+            [0x400, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x400, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x2000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x4000, 0x0, 0x0, 0x0],
+            [0x8000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x8000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x2, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x40000, 0x0, 0x0],
+            [0x100000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800000000, 0x0, 0x0],
+            [0x0, 0x0, 0x100000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400000, 0x0],
+            [0x2000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000000000, 0x0],
+            [0x0, 0x0, 0x2000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x200],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800, 0x0, 0x0, 0x0, 0x0],
+            [0x800, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x800, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x4000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000, 0x0, 0x0, 0x0],
+            [0x10000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x4, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000, 0x0, 0x0],
+            [0x200000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x200000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000, 0x0],
+            [0x4000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000000000, 0x0],
+            [0x0, 0x0, 0x4000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x400],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000, 0x0, 0x0, 0x0, 0x0],
+            [0x1000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x20000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x1000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x400000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x8000000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000, 0x0, 0x0, 0x0],
+            [0x20000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x200000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x20000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x4000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x20000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x8, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x20000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000, 0x0, 0x0],
+            [0x400000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x2000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x400000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x40000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x400000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x400000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000, 0x0],
+            [0x8000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x20000000000, 0x0],
+            [0x0, 0x0, 0x8000000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x800],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000000000000000, 0x0],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000, 0x0, 0x0, 0x0, 0x0],
+            [0x2000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x40000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x2000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x800000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x1, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000, 0x0, 0x0, 0x0],
+            [0x40000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x400000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x40000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x8000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x40000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x10, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x40000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000, 0x0, 0x0],
+            [0x800000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x4000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x800000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x80000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x800000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x800000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000, 0x0],
+            [0x0, 0x1, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x40000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x1, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x1, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000, 0x0, 0x0, 0x0, 0x0],
+            [0x4000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x80000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x4000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x1000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x2, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000, 0x0, 0x0, 0x0],
+            [0x80000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x800000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x80000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x10000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x80000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x20, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x80000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000, 0x0, 0x0],
+            [0x1000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x8000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x1000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x100000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x1000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x1000000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000, 0x0],
+            [0x0, 0x2, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x80000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x2, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x1000000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x2, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x8000, 0x0, 0x0, 0x0, 0x0],
+            [0x8000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x100000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x8000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x2000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x8000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x4, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x80000, 0x0, 0x0, 0x0],
+            [0x100000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x1000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x100000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x20000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x100000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x40, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x100000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x800000, 0x0, 0x0],
+            [0x2000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x10000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x2000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x200000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x2000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x400, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x2000000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x8000000, 0x0],
+            [0x0, 0x4, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x100000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x4, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x2000000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x4, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4],
         ],
         [
             [
-                0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffffffe0000, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x10000, 0x0, 0x0, 0x0, 0x0],
+            [0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffffffe0000, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x200000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffffffe0000,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x4000000000000, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x10000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffffffe0000, 0xf,
             ],
-            [0x0, 0x8, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x10000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xfffffffc0001ffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x100000, 0x0, 0x0, 0x0],
+            [0x200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfffffffc0001ffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x2000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x200000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfffffffc0001ffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x40000000000000, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x200000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfffffffc0001ffff, 0xf,
             ],
-            [0x0, 0x0, 0x80, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x200000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-                0xffffffffffffffff, 0xffff,
+                0xfff80003ffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x1000000, 0x0, 0x0],
+            [0x4000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xfff80003ffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x20000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x4000000000000, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xfff80003ffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x400000000000000, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x4000000000000, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-                0xfffffffffffff000, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xfff80003ffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x800, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x4000000000000, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffe0000fff, 0xffff,
+                0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x10000000, 0x0],
+            [0x0, 0x8, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffc0001fffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0, 0xffffffffffffffff, 0xf,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x200000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x8, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x80003fffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0x7ffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x4000000000000000, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x8, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0x7fffffffffffffff, 0x0,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0x7ffffffffffff, 0x0,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8000],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x8],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1000000000],
+            [0x0, 0x100000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2000000000],
+            [0x0, 0x200000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4000000000],
+            [0x0, 0x400000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8000000000],
+            [0x0, 0x800000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x10000000000],
+            [0x0, 0x1000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x20000000000],
+            [0x0, 0x2000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x40000000000],
+            [0x0, 0x4000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x80000000000],
+            [0x0, 0x8000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x100000000000],
+            [0x0, 0x10000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x200000000000],
+            [0x0, 0x20000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x400000000000],
+            [0x0, 0x40000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x800000000000],
+            [0x0, 0x80000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x1000000000000],
+            [0x0, 0x100000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x2000000000000],
+            [0x0, 0x200000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x4000000000000],
+            [0x0, 0x400000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
         [
             [
-                0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-                0xffffffffffffffff, 0xffff,
+                0xffffffffffffffff, 0xf, 0xffffffffffffffff, 0xf, 0xffffffffffffffff,
+                0xf, 0xffffffffffffffff, 0xf,
             ],
-            [0x0, 0x0, 0x0, 0x0, 0x8000000000000],
+            [0x0, 0x800000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
         ],
-        [[0x0, 0x0, 0x0, 0x0, 0x0], [0x0, 0x0, 0x0, 0x0, 0x0]],
+        [
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
+            [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0],
+        ],
     ],
 ];
 ///The move of every bit of the words in which role 0's legal moves are found.
-static LEGAL_MOVE_OF_0: [[u32; 64]; 5] = [
+static LEGAL_MOVE_OF_0: [[u32; 64]; 64] = [
     [
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-        23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-        43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62,
-        63,
+        0, 256, 257, 258, 259, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270,
+        271, 4, 272, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83,
-        84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102,
-        103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118,
-        119, 120, 121, 122, 123, 124, 125, 126, 127,
+        1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 13, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143,
-        144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159,
-        160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175,
-        176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191,
+        2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 14, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        192, 193, 194, 195, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207,
-        208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223,
-        224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239,
-        240, 241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255,
+        3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        256, 257, 258, 259, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271,
-        272, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 28,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 29,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 27, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 44,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        33, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 37, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 45,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 38, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 46,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 39, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 47,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 52, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        49, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 53, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 57, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 61,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 58, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        51, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 55, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 59, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 63,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 68, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 76,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 69, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 77,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        66, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 70, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 74, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 78,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        67, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 71, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 75, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 79,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 84, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 92,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 85, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 89, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 93,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        82, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 86, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 94,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        83, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 87, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 91, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 95,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        96, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 104, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 108,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        97, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 101, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 105, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 109,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 102, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 106, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 110,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 103, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 107, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 111,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 116, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 120, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 124,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        113, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 117, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 121, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 125,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        114, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 118, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 122, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 126,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        115, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 119, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 123, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 127,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 132, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 136, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 140,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        129, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 133, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 137, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 141,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        130, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 134, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 138, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 142,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        131, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 135, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 139, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 143,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        144, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 148, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 156,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        145, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 149, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 153, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 157,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        146, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 150, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 154, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 158,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        147, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 151, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 155, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 159,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        160, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 164, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 168, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 172,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        161, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 165, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 169, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 173,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        162, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 166, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 170, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 174,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        163, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 167, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 171, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 175,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        176, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 180, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 184, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 188,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        177, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 181, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 185, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 189,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        178, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 182, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 186, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 190,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        179, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 183, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 187, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 191,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        192, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 196, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 204,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        193, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 197, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 201, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 205,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        194, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 198, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 202, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 206,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        195, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 199, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 203, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 207,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        208, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 212, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 216, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 220,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        209, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 213, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 217, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 221,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        210, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 214, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 222,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        211, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 215, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 219, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 223,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        224, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 228, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 232, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 236,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        225, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 229, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 233, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 237,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        226, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 230, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 234, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 238,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        227, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 231, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 235, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        240, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 244, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 248, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 252,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        241, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 245, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 249, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        242, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 246, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 250, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 254,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ],
+    [
+        243, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 247, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 251, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 ///The move of every bit of the words in which role 1's legal moves are found.
-static LEGAL_MOVE_OF_1: [[u32; 64]; 5] = [
-    [
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
-        23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
-        43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62,
-        63,
-    ],
-    [
-        64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83,
-        84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102,
-        103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118,
-        119, 120, 121, 122, 123, 124, 125, 126, 127,
-    ],
-    [
-        128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143,
-        144, 145, 146, 147, 148, 149, 150, 151, 152, 153, 154, 155, 156, 157, 158, 159,
-        160, 161, 162, 163, 164, 165, 166, 167, 168, 169, 170, 171, 172, 173, 174, 175,
-        176, 177, 178, 179, 180, 181, 182, 183, 184, 185, 186, 187, 188, 189, 190, 191,
-    ],
-    [
-        192, 193, 194, 195, 196, 197, 198, 199, 200, 201, 202, 203, 204, 205, 206, 207,
-        208, 209, 210, 211, 212, 213, 214, 215, 216, 217, 218, 219, 220, 221, 222, 223,
-        224, 225, 226, 227, 228, 229, 230, 231, 232, 233, 234, 235, 236, 237, 238, 239,
-        240, 241, 242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255,
-    ],
-    [
-        256, 257, 258, 259, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270, 271,
-        272, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    ],
-];
-///The `FRAMES` row of role 0's move of every bit that `random_step` may draw.
-static FRAMES_AT_0: [[[u64; WORDS]; 2]; 320] = [
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x10000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x100000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x20000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x200000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x40000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x400000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x80000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x800000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x20, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x400000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x100000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x200, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x4000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x1000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x40000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x10],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x200000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x2000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x20],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x20000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x400000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x200000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x4000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x40],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x800000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x8000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x80],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x1000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x1, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x100],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x400, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x2000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x4000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x2, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x40000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x200],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x4000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x4, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x400],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x20000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x400000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x8000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x200000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x4000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x8, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x40000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x800],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x1, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x10, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1000],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x2, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x20, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2000],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x4, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x40, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4000],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x8, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x80, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x10000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x20000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x40000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x80000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x100000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x200000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x400000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x800000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1000000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2000000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4000000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8000000000000],
-    ],
-    [[0x0, 0x0, 0x0, 0x0, 0x0], [0x0, 0x0, 0x0, 0x0, 0x0]],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-];
-///The `FRAMES` row of role 1's move of every bit that `random_step` may draw.
-static FRAMES_AT_1: [[[u64; WORDS]; 2]; 320] = [
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x10000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x100000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x20000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x200000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x40000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x400000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x80000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x800000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x20, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x400000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x100000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x200, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x4000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x1000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x40000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x10],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x200000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x2000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x20],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x20000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x400000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x200000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x4000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x40],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x800000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x8000000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000000, 0x0],
-    ],
+static LEGAL_MOVE_OF_1: [[u32; 64]; 64] = [
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000000000000, 0x0],
+        0, 256, 257, 258, 259, 260, 261, 262, 263, 264, 265, 266, 267, 268, 269, 270,
+        271, 4, 272, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x80],
+        1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 13, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200, 0x0, 0x0, 0x0, 0x0],
+        2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 14, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000000, 0x0, 0x0, 0x0, 0x0],
+        3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80000000000, 0x0, 0x0, 0x0, 0x0],
+        16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 28,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x1000000000000000, 0x0, 0x0, 0x0, 0x0],
+        17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 21, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 25, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 29,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000, 0x0, 0x0, 0x0],
+        18, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 26, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000000, 0x0, 0x0, 0x0],
+        19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 27, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800000000000, 0x0, 0x0, 0x0],
+        32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 36, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 44,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x1, 0x0, 0x0],
+        33, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 37, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 41, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 45,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000, 0x0, 0x0],
+        34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 38, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 46,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000000, 0x0, 0x0],
+        35, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 39, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 47,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000000000, 0x0, 0x0],
+        48, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 52, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 56, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 60,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10, 0x0],
+        49, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 53, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 57, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 61,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000, 0x0],
+        50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 58, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 62,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000000, 0x0],
+        51, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 55, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 59, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 63,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000000000000, 0x0],
+        64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 68, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 72, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 76,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x100],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x400, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x2000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x4000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x2, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x40000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x200],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x4000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x4, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x400],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x20000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x400000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x8000000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x200000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x4000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x8, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x2000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x40000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x20000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x800],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x40000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x800000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x1, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x400000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x8000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x10, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x4000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x80000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x40000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1000],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x80000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x1000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x2, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x800000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x10000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x20, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x8000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x100000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x80000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x1000000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2000],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x8000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x100000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x4, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x80000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x1000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x20000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x40, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x800000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x10000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x200000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x400, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x8000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x100000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x2000000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4000],
-    ],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x10000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfffffffc0001ffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x200000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xfff80003ffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x4000000000000, 0x0, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0x7ffffffffffff, 0xfffffffffffffff0, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x8, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffe0000f, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x100000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffc0001fffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x2000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xff80003fffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x40000000000000, 0x0, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0x7fffffffffffff, 0xffffffffffffff00, 0xffffffffffffffff,
-            0xffff,
-        ],
-        [0x0, 0x0, 0x80, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffffffe0000ff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x1000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xfffffc0001ffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x20000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xf80003ffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x400000000000000, 0x0, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0x7ffffffffffffff,
-            0xfffffffffffff000, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x800, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffe0000fff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x10000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffc0001fffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x200000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x80003fffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x4000000000000000, 0x0],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0x7fffffffffffffff, 0x0,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x10000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x20000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x40000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x80000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x100000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x200000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x400000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x800000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x1000000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x2000000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x4000000000000],
-    ],
-    [
-        [
-            0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x0, 0x0, 0x0, 0x0, 0x8000000000000],
-    ],
-    [[0x0, 0x0, 0x0, 0x0, 0x0], [0x0, 0x0, 0x0, 0x0, 0x0]],
-    [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        65, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 69, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 77,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        66, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 70, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 74, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 78,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        67, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 71, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 75, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 79,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 84, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 88, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 92,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        81, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 85, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 89, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 93,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        82, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 86, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 94,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        83, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 87, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 91, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 95,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        96, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 104, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 108,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        97, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 101, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 105, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 109,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        98, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 102, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 106, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 110,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 103, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 107, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 111,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        112, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 116, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 120, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 124,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        113, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 117, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 121, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 125,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        114, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 118, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 122, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 126,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        115, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 119, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 123, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 127,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        128, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 132, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 136, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 140,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        129, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 133, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 137, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 141,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        130, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 134, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 138, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 142,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        131, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 135, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 139, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 143,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        144, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 148, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 152, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 156,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        145, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 149, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 153, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 157,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        146, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 150, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 154, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 158,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        147, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 151, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 155, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 159,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        160, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 164, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 168, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 172,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        161, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 165, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 169, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 173,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        162, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 166, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 170, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 174,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        163, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 167, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 171, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 175,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        176, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 180, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 184, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 188,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        177, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 181, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 185, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 189,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        178, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 182, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 186, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 190,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        179, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 183, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 187, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 191,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        192, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 196, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 204,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        193, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 197, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 201, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 205,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        194, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 198, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 202, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 206,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        195, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 199, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 203, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 207,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        208, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 212, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 216, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 220,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        209, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 213, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 217, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 221,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        210, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 214, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 218, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 222,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        211, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 215, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 219, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 223,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        224, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 228, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 232, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 236,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        225, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 229, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 233, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 237,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        226, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 230, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 234, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 238,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        227, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 231, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 235, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 239,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        240, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 244, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 248, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 252,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        241, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 245, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 249, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        242, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 246, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 250, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 254,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
     [
-        [
-            0xfffffffffffe0000, 0xffffffffffffffff, 0xffffffffffffffff,
-            0xffffffffffffffff, 0xffff,
-        ],
-        [0x2, 0x0, 0x0, 0x0, 0x0],
+        243, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 247, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 251, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 255,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ],
 ];
 /// Appends `role`'s legal moves in `s` to `out`: in the order of [`MOVES`] for a role
@@ -9057,4126 +5316,876 @@ pub fn legal(s: &State, role: usize, out: &mut Vec<Move>) {
 }
 ///Appends the legal moves of `white` in `s` to `out`.
 fn legal_0(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 273];
+    let mut n = [false; 17];
+    let mut g = [0u64; 64];
     // n[0]: (legal white (select p0000)), rules at quarto.kif:75
-    n[0] = s.0[4] & 0x800040000 == 0x800040000;
+    n[0] = s.0[1] & 0x8000000010 == 0x8000000010;
     // n[1]: (legal white (select p0001)), rules at quarto.kif:75
-    n[1] = s.0[4] & 0x800080000 == 0x800080000;
+    n[1] = s.0[1] & 0x8000000020 == 0x8000000020;
     // n[2]: (legal white (select p0010)), rules at quarto.kif:75
-    n[2] = s.0[4] & 0x800100000 == 0x800100000;
+    n[2] = s.0[1] & 0x8000000040 == 0x8000000040;
     // n[3]: (legal white (select p0011)), rules at quarto.kif:75
-    n[3] = s.0[4] & 0x800200000 == 0x800200000;
+    n[3] = s.0[1] & 0x8000000080 == 0x8000000080;
     // n[4]: (legal white (select p0100)), rules at quarto.kif:75
-    n[4] = s.0[4] & 0x800400000 == 0x800400000;
+    n[4] = s.0[1] & 0x8000000100 == 0x8000000100;
     // n[5]: (legal white (select p0101)), rules at quarto.kif:75
-    n[5] = s.0[4] & 0x800800000 == 0x800800000;
+    n[5] = s.0[1] & 0x8000000200 == 0x8000000200;
     // n[6]: (legal white (select p0110)), rules at quarto.kif:75
-    n[6] = s.0[4] & 0x801000000 == 0x801000000;
+    n[6] = s.0[1] & 0x8000000400 == 0x8000000400;
     // n[7]: (legal white (select p0111)), rules at quarto.kif:75
-    n[7] = s.0[4] & 0x802000000 == 0x802000000;
+    n[7] = s.0[1] & 0x8000000800 == 0x8000000800;
     // n[8]: (legal white (select p1000)), rules at quarto.kif:75
-    n[8] = s.0[4] & 0x804000000 == 0x804000000;
+    n[8] = s.0[1] & 0x8000001000 == 0x8000001000;
     // n[9]: (legal white (select p1001)), rules at quarto.kif:75
-    n[9] = s.0[4] & 0x808000000 == 0x808000000;
+    n[9] = s.0[1] & 0x8000002000 == 0x8000002000;
     // n[10]: (legal white (select p1010)), rules at quarto.kif:75
-    n[10] = s.0[4] & 0x810000000 == 0x810000000;
+    n[10] = s.0[1] & 0x8000004000 == 0x8000004000;
     // n[11]: (legal white (select p1011)), rules at quarto.kif:75
-    n[11] = s.0[4] & 0x820000000 == 0x820000000;
+    n[11] = s.0[1] & 0x8000008000 == 0x8000008000;
     // n[12]: (legal white (select p1100)), rules at quarto.kif:75
-    n[12] = s.0[4] & 0x840000000 == 0x840000000;
+    n[12] = s.0[1] & 0x8000010000 == 0x8000010000;
     // n[13]: (legal white (select p1101)), rules at quarto.kif:75
-    n[13] = s.0[4] & 0x880000000 == 0x880000000;
+    n[13] = s.0[1] & 0x8000020000 == 0x8000020000;
     // n[14]: (legal white (select p1110)), rules at quarto.kif:75
-    n[14] = s.0[4] & 0x900000000 == 0x900000000;
+    n[14] = s.0[1] & 0x8000040000 == 0x8000040000;
     // n[15]: (legal white (select p1111)), rules at quarto.kif:75
-    n[15] = s.0[4] & 0xa00000000 == 0xa00000000;
-    #[inline(never)]
-    fn nodes_part_2(s: &State, n: &mut [bool; 273]) {
-        {
-            // n[16] (keyed): (legal white (place p0000 1 1)), rules at quarto.kif:80
-            // n[17] (keyed): (legal white (place p0000 1 2)), rules at quarto.kif:80
-            // n[18] (keyed): (legal white (place p0000 1 3)), rules at quarto.kif:80
-            // n[19] (keyed): (legal white (place p0000 1 4)), rules at quarto.kif:80
-            // n[20] (keyed): (legal white (place p0000 2 1)), rules at quarto.kif:80
-            // n[21] (keyed): (legal white (place p0000 2 2)), rules at quarto.kif:80
-            // n[22] (keyed): (legal white (place p0000 2 3)), rules at quarto.kif:80
-            // n[23] (keyed): (legal white (place p0000 2 4)), rules at quarto.kif:80
-            // n[24] (keyed): (legal white (place p0000 3 1)), rules at quarto.kif:80
-            // n[25] (keyed): (legal white (place p0000 3 2)), rules at quarto.kif:80
-            // n[26] (keyed): (legal white (place p0000 3 3)), rules at quarto.kif:80
-            // n[27] (keyed): (legal white (place p0000 3 4)), rules at quarto.kif:80
-            // n[28] (keyed): (legal white (place p0000 4 1)), rules at quarto.kif:80
-            // n[29] (keyed): (legal white (place p0000 4 2)), rules at quarto.kif:80
-            // n[30] (keyed): (legal white (place p0000 4 3)), rules at quarto.kif:80
-            // n[31] (keyed): (legal white (place p0000 4 4)), rules at quarto.kif:80
-            // n[32] (keyed): (legal white (place p0001 1 1)), rules at quarto.kif:80
-            // n[33] (keyed): (legal white (place p0001 1 2)), rules at quarto.kif:80
-            // n[34] (keyed): (legal white (place p0001 1 3)), rules at quarto.kif:80
-            // n[35] (keyed): (legal white (place p0001 1 4)), rules at quarto.kif:80
-            // n[36] (keyed): (legal white (place p0001 2 1)), rules at quarto.kif:80
-            // n[37] (keyed): (legal white (place p0001 2 2)), rules at quarto.kif:80
-            // n[38] (keyed): (legal white (place p0001 2 3)), rules at quarto.kif:80
-            // n[39] (keyed): (legal white (place p0001 2 4)), rules at quarto.kif:80
-            // n[40] (keyed): (legal white (place p0001 3 1)), rules at quarto.kif:80
-            // n[41] (keyed): (legal white (place p0001 3 2)), rules at quarto.kif:80
-            // n[42] (keyed): (legal white (place p0001 3 3)), rules at quarto.kif:80
-            // n[43] (keyed): (legal white (place p0001 3 4)), rules at quarto.kif:80
-            // n[44] (keyed): (legal white (place p0001 4 1)), rules at quarto.kif:80
-            // n[45] (keyed): (legal white (place p0001 4 2)), rules at quarto.kif:80
-            // n[46] (keyed): (legal white (place p0001 4 3)), rules at quarto.kif:80
-            // n[47] (keyed): (legal white (place p0001 4 4)), rules at quarto.kif:80
-            // n[48] (keyed): (legal white (place p0010 1 1)), rules at quarto.kif:80
-            // n[49] (keyed): (legal white (place p0010 1 2)), rules at quarto.kif:80
-            // n[50] (keyed): (legal white (place p0010 1 3)), rules at quarto.kif:80
-            // n[51] (keyed): (legal white (place p0010 1 4)), rules at quarto.kif:80
-            // n[52] (keyed): (legal white (place p0010 2 1)), rules at quarto.kif:80
-            // n[53] (keyed): (legal white (place p0010 2 2)), rules at quarto.kif:80
-            // n[54] (keyed): (legal white (place p0010 2 3)), rules at quarto.kif:80
-            // n[55] (keyed): (legal white (place p0010 2 4)), rules at quarto.kif:80
-            // n[56] (keyed): (legal white (place p0010 3 1)), rules at quarto.kif:80
-            // n[57] (keyed): (legal white (place p0010 3 2)), rules at quarto.kif:80
-            // n[58] (keyed): (legal white (place p0010 3 3)), rules at quarto.kif:80
-            // n[59] (keyed): (legal white (place p0010 3 4)), rules at quarto.kif:80
-            // n[60] (keyed): (legal white (place p0010 4 1)), rules at quarto.kif:80
-            // n[61] (keyed): (legal white (place p0010 4 2)), rules at quarto.kif:80
-            // n[62] (keyed): (legal white (place p0010 4 3)), rules at quarto.kif:80
-            // n[63] (keyed): (legal white (place p0010 4 4)), rules at quarto.kif:80
-            // n[64] (keyed): (legal white (place p0011 1 1)), rules at quarto.kif:80
-            // n[65] (keyed): (legal white (place p0011 1 2)), rules at quarto.kif:80
-            // n[66] (keyed): (legal white (place p0011 1 3)), rules at quarto.kif:80
-            // n[67] (keyed): (legal white (place p0011 1 4)), rules at quarto.kif:80
-            // n[68] (keyed): (legal white (place p0011 2 1)), rules at quarto.kif:80
-            // n[69] (keyed): (legal white (place p0011 2 2)), rules at quarto.kif:80
-            // n[70] (keyed): (legal white (place p0011 2 3)), rules at quarto.kif:80
-            // n[71] (keyed): (legal white (place p0011 2 4)), rules at quarto.kif:80
-            // n[72] (keyed): (legal white (place p0011 3 1)), rules at quarto.kif:80
-            // n[73] (keyed): (legal white (place p0011 3 2)), rules at quarto.kif:80
-            // n[74] (keyed): (legal white (place p0011 3 3)), rules at quarto.kif:80
-            // n[75] (keyed): (legal white (place p0011 3 4)), rules at quarto.kif:80
-            // n[76] (keyed): (legal white (place p0011 4 1)), rules at quarto.kif:80
-            // n[77] (keyed): (legal white (place p0011 4 2)), rules at quarto.kif:80
-            // n[78] (keyed): (legal white (place p0011 4 3)), rules at quarto.kif:80
-            // n[79] (keyed): (legal white (place p0011 4 4)), rules at quarto.kif:80
-            // n[80] (keyed): (legal white (place p0100 1 1)), rules at quarto.kif:80
-            // n[81] (keyed): (legal white (place p0100 1 2)), rules at quarto.kif:80
-            // n[82] (keyed): (legal white (place p0100 1 3)), rules at quarto.kif:80
-            // n[83] (keyed): (legal white (place p0100 1 4)), rules at quarto.kif:80
-            // n[84] (keyed): (legal white (place p0100 2 1)), rules at quarto.kif:80
-            // n[85] (keyed): (legal white (place p0100 2 2)), rules at quarto.kif:80
-            // n[86] (keyed): (legal white (place p0100 2 3)), rules at quarto.kif:80
-            // n[87] (keyed): (legal white (place p0100 2 4)), rules at quarto.kif:80
-            // n[88] (keyed): (legal white (place p0100 3 1)), rules at quarto.kif:80
-            // n[89] (keyed): (legal white (place p0100 3 2)), rules at quarto.kif:80
-            // n[90] (keyed): (legal white (place p0100 3 3)), rules at quarto.kif:80
-            // n[91] (keyed): (legal white (place p0100 3 4)), rules at quarto.kif:80
-            // n[92] (keyed): (legal white (place p0100 4 1)), rules at quarto.kif:80
-            // n[93] (keyed): (legal white (place p0100 4 2)), rules at quarto.kif:80
-            // n[94] (keyed): (legal white (place p0100 4 3)), rules at quarto.kif:80
-            // n[95] (keyed): (legal white (place p0100 4 4)), rules at quarto.kif:80
-            // n[96] (keyed): (legal white (place p0101 1 1)), rules at quarto.kif:80
-            // n[97] (keyed): (legal white (place p0101 1 2)), rules at quarto.kif:80
-            // n[98] (keyed): (legal white (place p0101 1 3)), rules at quarto.kif:80
-            // n[99] (keyed): (legal white (place p0101 1 4)), rules at quarto.kif:80
-            // n[100] (keyed): (legal white (place p0101 2 1)), rules at quarto.kif:80
-            // n[101] (keyed): (legal white (place p0101 2 2)), rules at quarto.kif:80
-            // n[102] (keyed): (legal white (place p0101 2 3)), rules at quarto.kif:80
-            // n[103] (keyed): (legal white (place p0101 2 4)), rules at quarto.kif:80
-            // n[104] (keyed): (legal white (place p0101 3 1)), rules at quarto.kif:80
-            // n[105] (keyed): (legal white (place p0101 3 2)), rules at quarto.kif:80
-            // n[106] (keyed): (legal white (place p0101 3 3)), rules at quarto.kif:80
-            // n[107] (keyed): (legal white (place p0101 3 4)), rules at quarto.kif:80
-            // n[108] (keyed): (legal white (place p0101 4 1)), rules at quarto.kif:80
-            // n[109] (keyed): (legal white (place p0101 4 2)), rules at quarto.kif:80
-            // n[110] (keyed): (legal white (place p0101 4 3)), rules at quarto.kif:80
-            // n[111] (keyed): (legal white (place p0101 4 4)), rules at quarto.kif:80
-            // n[112] (keyed): (legal white (place p0110 1 1)), rules at quarto.kif:80
-            // n[113] (keyed): (legal white (place p0110 1 2)), rules at quarto.kif:80
-            // n[114] (keyed): (legal white (place p0110 1 3)), rules at quarto.kif:80
-            // n[115] (keyed): (legal white (place p0110 1 4)), rules at quarto.kif:80
-            // n[116] (keyed): (legal white (place p0110 2 1)), rules at quarto.kif:80
-            // n[117] (keyed): (legal white (place p0110 2 2)), rules at quarto.kif:80
-            // n[118] (keyed): (legal white (place p0110 2 3)), rules at quarto.kif:80
-            // n[119] (keyed): (legal white (place p0110 2 4)), rules at quarto.kif:80
-            // n[120] (keyed): (legal white (place p0110 3 1)), rules at quarto.kif:80
-            // n[121] (keyed): (legal white (place p0110 3 2)), rules at quarto.kif:80
-            // n[122] (keyed): (legal white (place p0110 3 3)), rules at quarto.kif:80
-            // n[123] (keyed): (legal white (place p0110 3 4)), rules at quarto.kif:80
-            // n[124] (keyed): (legal white (place p0110 4 1)), rules at quarto.kif:80
-            // n[125] (keyed): (legal white (place p0110 4 2)), rules at quarto.kif:80
-            // n[126] (keyed): (legal white (place p0110 4 3)), rules at quarto.kif:80
-            // n[127] (keyed): (legal white (place p0110 4 4)), rules at quarto.kif:80
-            // n[128] (keyed): (legal white (place p0111 1 1)), rules at quarto.kif:80
-            // n[129] (keyed): (legal white (place p0111 1 2)), rules at quarto.kif:80
-            // n[130] (keyed): (legal white (place p0111 1 3)), rules at quarto.kif:80
-            // n[131] (keyed): (legal white (place p0111 1 4)), rules at quarto.kif:80
-            // n[132] (keyed): (legal white (place p0111 2 1)), rules at quarto.kif:80
-            // n[133] (keyed): (legal white (place p0111 2 2)), rules at quarto.kif:80
-            // n[134] (keyed): (legal white (place p0111 2 3)), rules at quarto.kif:80
-            // n[135] (keyed): (legal white (place p0111 2 4)), rules at quarto.kif:80
-            // n[136] (keyed): (legal white (place p0111 3 1)), rules at quarto.kif:80
-            // n[137] (keyed): (legal white (place p0111 3 2)), rules at quarto.kif:80
-            // n[138] (keyed): (legal white (place p0111 3 3)), rules at quarto.kif:80
-            // n[139] (keyed): (legal white (place p0111 3 4)), rules at quarto.kif:80
-            // n[140] (keyed): (legal white (place p0111 4 1)), rules at quarto.kif:80
-            // n[141] (keyed): (legal white (place p0111 4 2)), rules at quarto.kif:80
-            // n[142] (keyed): (legal white (place p0111 4 3)), rules at quarto.kif:80
-            // n[143] (keyed): (legal white (place p0111 4 4)), rules at quarto.kif:80
-            // n[144] (keyed): (legal white (place p1000 1 1)), rules at quarto.kif:80
-            // n[145] (keyed): (legal white (place p1000 1 2)), rules at quarto.kif:80
-            // n[146] (keyed): (legal white (place p1000 1 3)), rules at quarto.kif:80
-            // n[147] (keyed): (legal white (place p1000 1 4)), rules at quarto.kif:80
-            // n[148] (keyed): (legal white (place p1000 2 1)), rules at quarto.kif:80
-            // n[149] (keyed): (legal white (place p1000 2 2)), rules at quarto.kif:80
-            // n[150] (keyed): (legal white (place p1000 2 3)), rules at quarto.kif:80
-            // n[151] (keyed): (legal white (place p1000 2 4)), rules at quarto.kif:80
-            // n[152] (keyed): (legal white (place p1000 3 1)), rules at quarto.kif:80
-            // n[153] (keyed): (legal white (place p1000 3 2)), rules at quarto.kif:80
-            // n[154] (keyed): (legal white (place p1000 3 3)), rules at quarto.kif:80
-            // n[155] (keyed): (legal white (place p1000 3 4)), rules at quarto.kif:80
-            // n[156] (keyed): (legal white (place p1000 4 1)), rules at quarto.kif:80
-            // n[157] (keyed): (legal white (place p1000 4 2)), rules at quarto.kif:80
-            // n[158] (keyed): (legal white (place p1000 4 3)), rules at quarto.kif:80
-            // n[159] (keyed): (legal white (place p1000 4 4)), rules at quarto.kif:80
-            // n[160] (keyed): (legal white (place p1001 1 1)), rules at quarto.kif:80
-            // n[161] (keyed): (legal white (place p1001 1 2)), rules at quarto.kif:80
-            // n[162] (keyed): (legal white (place p1001 1 3)), rules at quarto.kif:80
-            // n[163] (keyed): (legal white (place p1001 1 4)), rules at quarto.kif:80
-            // n[164] (keyed): (legal white (place p1001 2 1)), rules at quarto.kif:80
-            // n[165] (keyed): (legal white (place p1001 2 2)), rules at quarto.kif:80
-            // n[166] (keyed): (legal white (place p1001 2 3)), rules at quarto.kif:80
-            // n[167] (keyed): (legal white (place p1001 2 4)), rules at quarto.kif:80
-            // n[168] (keyed): (legal white (place p1001 3 1)), rules at quarto.kif:80
-            // n[169] (keyed): (legal white (place p1001 3 2)), rules at quarto.kif:80
-            // n[170] (keyed): (legal white (place p1001 3 3)), rules at quarto.kif:80
-            // n[171] (keyed): (legal white (place p1001 3 4)), rules at quarto.kif:80
-            // n[172] (keyed): (legal white (place p1001 4 1)), rules at quarto.kif:80
-            // n[173] (keyed): (legal white (place p1001 4 2)), rules at quarto.kif:80
-            // n[174] (keyed): (legal white (place p1001 4 3)), rules at quarto.kif:80
-            // n[175] (keyed): (legal white (place p1001 4 4)), rules at quarto.kif:80
-            // n[176] (keyed): (legal white (place p1010 1 1)), rules at quarto.kif:80
-            // n[177] (keyed): (legal white (place p1010 1 2)), rules at quarto.kif:80
-            // n[178] (keyed): (legal white (place p1010 1 3)), rules at quarto.kif:80
-            // n[179] (keyed): (legal white (place p1010 1 4)), rules at quarto.kif:80
-            // n[180] (keyed): (legal white (place p1010 2 1)), rules at quarto.kif:80
-            // n[181] (keyed): (legal white (place p1010 2 2)), rules at quarto.kif:80
-            // n[182] (keyed): (legal white (place p1010 2 3)), rules at quarto.kif:80
-            // n[183] (keyed): (legal white (place p1010 2 4)), rules at quarto.kif:80
-            // n[184] (keyed): (legal white (place p1010 3 1)), rules at quarto.kif:80
-            // n[185] (keyed): (legal white (place p1010 3 2)), rules at quarto.kif:80
-            // n[186] (keyed): (legal white (place p1010 3 3)), rules at quarto.kif:80
-            // n[187] (keyed): (legal white (place p1010 3 4)), rules at quarto.kif:80
-            // n[188] (keyed): (legal white (place p1010 4 1)), rules at quarto.kif:80
-            // n[189] (keyed): (legal white (place p1010 4 2)), rules at quarto.kif:80
-            // n[190] (keyed): (legal white (place p1010 4 3)), rules at quarto.kif:80
-            // n[191] (keyed): (legal white (place p1010 4 4)), rules at quarto.kif:80
-            // n[192] (keyed): (legal white (place p1011 1 1)), rules at quarto.kif:80
-            // n[193] (keyed): (legal white (place p1011 1 2)), rules at quarto.kif:80
-            // n[194] (keyed): (legal white (place p1011 1 3)), rules at quarto.kif:80
-            // n[195] (keyed): (legal white (place p1011 1 4)), rules at quarto.kif:80
-            // n[196] (keyed): (legal white (place p1011 2 1)), rules at quarto.kif:80
-            // n[197] (keyed): (legal white (place p1011 2 2)), rules at quarto.kif:80
-            // n[198] (keyed): (legal white (place p1011 2 3)), rules at quarto.kif:80
-            // n[199] (keyed): (legal white (place p1011 2 4)), rules at quarto.kif:80
-            // n[200] (keyed): (legal white (place p1011 3 1)), rules at quarto.kif:80
-            // n[201] (keyed): (legal white (place p1011 3 2)), rules at quarto.kif:80
-            // n[202] (keyed): (legal white (place p1011 3 3)), rules at quarto.kif:80
-            // n[203] (keyed): (legal white (place p1011 3 4)), rules at quarto.kif:80
-            // n[204] (keyed): (legal white (place p1011 4 1)), rules at quarto.kif:80
-            // n[205] (keyed): (legal white (place p1011 4 2)), rules at quarto.kif:80
-            // n[206] (keyed): (legal white (place p1011 4 3)), rules at quarto.kif:80
-            // n[207] (keyed): (legal white (place p1011 4 4)), rules at quarto.kif:80
-            // n[208] (keyed): (legal white (place p1100 1 1)), rules at quarto.kif:80
-            // n[209] (keyed): (legal white (place p1100 1 2)), rules at quarto.kif:80
-            // n[210] (keyed): (legal white (place p1100 1 3)), rules at quarto.kif:80
-            // n[211] (keyed): (legal white (place p1100 1 4)), rules at quarto.kif:80
-            // n[212] (keyed): (legal white (place p1100 2 1)), rules at quarto.kif:80
-            // n[213] (keyed): (legal white (place p1100 2 2)), rules at quarto.kif:80
-            // n[214] (keyed): (legal white (place p1100 2 3)), rules at quarto.kif:80
-            // n[215] (keyed): (legal white (place p1100 2 4)), rules at quarto.kif:80
-            // n[216] (keyed): (legal white (place p1100 3 1)), rules at quarto.kif:80
-            // n[217] (keyed): (legal white (place p1100 3 2)), rules at quarto.kif:80
-            // n[218] (keyed): (legal white (place p1100 3 3)), rules at quarto.kif:80
-            // n[219] (keyed): (legal white (place p1100 3 4)), rules at quarto.kif:80
-            // n[220] (keyed): (legal white (place p1100 4 1)), rules at quarto.kif:80
-            // n[221] (keyed): (legal white (place p1100 4 2)), rules at quarto.kif:80
-            // n[222] (keyed): (legal white (place p1100 4 3)), rules at quarto.kif:80
-            // n[223] (keyed): (legal white (place p1100 4 4)), rules at quarto.kif:80
-            // n[224] (keyed): (legal white (place p1101 1 1)), rules at quarto.kif:80
-            // n[225] (keyed): (legal white (place p1101 1 2)), rules at quarto.kif:80
-            // n[226] (keyed): (legal white (place p1101 1 3)), rules at quarto.kif:80
-            // n[227] (keyed): (legal white (place p1101 1 4)), rules at quarto.kif:80
-            // n[228] (keyed): (legal white (place p1101 2 1)), rules at quarto.kif:80
-            // n[229] (keyed): (legal white (place p1101 2 2)), rules at quarto.kif:80
-            // n[230] (keyed): (legal white (place p1101 2 3)), rules at quarto.kif:80
-            // n[231] (keyed): (legal white (place p1101 2 4)), rules at quarto.kif:80
-            // n[232] (keyed): (legal white (place p1101 3 1)), rules at quarto.kif:80
-            // n[233] (keyed): (legal white (place p1101 3 2)), rules at quarto.kif:80
-            // n[234] (keyed): (legal white (place p1101 3 3)), rules at quarto.kif:80
-            // n[235] (keyed): (legal white (place p1101 3 4)), rules at quarto.kif:80
-            // n[236] (keyed): (legal white (place p1101 4 1)), rules at quarto.kif:80
-            // n[237] (keyed): (legal white (place p1101 4 2)), rules at quarto.kif:80
-            // n[238] (keyed): (legal white (place p1101 4 3)), rules at quarto.kif:80
-            // n[239] (keyed): (legal white (place p1101 4 4)), rules at quarto.kif:80
-            // n[240] (keyed): (legal white (place p1110 1 1)), rules at quarto.kif:80
-            // n[241] (keyed): (legal white (place p1110 1 2)), rules at quarto.kif:80
-            // n[242] (keyed): (legal white (place p1110 1 3)), rules at quarto.kif:80
-            // n[243] (keyed): (legal white (place p1110 1 4)), rules at quarto.kif:80
-            // n[244] (keyed): (legal white (place p1110 2 1)), rules at quarto.kif:80
-            // n[245] (keyed): (legal white (place p1110 2 2)), rules at quarto.kif:80
-            // n[246] (keyed): (legal white (place p1110 2 3)), rules at quarto.kif:80
-            // n[247] (keyed): (legal white (place p1110 2 4)), rules at quarto.kif:80
-            // n[248] (keyed): (legal white (place p1110 3 1)), rules at quarto.kif:80
-            // n[249] (keyed): (legal white (place p1110 3 2)), rules at quarto.kif:80
-            // n[250] (keyed): (legal white (place p1110 3 3)), rules at quarto.kif:80
-            // n[251] (keyed): (legal white (place p1110 3 4)), rules at quarto.kif:80
-            // n[252] (keyed): (legal white (place p1110 4 1)), rules at quarto.kif:80
-            // n[253] (keyed): (legal white (place p1110 4 2)), rules at quarto.kif:80
-            // n[254] (keyed): (legal white (place p1110 4 3)), rules at quarto.kif:80
-            // n[255] (keyed): (legal white (place p1110 4 4)), rules at quarto.kif:80
-            // n[256] (keyed): (legal white (place p1111 1 1)), rules at quarto.kif:80
-            // n[257] (keyed): (legal white (place p1111 1 2)), rules at quarto.kif:80
-            // n[258] (keyed): (legal white (place p1111 1 3)), rules at quarto.kif:80
-            // n[259] (keyed): (legal white (place p1111 1 4)), rules at quarto.kif:80
-            // n[260] (keyed): (legal white (place p1111 2 1)), rules at quarto.kif:80
-            // n[261] (keyed): (legal white (place p1111 2 2)), rules at quarto.kif:80
-            // n[262] (keyed): (legal white (place p1111 2 3)), rules at quarto.kif:80
-            // n[263] (keyed): (legal white (place p1111 2 4)), rules at quarto.kif:80
-            // n[264] (keyed): (legal white (place p1111 3 1)), rules at quarto.kif:80
-            // n[265] (keyed): (legal white (place p1111 3 2)), rules at quarto.kif:80
-            // n[266] (keyed): (legal white (place p1111 3 3)), rules at quarto.kif:80
-            // n[267] (keyed): (legal white (place p1111 3 4)), rules at quarto.kif:80
-            // n[268] (keyed): (legal white (place p1111 4 1)), rules at quarto.kif:80
-            // n[269] (keyed): (legal white (place p1111 4 2)), rules at quarto.kif:80
-            // n[270] (keyed): (legal white (place p1111 4 3)), rules at quarto.kif:80
-            // n[271] (keyed): (legal white (place p1111 4 4)), rules at quarto.kif:80
-            let held = s.0[4] & 0xffff000000000;
-            if held != 0 {
-                if held & 0x1000000000 != 0 {
-                    n[16] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[17]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[18]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[19]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[20] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[21]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[22]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[23]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[24] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[25]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[26]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[27]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[28] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[29]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[30]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[31]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x2000000000 != 0 {
-                    n[32] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[33]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[34]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[35]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[36] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[37]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[38]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[39]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[40] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[41]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[42]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[43]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[44] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[45]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[46]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[47]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x4000000000 != 0 {
-                    n[48] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[49]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[50]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[51]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[52] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[53]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[54]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[55]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[56] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[57]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[58]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[59]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[60] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[61]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[62]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[63]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x8000000000 != 0 {
-                    n[64] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[65]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[66]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[67]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[68] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[69]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[70]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[71]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[72] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[73]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[74]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[75]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[76] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[77]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[78]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[79]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x10000000000 != 0 {
-                    n[80] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[81]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[82]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[83]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[84] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[85]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[86]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[87]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[88] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[89]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[90]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[91]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[92] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[93]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[94]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[95]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x20000000000 != 0 {
-                    n[96] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[97]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[98]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[99]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[100] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[101]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[102]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[103]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[104] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[105]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[106]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[107]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[108]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[109]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[110]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[111]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x40000000000 != 0 {
-                    n[112] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[113]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[114]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[115]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[116] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[117]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[118]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[119]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[120] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[121]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[122]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[123]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[124]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[125]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[126]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[127]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x80000000000 != 0 {
-                    n[128] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[129]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[130]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[131]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[132] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[133]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[134]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[135]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[136] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[137]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[138]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[139]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[140]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[141]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[142]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[143]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x100000000000 != 0 {
-                    n[144] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[145]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[146]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[147]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[148] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[149]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[150]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[151]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[152] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[153]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[154]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[155]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[156]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[157]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[158]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[159]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x200000000000 != 0 {
-                    n[160] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[161]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[162]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[163]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[164] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[165]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[166]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[167]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[168] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[169]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[170]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[171]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[172]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[173]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[174]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[175]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x400000000000 != 0 {
-                    n[176] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[177]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[178]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[179]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[180] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[181]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[182]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[183]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[184] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[185]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[186]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[187]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[188]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[189]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[190]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[191]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x800000000000 != 0 {
-                    n[192] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[193]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[194]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[195]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[196] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[197]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[198]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[199]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[200] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[201]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[202]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[203]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[204]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[205]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[206]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[207]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x1000000000000 != 0 {
-                    n[208] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[209]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[210]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[211]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[212] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[213]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[214]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[215]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[216] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[217]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[218]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[219]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[220]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[221]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[222]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[223]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x2000000000000 != 0 {
-                    n[224] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[225]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[226]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[227]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[228] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[229]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[230]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[231]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[232] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[233]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[234]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[235]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[236]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[237]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[238]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[239]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x4000000000000 != 0 {
-                    n[240] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[241]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[242]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[243]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[244] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[245]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[246]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[247]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[248] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[249]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[250]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[251]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[252]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[253]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[254]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[255]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-                if held & 0x8000000000000 != 0 {
-                    n[256] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                    n[257]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[258]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[259]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[260] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                    n[261]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[262]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[263]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[264] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                    n[265]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[266]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[267]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[268]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x20000 == 0x20000);
-                    n[269]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[270]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                    n[271]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x20000 == 0x20000);
-                }
-            }
+    n[15] = s.0[1] & 0x8000080000 == 0x8000080000;
+    // g[0]: 4 node words, bit 0 (legal white (place p0000 1 1)), bit 17 (legal white (place p0000 2 1)), bit 34 (legal white (place p0000 3 1)), bit 51 (legal white (place p0000 4 1)); rules at quarto.kif:80
+    g[0] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[1]: 4 node words, bit 0 (legal white (place p0000 1 2)), bit 17 (legal white (place p0000 2 2)), bit 34 (legal white (place p0000 3 2)), bit 51 (legal white (place p0000 4 2)); rules at quarto.kif:80
+    g[1] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[2]: 4 node words, bit 0 (legal white (place p0000 1 3)), bit 17 (legal white (place p0000 2 3)), bit 34 (legal white (place p0000 3 3)), bit 51 (legal white (place p0000 4 3)); rules at quarto.kif:80
+    g[2] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[3]: 4 node words, bit 0 (legal white (place p0000 1 4)), bit 17 (legal white (place p0000 2 4)), bit 34 (legal white (place p0000 3 4)), bit 51 (legal white (place p0000 4 4)); rules at quarto.kif:80
+    g[3] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[4]: 4 node words, bit 0 (legal white (place p0001 1 1)), bit 17 (legal white (place p0001 2 1)), bit 34 (legal white (place p0001 3 1)), bit 51 (legal white (place p0001 4 1)); rules at quarto.kif:80
+    g[4] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[5]: 4 node words, bit 0 (legal white (place p0001 1 2)), bit 17 (legal white (place p0001 2 2)), bit 34 (legal white (place p0001 3 2)), bit 51 (legal white (place p0001 4 2)); rules at quarto.kif:80
+    g[5] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[6]: 4 node words, bit 0 (legal white (place p0001 1 3)), bit 17 (legal white (place p0001 2 3)), bit 34 (legal white (place p0001 3 3)), bit 51 (legal white (place p0001 4 3)); rules at quarto.kif:80
+    g[6] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[7]: 4 node words, bit 0 (legal white (place p0001 1 4)), bit 17 (legal white (place p0001 2 4)), bit 34 (legal white (place p0001 3 4)), bit 51 (legal white (place p0001 4 4)); rules at quarto.kif:80
+    g[7] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[8]: 4 node words, bit 0 (legal white (place p0010 1 1)), bit 17 (legal white (place p0010 2 1)), bit 34 (legal white (place p0010 3 1)), bit 51 (legal white (place p0010 4 1)); rules at quarto.kif:80
+    g[8] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[9]: 4 node words, bit 0 (legal white (place p0010 1 2)), bit 17 (legal white (place p0010 2 2)), bit 34 (legal white (place p0010 3 2)), bit 51 (legal white (place p0010 4 2)); rules at quarto.kif:80
+    g[9] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[10]: 4 node words, bit 0 (legal white (place p0010 1 3)), bit 17 (legal white (place p0010 2 3)), bit 34 (legal white (place p0010 3 3)), bit 51 (legal white (place p0010 4 3)); rules at quarto.kif:80
+    g[10] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[11]: 4 node words, bit 0 (legal white (place p0010 1 4)), bit 17 (legal white (place p0010 2 4)), bit 34 (legal white (place p0010 3 4)), bit 51 (legal white (place p0010 4 4)); rules at quarto.kif:80
+    g[11] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[12]: 4 node words, bit 0 (legal white (place p0011 1 1)), bit 17 (legal white (place p0011 2 1)), bit 34 (legal white (place p0011 3 1)), bit 51 (legal white (place p0011 4 1)); rules at quarto.kif:80
+    g[12] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[13]: 4 node words, bit 0 (legal white (place p0011 1 2)), bit 17 (legal white (place p0011 2 2)), bit 34 (legal white (place p0011 3 2)), bit 51 (legal white (place p0011 4 2)); rules at quarto.kif:80
+    g[13] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[14]: 4 node words, bit 0 (legal white (place p0011 1 3)), bit 17 (legal white (place p0011 2 3)), bit 34 (legal white (place p0011 3 3)), bit 51 (legal white (place p0011 4 3)); rules at quarto.kif:80
+    g[14] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[15]: 4 node words, bit 0 (legal white (place p0011 1 4)), bit 17 (legal white (place p0011 2 4)), bit 34 (legal white (place p0011 3 4)), bit 51 (legal white (place p0011 4 4)); rules at quarto.kif:80
+    g[15] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[16]: 4 node words, bit 0 (legal white (place p0100 1 1)), bit 17 (legal white (place p0100 2 1)), bit 34 (legal white (place p0100 3 1)), bit 51 (legal white (place p0100 4 1)); rules at quarto.kif:80
+    g[16] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[17]: 4 node words, bit 0 (legal white (place p0100 1 2)), bit 17 (legal white (place p0100 2 2)), bit 34 (legal white (place p0100 3 2)), bit 51 (legal white (place p0100 4 2)); rules at quarto.kif:80
+    g[17] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[18]: 4 node words, bit 0 (legal white (place p0100 1 3)), bit 17 (legal white (place p0100 2 3)), bit 34 (legal white (place p0100 3 3)), bit 51 (legal white (place p0100 4 3)); rules at quarto.kif:80
+    g[18] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[19]: 4 node words, bit 0 (legal white (place p0100 1 4)), bit 17 (legal white (place p0100 2 4)), bit 34 (legal white (place p0100 3 4)), bit 51 (legal white (place p0100 4 4)); rules at quarto.kif:80
+    g[19] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[20]: 4 node words, bit 0 (legal white (place p0101 1 1)), bit 17 (legal white (place p0101 2 1)), bit 34 (legal white (place p0101 3 1)), bit 51 (legal white (place p0101 4 1)); rules at quarto.kif:80
+    g[20] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[21]: 4 node words, bit 0 (legal white (place p0101 1 2)), bit 17 (legal white (place p0101 2 2)), bit 34 (legal white (place p0101 3 2)), bit 51 (legal white (place p0101 4 2)); rules at quarto.kif:80
+    g[21] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[22]: 4 node words, bit 0 (legal white (place p0101 1 3)), bit 17 (legal white (place p0101 2 3)), bit 34 (legal white (place p0101 3 3)), bit 51 (legal white (place p0101 4 3)); rules at quarto.kif:80
+    g[22] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[23]: 4 node words, bit 0 (legal white (place p0101 1 4)), bit 17 (legal white (place p0101 2 4)), bit 34 (legal white (place p0101 3 4)), bit 51 (legal white (place p0101 4 4)); rules at quarto.kif:80
+    g[23] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[24]: 4 node words, bit 0 (legal white (place p0110 1 1)), bit 17 (legal white (place p0110 2 1)), bit 34 (legal white (place p0110 3 1)), bit 51 (legal white (place p0110 4 1)); rules at quarto.kif:80
+    g[24] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[25]: 4 node words, bit 0 (legal white (place p0110 1 2)), bit 17 (legal white (place p0110 2 2)), bit 34 (legal white (place p0110 3 2)), bit 51 (legal white (place p0110 4 2)); rules at quarto.kif:80
+    g[25] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[26]: 4 node words, bit 0 (legal white (place p0110 1 3)), bit 17 (legal white (place p0110 2 3)), bit 34 (legal white (place p0110 3 3)), bit 51 (legal white (place p0110 4 3)); rules at quarto.kif:80
+    g[26] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[27]: 4 node words, bit 0 (legal white (place p0110 1 4)), bit 17 (legal white (place p0110 2 4)), bit 34 (legal white (place p0110 3 4)), bit 51 (legal white (place p0110 4 4)); rules at quarto.kif:80
+    g[27] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[28]: 4 node words, bit 0 (legal white (place p0111 1 1)), bit 17 (legal white (place p0111 2 1)), bit 34 (legal white (place p0111 3 1)), bit 51 (legal white (place p0111 4 1)); rules at quarto.kif:80
+    g[28] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[29]: 4 node words, bit 0 (legal white (place p0111 1 2)), bit 17 (legal white (place p0111 2 2)), bit 34 (legal white (place p0111 3 2)), bit 51 (legal white (place p0111 4 2)); rules at quarto.kif:80
+    g[29] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[30]: 4 node words, bit 0 (legal white (place p0111 1 3)), bit 17 (legal white (place p0111 2 3)), bit 34 (legal white (place p0111 3 3)), bit 51 (legal white (place p0111 4 3)); rules at quarto.kif:80
+    g[30] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[31]: 4 node words, bit 0 (legal white (place p0111 1 4)), bit 17 (legal white (place p0111 2 4)), bit 34 (legal white (place p0111 3 4)), bit 51 (legal white (place p0111 4 4)); rules at quarto.kif:80
+    g[31] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[32]: 4 node words, bit 0 (legal white (place p1000 1 1)), bit 17 (legal white (place p1000 2 1)), bit 34 (legal white (place p1000 3 1)), bit 51 (legal white (place p1000 4 1)); rules at quarto.kif:80
+    g[32] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[33]: 4 node words, bit 0 (legal white (place p1000 1 2)), bit 17 (legal white (place p1000 2 2)), bit 34 (legal white (place p1000 3 2)), bit 51 (legal white (place p1000 4 2)); rules at quarto.kif:80
+    g[33] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[34]: 4 node words, bit 0 (legal white (place p1000 1 3)), bit 17 (legal white (place p1000 2 3)), bit 34 (legal white (place p1000 3 3)), bit 51 (legal white (place p1000 4 3)); rules at quarto.kif:80
+    g[34] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[35]: 4 node words, bit 0 (legal white (place p1000 1 4)), bit 17 (legal white (place p1000 2 4)), bit 34 (legal white (place p1000 3 4)), bit 51 (legal white (place p1000 4 4)); rules at quarto.kif:80
+    g[35] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[36]: 4 node words, bit 0 (legal white (place p1001 1 1)), bit 17 (legal white (place p1001 2 1)), bit 34 (legal white (place p1001 3 1)), bit 51 (legal white (place p1001 4 1)); rules at quarto.kif:80
+    g[36] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[37]: 4 node words, bit 0 (legal white (place p1001 1 2)), bit 17 (legal white (place p1001 2 2)), bit 34 (legal white (place p1001 3 2)), bit 51 (legal white (place p1001 4 2)); rules at quarto.kif:80
+    g[37] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[38]: 4 node words, bit 0 (legal white (place p1001 1 3)), bit 17 (legal white (place p1001 2 3)), bit 34 (legal white (place p1001 3 3)), bit 51 (legal white (place p1001 4 3)); rules at quarto.kif:80
+    g[38] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[39]: 4 node words, bit 0 (legal white (place p1001 1 4)), bit 17 (legal white (place p1001 2 4)), bit 34 (legal white (place p1001 3 4)), bit 51 (legal white (place p1001 4 4)); rules at quarto.kif:80
+    g[39] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[40]: 4 node words, bit 0 (legal white (place p1010 1 1)), bit 17 (legal white (place p1010 2 1)), bit 34 (legal white (place p1010 3 1)), bit 51 (legal white (place p1010 4 1)); rules at quarto.kif:80
+    g[40] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[41]: 4 node words, bit 0 (legal white (place p1010 1 2)), bit 17 (legal white (place p1010 2 2)), bit 34 (legal white (place p1010 3 2)), bit 51 (legal white (place p1010 4 2)); rules at quarto.kif:80
+    g[41] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[42]: 4 node words, bit 0 (legal white (place p1010 1 3)), bit 17 (legal white (place p1010 2 3)), bit 34 (legal white (place p1010 3 3)), bit 51 (legal white (place p1010 4 3)); rules at quarto.kif:80
+    g[42] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[43]: 4 node words, bit 0 (legal white (place p1010 1 4)), bit 17 (legal white (place p1010 2 4)), bit 34 (legal white (place p1010 3 4)), bit 51 (legal white (place p1010 4 4)); rules at quarto.kif:80
+    g[43] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[44]: 4 node words, bit 0 (legal white (place p1011 1 1)), bit 17 (legal white (place p1011 2 1)), bit 34 (legal white (place p1011 3 1)), bit 51 (legal white (place p1011 4 1)); rules at quarto.kif:80
+    g[44] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[45]: 4 node words, bit 0 (legal white (place p1011 1 2)), bit 17 (legal white (place p1011 2 2)), bit 34 (legal white (place p1011 3 2)), bit 51 (legal white (place p1011 4 2)); rules at quarto.kif:80
+    g[45] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[46]: 4 node words, bit 0 (legal white (place p1011 1 3)), bit 17 (legal white (place p1011 2 3)), bit 34 (legal white (place p1011 3 3)), bit 51 (legal white (place p1011 4 3)); rules at quarto.kif:80
+    g[46] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[47]: 4 node words, bit 0 (legal white (place p1011 1 4)), bit 17 (legal white (place p1011 2 4)), bit 34 (legal white (place p1011 3 4)), bit 51 (legal white (place p1011 4 4)); rules at quarto.kif:80
+    g[47] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[48]: 4 node words, bit 0 (legal white (place p1100 1 1)), bit 17 (legal white (place p1100 2 1)), bit 34 (legal white (place p1100 3 1)), bit 51 (legal white (place p1100 4 1)); rules at quarto.kif:80
+    g[48] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[49]: 4 node words, bit 0 (legal white (place p1100 1 2)), bit 17 (legal white (place p1100 2 2)), bit 34 (legal white (place p1100 3 2)), bit 51 (legal white (place p1100 4 2)); rules at quarto.kif:80
+    g[49] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[50]: 4 node words, bit 0 (legal white (place p1100 1 3)), bit 17 (legal white (place p1100 2 3)), bit 34 (legal white (place p1100 3 3)), bit 51 (legal white (place p1100 4 3)); rules at quarto.kif:80
+    g[50] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[51]: 4 node words, bit 0 (legal white (place p1100 1 4)), bit 17 (legal white (place p1100 2 4)), bit 34 (legal white (place p1100 3 4)), bit 51 (legal white (place p1100 4 4)); rules at quarto.kif:80
+    g[51] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[52]: 4 node words, bit 0 (legal white (place p1101 1 1)), bit 17 (legal white (place p1101 2 1)), bit 34 (legal white (place p1101 3 1)), bit 51 (legal white (place p1101 4 1)); rules at quarto.kif:80
+    g[52] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[53]: 4 node words, bit 0 (legal white (place p1101 1 2)), bit 17 (legal white (place p1101 2 2)), bit 34 (legal white (place p1101 3 2)), bit 51 (legal white (place p1101 4 2)); rules at quarto.kif:80
+    g[53] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[54]: 4 node words, bit 0 (legal white (place p1101 1 3)), bit 17 (legal white (place p1101 2 3)), bit 34 (legal white (place p1101 3 3)), bit 51 (legal white (place p1101 4 3)); rules at quarto.kif:80
+    g[54] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[55]: 4 node words, bit 0 (legal white (place p1101 1 4)), bit 17 (legal white (place p1101 2 4)), bit 34 (legal white (place p1101 3 4)), bit 51 (legal white (place p1101 4 4)); rules at quarto.kif:80
+    g[55] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[56]: 4 node words, bit 0 (legal white (place p1110 1 1)), bit 17 (legal white (place p1110 2 1)), bit 34 (legal white (place p1110 3 1)), bit 51 (legal white (place p1110 4 1)); rules at quarto.kif:80
+    g[56] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[57]: 4 node words, bit 0 (legal white (place p1110 1 2)), bit 17 (legal white (place p1110 2 2)), bit 34 (legal white (place p1110 3 2)), bit 51 (legal white (place p1110 4 2)); rules at quarto.kif:80
+    g[57] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[58]: 4 node words, bit 0 (legal white (place p1110 1 3)), bit 17 (legal white (place p1110 2 3)), bit 34 (legal white (place p1110 3 3)), bit 51 (legal white (place p1110 4 3)); rules at quarto.kif:80
+    g[58] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[59]: 4 node words, bit 0 (legal white (place p1110 1 4)), bit 17 (legal white (place p1110 2 4)), bit 34 (legal white (place p1110 3 4)), bit 51 (legal white (place p1110 4 4)); rules at quarto.kif:80
+    g[59] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[60]: 4 node words, bit 0 (legal white (place p1111 1 1)), bit 17 (legal white (place p1111 2 1)), bit 34 (legal white (place p1111 3 1)), bit 51 (legal white (place p1111 4 1)); rules at quarto.kif:80
+    g[60] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[61]: 4 node words, bit 0 (legal white (place p1111 1 2)), bit 17 (legal white (place p1111 2 2)), bit 34 (legal white (place p1111 3 2)), bit 51 (legal white (place p1111 4 2)); rules at quarto.kif:80
+    g[61] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[62]: 4 node words, bit 0 (legal white (place p1111 1 3)), bit 17 (legal white (place p1111 2 3)), bit 34 (legal white (place p1111 3 3)), bit 51 (legal white (place p1111 4 3)); rules at quarto.kif:80
+    g[62] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // g[63]: 4 node words, bit 0 (legal white (place p1111 1 4)), bit 17 (legal white (place p1111 2 4)), bit 34 (legal white (place p1111 3 4)), bit 51 (legal white (place p1111 4 4)); rules at quarto.kif:80
+    g[63] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+    // n[16]: (legal white noop), rules at quarto.kif:86
+    n[16] = s.0[1] & 0xa000000000 == 0;
+    let parts: [u64; 64] = if s.0[1] & 0x2000000000 != 0 {
+        [
+            (u64::from(n[0]) << 1) | (u64::from(n[1]) << 2) | (u64::from(n[2]) << 3)
+                | (u64::from(n[3]) << 4) | (u64::from(n[4]) << 5)
+                | (u64::from(n[5]) << 6) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | (u64::from(n[8]) << 9)
+                | (u64::from(n[9]) << 10) | (u64::from(n[10]) << 11)
+                | (u64::from(n[11]) << 12) | (u64::from(n[12]) << 13)
+                | (u64::from(n[13]) << 14) | (u64::from(n[14]) << 15)
+                | (u64::from(n[15]) << 16) | (u64::from(n[16]) << 18)
+                | (g[0] & 0x8000400020001),
+            (g[1] & 0x8000400020001),
+            (g[2] & 0x8000400020001),
+            (g[3] & 0x8000400020001),
+            (g[4] & 0x8000400020001),
+            (g[5] & 0x8000400020001),
+            (g[6] & 0x8000400020001),
+            (g[7] & 0x8000400020001),
+            (g[8] & 0x8000400020001),
+            (g[9] & 0x8000400020001),
+            (g[10] & 0x8000400020001),
+            (g[11] & 0x8000400020001),
+            (g[12] & 0x8000400020001),
+            (g[13] & 0x8000400020001),
+            (g[14] & 0x8000400020001),
+            (g[15] & 0x8000400020001),
+            (g[16] & 0x8000400020001),
+            (g[17] & 0x8000400020001),
+            (g[18] & 0x8000400020001),
+            (g[19] & 0x8000400020001),
+            (g[20] & 0x8000400020001),
+            (g[21] & 0x8000400020001),
+            (g[22] & 0x8000400020001),
+            (g[23] & 0x8000400020001),
+            (g[24] & 0x8000400020001),
+            (g[25] & 0x8000400020001),
+            (g[26] & 0x8000400020001),
+            (g[27] & 0x8000400020001),
+            (g[28] & 0x8000400020001),
+            (g[29] & 0x8000400020001),
+            (g[30] & 0x8000400020001),
+            (g[31] & 0x8000400020001),
+            (g[32] & 0x8000400020001),
+            (g[33] & 0x8000400020001),
+            (g[34] & 0x8000400020001),
+            (g[35] & 0x8000400020001),
+            (g[36] & 0x8000400020001),
+            (g[37] & 0x8000400020001),
+            (g[38] & 0x8000400020001),
+            (g[39] & 0x8000400020001),
+            (g[40] & 0x8000400020001),
+            (g[41] & 0x8000400020001),
+            (g[42] & 0x8000400020001),
+            (g[43] & 0x8000400020001),
+            (g[44] & 0x8000400020001),
+            (g[45] & 0x8000400020001),
+            (g[46] & 0x8000400020001),
+            (g[47] & 0x8000400020001),
+            (g[48] & 0x8000400020001),
+            (g[49] & 0x8000400020001),
+            (g[50] & 0x8000400020001),
+            (g[51] & 0x8000400020001),
+            (g[52] & 0x8000400020001),
+            (g[53] & 0x8000400020001),
+            (g[54] & 0x8000400020001),
+            (g[55] & 0x8000400020001),
+            (g[56] & 0x8000400020001),
+            (g[57] & 0x8000400020001),
+            (g[58] & 0x8000400020001),
+            (g[59] & 0x8000400020001),
+            (g[60] & 0x8000400020001),
+            (g[61] & 0x8000400020001),
+            (g[62] & 0x8000400020001),
+            (g[63] & 0x8000400020001),
+        ]
+    } else {
+        [
+            (u64::from(n[0]) << 1) | (u64::from(n[1]) << 2) | (u64::from(n[2]) << 3)
+                | (u64::from(n[3]) << 4) | (u64::from(n[4]) << 5)
+                | (u64::from(n[5]) << 6) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | (u64::from(n[8]) << 9)
+                | (u64::from(n[9]) << 10) | (u64::from(n[10]) << 11)
+                | (u64::from(n[11]) << 12) | (u64::from(n[12]) << 13)
+                | (u64::from(n[13]) << 14) | (u64::from(n[14]) << 15)
+                | (u64::from(n[15]) << 16) | (u64::from(n[16]) << 18),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    };
+    for (p, &word) in parts.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            let b = word.trailing_zeros();
+            out.push(Move(LEGAL_MOVE_OF_0[p][b as usize]));
+            word &= word - 1;
         }
-    }
-    nodes_part_2(s, &mut n);
-    // n[272]: (legal white noop), rules at quarto.kif:86
-    n[272] = s.0[4] & 0x800020000 == 0;
-    // MOVES[0]: (legal white (place p0000 1 1)), rules at quarto.kif:80
-    if n[16] {
-        out.push(Move(0));
-    }
-    // MOVES[1]: (legal white (place p0000 1 2)), rules at quarto.kif:80
-    if n[17] {
-        out.push(Move(1));
-    }
-    // MOVES[2]: (legal white (place p0000 1 3)), rules at quarto.kif:80
-    if n[18] {
-        out.push(Move(2));
-    }
-    // MOVES[3]: (legal white (place p0000 1 4)), rules at quarto.kif:80
-    if n[19] {
-        out.push(Move(3));
-    }
-    // MOVES[4]: (legal white (place p0000 2 1)), rules at quarto.kif:80
-    if n[20] {
-        out.push(Move(4));
-    }
-    // MOVES[5]: (legal white (place p0000 2 2)), rules at quarto.kif:80
-    if n[21] {
-        out.push(Move(5));
-    }
-    // MOVES[6]: (legal white (place p0000 2 3)), rules at quarto.kif:80
-    if n[22] {
-        out.push(Move(6));
-    }
-    // MOVES[7]: (legal white (place p0000 2 4)), rules at quarto.kif:80
-    if n[23] {
-        out.push(Move(7));
-    }
-    // MOVES[8]: (legal white (place p0000 3 1)), rules at quarto.kif:80
-    if n[24] {
-        out.push(Move(8));
-    }
-    // MOVES[9]: (legal white (place p0000 3 2)), rules at quarto.kif:80
-    if n[25] {
-        out.push(Move(9));
-    }
-    // MOVES[10]: (legal white (place p0000 3 3)), rules at quarto.kif:80
-    if n[26] {
-        out.push(Move(10));
-    }
-    // MOVES[11]: (legal white (place p0000 3 4)), rules at quarto.kif:80
-    if n[27] {
-        out.push(Move(11));
-    }
-    // MOVES[12]: (legal white (place p0000 4 1)), rules at quarto.kif:80
-    if n[28] {
-        out.push(Move(12));
-    }
-    // MOVES[13]: (legal white (place p0000 4 2)), rules at quarto.kif:80
-    if n[29] {
-        out.push(Move(13));
-    }
-    // MOVES[14]: (legal white (place p0000 4 3)), rules at quarto.kif:80
-    if n[30] {
-        out.push(Move(14));
-    }
-    // MOVES[15]: (legal white (place p0000 4 4)), rules at quarto.kif:80
-    if n[31] {
-        out.push(Move(15));
-    }
-    // MOVES[16]: (legal white (place p0001 1 1)), rules at quarto.kif:80
-    if n[32] {
-        out.push(Move(16));
-    }
-    // MOVES[17]: (legal white (place p0001 1 2)), rules at quarto.kif:80
-    if n[33] {
-        out.push(Move(17));
-    }
-    // MOVES[18]: (legal white (place p0001 1 3)), rules at quarto.kif:80
-    if n[34] {
-        out.push(Move(18));
-    }
-    // MOVES[19]: (legal white (place p0001 1 4)), rules at quarto.kif:80
-    if n[35] {
-        out.push(Move(19));
-    }
-    // MOVES[20]: (legal white (place p0001 2 1)), rules at quarto.kif:80
-    if n[36] {
-        out.push(Move(20));
-    }
-    // MOVES[21]: (legal white (place p0001 2 2)), rules at quarto.kif:80
-    if n[37] {
-        out.push(Move(21));
-    }
-    // MOVES[22]: (legal white (place p0001 2 3)), rules at quarto.kif:80
-    if n[38] {
-        out.push(Move(22));
-    }
-    // MOVES[23]: (legal white (place p0001 2 4)), rules at quarto.kif:80
-    if n[39] {
-        out.push(Move(23));
-    }
-    // MOVES[24]: (legal white (place p0001 3 1)), rules at quarto.kif:80
-    if n[40] {
-        out.push(Move(24));
-    }
-    // MOVES[25]: (legal white (place p0001 3 2)), rules at quarto.kif:80
-    if n[41] {
-        out.push(Move(25));
-    }
-    // MOVES[26]: (legal white (place p0001 3 3)), rules at quarto.kif:80
-    if n[42] {
-        out.push(Move(26));
-    }
-    // MOVES[27]: (legal white (place p0001 3 4)), rules at quarto.kif:80
-    if n[43] {
-        out.push(Move(27));
-    }
-    // MOVES[28]: (legal white (place p0001 4 1)), rules at quarto.kif:80
-    if n[44] {
-        out.push(Move(28));
-    }
-    // MOVES[29]: (legal white (place p0001 4 2)), rules at quarto.kif:80
-    if n[45] {
-        out.push(Move(29));
-    }
-    // MOVES[30]: (legal white (place p0001 4 3)), rules at quarto.kif:80
-    if n[46] {
-        out.push(Move(30));
-    }
-    // MOVES[31]: (legal white (place p0001 4 4)), rules at quarto.kif:80
-    if n[47] {
-        out.push(Move(31));
-    }
-    // MOVES[32]: (legal white (place p0010 1 1)), rules at quarto.kif:80
-    if n[48] {
-        out.push(Move(32));
-    }
-    // MOVES[33]: (legal white (place p0010 1 2)), rules at quarto.kif:80
-    if n[49] {
-        out.push(Move(33));
-    }
-    // MOVES[34]: (legal white (place p0010 1 3)), rules at quarto.kif:80
-    if n[50] {
-        out.push(Move(34));
-    }
-    // MOVES[35]: (legal white (place p0010 1 4)), rules at quarto.kif:80
-    if n[51] {
-        out.push(Move(35));
-    }
-    // MOVES[36]: (legal white (place p0010 2 1)), rules at quarto.kif:80
-    if n[52] {
-        out.push(Move(36));
-    }
-    // MOVES[37]: (legal white (place p0010 2 2)), rules at quarto.kif:80
-    if n[53] {
-        out.push(Move(37));
-    }
-    // MOVES[38]: (legal white (place p0010 2 3)), rules at quarto.kif:80
-    if n[54] {
-        out.push(Move(38));
-    }
-    // MOVES[39]: (legal white (place p0010 2 4)), rules at quarto.kif:80
-    if n[55] {
-        out.push(Move(39));
-    }
-    // MOVES[40]: (legal white (place p0010 3 1)), rules at quarto.kif:80
-    if n[56] {
-        out.push(Move(40));
-    }
-    // MOVES[41]: (legal white (place p0010 3 2)), rules at quarto.kif:80
-    if n[57] {
-        out.push(Move(41));
-    }
-    // MOVES[42]: (legal white (place p0010 3 3)), rules at quarto.kif:80
-    if n[58] {
-        out.push(Move(42));
-    }
-    // MOVES[43]: (legal white (place p0010 3 4)), rules at quarto.kif:80
-    if n[59] {
-        out.push(Move(43));
-    }
-    // MOVES[44]: (legal white (place p0010 4 1)), rules at quarto.kif:80
-    if n[60] {
-        out.push(Move(44));
-    }
-    // MOVES[45]: (legal white (place p0010 4 2)), rules at quarto.kif:80
-    if n[61] {
-        out.push(Move(45));
-    }
-    // MOVES[46]: (legal white (place p0010 4 3)), rules at quarto.kif:80
-    if n[62] {
-        out.push(Move(46));
-    }
-    // MOVES[47]: (legal white (place p0010 4 4)), rules at quarto.kif:80
-    if n[63] {
-        out.push(Move(47));
-    }
-    // MOVES[48]: (legal white (place p0011 1 1)), rules at quarto.kif:80
-    if n[64] {
-        out.push(Move(48));
-    }
-    // MOVES[49]: (legal white (place p0011 1 2)), rules at quarto.kif:80
-    if n[65] {
-        out.push(Move(49));
-    }
-    // MOVES[50]: (legal white (place p0011 1 3)), rules at quarto.kif:80
-    if n[66] {
-        out.push(Move(50));
-    }
-    // MOVES[51]: (legal white (place p0011 1 4)), rules at quarto.kif:80
-    if n[67] {
-        out.push(Move(51));
-    }
-    // MOVES[52]: (legal white (place p0011 2 1)), rules at quarto.kif:80
-    if n[68] {
-        out.push(Move(52));
-    }
-    // MOVES[53]: (legal white (place p0011 2 2)), rules at quarto.kif:80
-    if n[69] {
-        out.push(Move(53));
-    }
-    // MOVES[54]: (legal white (place p0011 2 3)), rules at quarto.kif:80
-    if n[70] {
-        out.push(Move(54));
-    }
-    // MOVES[55]: (legal white (place p0011 2 4)), rules at quarto.kif:80
-    if n[71] {
-        out.push(Move(55));
-    }
-    // MOVES[56]: (legal white (place p0011 3 1)), rules at quarto.kif:80
-    if n[72] {
-        out.push(Move(56));
-    }
-    // MOVES[57]: (legal white (place p0011 3 2)), rules at quarto.kif:80
-    if n[73] {
-        out.push(Move(57));
-    }
-    // MOVES[58]: (legal white (place p0011 3 3)), rules at quarto.kif:80
-    if n[74] {
-        out.push(Move(58));
-    }
-    // MOVES[59]: (legal white (place p0011 3 4)), rules at quarto.kif:80
-    if n[75] {
-        out.push(Move(59));
-    }
-    // MOVES[60]: (legal white (place p0011 4 1)), rules at quarto.kif:80
-    if n[76] {
-        out.push(Move(60));
-    }
-    // MOVES[61]: (legal white (place p0011 4 2)), rules at quarto.kif:80
-    if n[77] {
-        out.push(Move(61));
-    }
-    // MOVES[62]: (legal white (place p0011 4 3)), rules at quarto.kif:80
-    if n[78] {
-        out.push(Move(62));
-    }
-    // MOVES[63]: (legal white (place p0011 4 4)), rules at quarto.kif:80
-    if n[79] {
-        out.push(Move(63));
-    }
-    // MOVES[64]: (legal white (place p0100 1 1)), rules at quarto.kif:80
-    if n[80] {
-        out.push(Move(64));
-    }
-    // MOVES[65]: (legal white (place p0100 1 2)), rules at quarto.kif:80
-    if n[81] {
-        out.push(Move(65));
-    }
-    // MOVES[66]: (legal white (place p0100 1 3)), rules at quarto.kif:80
-    if n[82] {
-        out.push(Move(66));
-    }
-    // MOVES[67]: (legal white (place p0100 1 4)), rules at quarto.kif:80
-    if n[83] {
-        out.push(Move(67));
-    }
-    // MOVES[68]: (legal white (place p0100 2 1)), rules at quarto.kif:80
-    if n[84] {
-        out.push(Move(68));
-    }
-    // MOVES[69]: (legal white (place p0100 2 2)), rules at quarto.kif:80
-    if n[85] {
-        out.push(Move(69));
-    }
-    // MOVES[70]: (legal white (place p0100 2 3)), rules at quarto.kif:80
-    if n[86] {
-        out.push(Move(70));
-    }
-    // MOVES[71]: (legal white (place p0100 2 4)), rules at quarto.kif:80
-    if n[87] {
-        out.push(Move(71));
-    }
-    // MOVES[72]: (legal white (place p0100 3 1)), rules at quarto.kif:80
-    if n[88] {
-        out.push(Move(72));
-    }
-    // MOVES[73]: (legal white (place p0100 3 2)), rules at quarto.kif:80
-    if n[89] {
-        out.push(Move(73));
-    }
-    // MOVES[74]: (legal white (place p0100 3 3)), rules at quarto.kif:80
-    if n[90] {
-        out.push(Move(74));
-    }
-    // MOVES[75]: (legal white (place p0100 3 4)), rules at quarto.kif:80
-    if n[91] {
-        out.push(Move(75));
-    }
-    // MOVES[76]: (legal white (place p0100 4 1)), rules at quarto.kif:80
-    if n[92] {
-        out.push(Move(76));
-    }
-    // MOVES[77]: (legal white (place p0100 4 2)), rules at quarto.kif:80
-    if n[93] {
-        out.push(Move(77));
-    }
-    // MOVES[78]: (legal white (place p0100 4 3)), rules at quarto.kif:80
-    if n[94] {
-        out.push(Move(78));
-    }
-    // MOVES[79]: (legal white (place p0100 4 4)), rules at quarto.kif:80
-    if n[95] {
-        out.push(Move(79));
-    }
-    // MOVES[80]: (legal white (place p0101 1 1)), rules at quarto.kif:80
-    if n[96] {
-        out.push(Move(80));
-    }
-    // MOVES[81]: (legal white (place p0101 1 2)), rules at quarto.kif:80
-    if n[97] {
-        out.push(Move(81));
-    }
-    // MOVES[82]: (legal white (place p0101 1 3)), rules at quarto.kif:80
-    if n[98] {
-        out.push(Move(82));
-    }
-    // MOVES[83]: (legal white (place p0101 1 4)), rules at quarto.kif:80
-    if n[99] {
-        out.push(Move(83));
-    }
-    // MOVES[84]: (legal white (place p0101 2 1)), rules at quarto.kif:80
-    if n[100] {
-        out.push(Move(84));
-    }
-    // MOVES[85]: (legal white (place p0101 2 2)), rules at quarto.kif:80
-    if n[101] {
-        out.push(Move(85));
-    }
-    // MOVES[86]: (legal white (place p0101 2 3)), rules at quarto.kif:80
-    if n[102] {
-        out.push(Move(86));
-    }
-    // MOVES[87]: (legal white (place p0101 2 4)), rules at quarto.kif:80
-    if n[103] {
-        out.push(Move(87));
-    }
-    // MOVES[88]: (legal white (place p0101 3 1)), rules at quarto.kif:80
-    if n[104] {
-        out.push(Move(88));
-    }
-    // MOVES[89]: (legal white (place p0101 3 2)), rules at quarto.kif:80
-    if n[105] {
-        out.push(Move(89));
-    }
-    // MOVES[90]: (legal white (place p0101 3 3)), rules at quarto.kif:80
-    if n[106] {
-        out.push(Move(90));
-    }
-    // MOVES[91]: (legal white (place p0101 3 4)), rules at quarto.kif:80
-    if n[107] {
-        out.push(Move(91));
-    }
-    // MOVES[92]: (legal white (place p0101 4 1)), rules at quarto.kif:80
-    if n[108] {
-        out.push(Move(92));
-    }
-    // MOVES[93]: (legal white (place p0101 4 2)), rules at quarto.kif:80
-    if n[109] {
-        out.push(Move(93));
-    }
-    // MOVES[94]: (legal white (place p0101 4 3)), rules at quarto.kif:80
-    if n[110] {
-        out.push(Move(94));
-    }
-    // MOVES[95]: (legal white (place p0101 4 4)), rules at quarto.kif:80
-    if n[111] {
-        out.push(Move(95));
-    }
-    // MOVES[96]: (legal white (place p0110 1 1)), rules at quarto.kif:80
-    if n[112] {
-        out.push(Move(96));
-    }
-    // MOVES[97]: (legal white (place p0110 1 2)), rules at quarto.kif:80
-    if n[113] {
-        out.push(Move(97));
-    }
-    // MOVES[98]: (legal white (place p0110 1 3)), rules at quarto.kif:80
-    if n[114] {
-        out.push(Move(98));
-    }
-    // MOVES[99]: (legal white (place p0110 1 4)), rules at quarto.kif:80
-    if n[115] {
-        out.push(Move(99));
-    }
-    // MOVES[100]: (legal white (place p0110 2 1)), rules at quarto.kif:80
-    if n[116] {
-        out.push(Move(100));
-    }
-    // MOVES[101]: (legal white (place p0110 2 2)), rules at quarto.kif:80
-    if n[117] {
-        out.push(Move(101));
-    }
-    // MOVES[102]: (legal white (place p0110 2 3)), rules at quarto.kif:80
-    if n[118] {
-        out.push(Move(102));
-    }
-    // MOVES[103]: (legal white (place p0110 2 4)), rules at quarto.kif:80
-    if n[119] {
-        out.push(Move(103));
-    }
-    // MOVES[104]: (legal white (place p0110 3 1)), rules at quarto.kif:80
-    if n[120] {
-        out.push(Move(104));
-    }
-    // MOVES[105]: (legal white (place p0110 3 2)), rules at quarto.kif:80
-    if n[121] {
-        out.push(Move(105));
-    }
-    // MOVES[106]: (legal white (place p0110 3 3)), rules at quarto.kif:80
-    if n[122] {
-        out.push(Move(106));
-    }
-    // MOVES[107]: (legal white (place p0110 3 4)), rules at quarto.kif:80
-    if n[123] {
-        out.push(Move(107));
-    }
-    // MOVES[108]: (legal white (place p0110 4 1)), rules at quarto.kif:80
-    if n[124] {
-        out.push(Move(108));
-    }
-    // MOVES[109]: (legal white (place p0110 4 2)), rules at quarto.kif:80
-    if n[125] {
-        out.push(Move(109));
-    }
-    // MOVES[110]: (legal white (place p0110 4 3)), rules at quarto.kif:80
-    if n[126] {
-        out.push(Move(110));
-    }
-    // MOVES[111]: (legal white (place p0110 4 4)), rules at quarto.kif:80
-    if n[127] {
-        out.push(Move(111));
-    }
-    // MOVES[112]: (legal white (place p0111 1 1)), rules at quarto.kif:80
-    if n[128] {
-        out.push(Move(112));
-    }
-    // MOVES[113]: (legal white (place p0111 1 2)), rules at quarto.kif:80
-    if n[129] {
-        out.push(Move(113));
-    }
-    // MOVES[114]: (legal white (place p0111 1 3)), rules at quarto.kif:80
-    if n[130] {
-        out.push(Move(114));
-    }
-    // MOVES[115]: (legal white (place p0111 1 4)), rules at quarto.kif:80
-    if n[131] {
-        out.push(Move(115));
-    }
-    // MOVES[116]: (legal white (place p0111 2 1)), rules at quarto.kif:80
-    if n[132] {
-        out.push(Move(116));
-    }
-    // MOVES[117]: (legal white (place p0111 2 2)), rules at quarto.kif:80
-    if n[133] {
-        out.push(Move(117));
-    }
-    // MOVES[118]: (legal white (place p0111 2 3)), rules at quarto.kif:80
-    if n[134] {
-        out.push(Move(118));
-    }
-    // MOVES[119]: (legal white (place p0111 2 4)), rules at quarto.kif:80
-    if n[135] {
-        out.push(Move(119));
-    }
-    // MOVES[120]: (legal white (place p0111 3 1)), rules at quarto.kif:80
-    if n[136] {
-        out.push(Move(120));
-    }
-    // MOVES[121]: (legal white (place p0111 3 2)), rules at quarto.kif:80
-    if n[137] {
-        out.push(Move(121));
-    }
-    // MOVES[122]: (legal white (place p0111 3 3)), rules at quarto.kif:80
-    if n[138] {
-        out.push(Move(122));
-    }
-    // MOVES[123]: (legal white (place p0111 3 4)), rules at quarto.kif:80
-    if n[139] {
-        out.push(Move(123));
-    }
-    // MOVES[124]: (legal white (place p0111 4 1)), rules at quarto.kif:80
-    if n[140] {
-        out.push(Move(124));
-    }
-    // MOVES[125]: (legal white (place p0111 4 2)), rules at quarto.kif:80
-    if n[141] {
-        out.push(Move(125));
-    }
-    // MOVES[126]: (legal white (place p0111 4 3)), rules at quarto.kif:80
-    if n[142] {
-        out.push(Move(126));
-    }
-    // MOVES[127]: (legal white (place p0111 4 4)), rules at quarto.kif:80
-    if n[143] {
-        out.push(Move(127));
-    }
-    // MOVES[128]: (legal white (place p1000 1 1)), rules at quarto.kif:80
-    if n[144] {
-        out.push(Move(128));
-    }
-    // MOVES[129]: (legal white (place p1000 1 2)), rules at quarto.kif:80
-    if n[145] {
-        out.push(Move(129));
-    }
-    // MOVES[130]: (legal white (place p1000 1 3)), rules at quarto.kif:80
-    if n[146] {
-        out.push(Move(130));
-    }
-    // MOVES[131]: (legal white (place p1000 1 4)), rules at quarto.kif:80
-    if n[147] {
-        out.push(Move(131));
-    }
-    // MOVES[132]: (legal white (place p1000 2 1)), rules at quarto.kif:80
-    if n[148] {
-        out.push(Move(132));
-    }
-    // MOVES[133]: (legal white (place p1000 2 2)), rules at quarto.kif:80
-    if n[149] {
-        out.push(Move(133));
-    }
-    // MOVES[134]: (legal white (place p1000 2 3)), rules at quarto.kif:80
-    if n[150] {
-        out.push(Move(134));
-    }
-    // MOVES[135]: (legal white (place p1000 2 4)), rules at quarto.kif:80
-    if n[151] {
-        out.push(Move(135));
-    }
-    // MOVES[136]: (legal white (place p1000 3 1)), rules at quarto.kif:80
-    if n[152] {
-        out.push(Move(136));
-    }
-    // MOVES[137]: (legal white (place p1000 3 2)), rules at quarto.kif:80
-    if n[153] {
-        out.push(Move(137));
-    }
-    // MOVES[138]: (legal white (place p1000 3 3)), rules at quarto.kif:80
-    if n[154] {
-        out.push(Move(138));
-    }
-    // MOVES[139]: (legal white (place p1000 3 4)), rules at quarto.kif:80
-    if n[155] {
-        out.push(Move(139));
-    }
-    // MOVES[140]: (legal white (place p1000 4 1)), rules at quarto.kif:80
-    if n[156] {
-        out.push(Move(140));
-    }
-    // MOVES[141]: (legal white (place p1000 4 2)), rules at quarto.kif:80
-    if n[157] {
-        out.push(Move(141));
-    }
-    // MOVES[142]: (legal white (place p1000 4 3)), rules at quarto.kif:80
-    if n[158] {
-        out.push(Move(142));
-    }
-    // MOVES[143]: (legal white (place p1000 4 4)), rules at quarto.kif:80
-    if n[159] {
-        out.push(Move(143));
-    }
-    // MOVES[144]: (legal white (place p1001 1 1)), rules at quarto.kif:80
-    if n[160] {
-        out.push(Move(144));
-    }
-    // MOVES[145]: (legal white (place p1001 1 2)), rules at quarto.kif:80
-    if n[161] {
-        out.push(Move(145));
-    }
-    // MOVES[146]: (legal white (place p1001 1 3)), rules at quarto.kif:80
-    if n[162] {
-        out.push(Move(146));
-    }
-    // MOVES[147]: (legal white (place p1001 1 4)), rules at quarto.kif:80
-    if n[163] {
-        out.push(Move(147));
-    }
-    // MOVES[148]: (legal white (place p1001 2 1)), rules at quarto.kif:80
-    if n[164] {
-        out.push(Move(148));
-    }
-    // MOVES[149]: (legal white (place p1001 2 2)), rules at quarto.kif:80
-    if n[165] {
-        out.push(Move(149));
-    }
-    // MOVES[150]: (legal white (place p1001 2 3)), rules at quarto.kif:80
-    if n[166] {
-        out.push(Move(150));
-    }
-    // MOVES[151]: (legal white (place p1001 2 4)), rules at quarto.kif:80
-    if n[167] {
-        out.push(Move(151));
-    }
-    // MOVES[152]: (legal white (place p1001 3 1)), rules at quarto.kif:80
-    if n[168] {
-        out.push(Move(152));
-    }
-    // MOVES[153]: (legal white (place p1001 3 2)), rules at quarto.kif:80
-    if n[169] {
-        out.push(Move(153));
-    }
-    // MOVES[154]: (legal white (place p1001 3 3)), rules at quarto.kif:80
-    if n[170] {
-        out.push(Move(154));
-    }
-    // MOVES[155]: (legal white (place p1001 3 4)), rules at quarto.kif:80
-    if n[171] {
-        out.push(Move(155));
-    }
-    // MOVES[156]: (legal white (place p1001 4 1)), rules at quarto.kif:80
-    if n[172] {
-        out.push(Move(156));
-    }
-    // MOVES[157]: (legal white (place p1001 4 2)), rules at quarto.kif:80
-    if n[173] {
-        out.push(Move(157));
-    }
-    // MOVES[158]: (legal white (place p1001 4 3)), rules at quarto.kif:80
-    if n[174] {
-        out.push(Move(158));
-    }
-    // MOVES[159]: (legal white (place p1001 4 4)), rules at quarto.kif:80
-    if n[175] {
-        out.push(Move(159));
-    }
-    // MOVES[160]: (legal white (place p1010 1 1)), rules at quarto.kif:80
-    if n[176] {
-        out.push(Move(160));
-    }
-    // MOVES[161]: (legal white (place p1010 1 2)), rules at quarto.kif:80
-    if n[177] {
-        out.push(Move(161));
-    }
-    // MOVES[162]: (legal white (place p1010 1 3)), rules at quarto.kif:80
-    if n[178] {
-        out.push(Move(162));
-    }
-    // MOVES[163]: (legal white (place p1010 1 4)), rules at quarto.kif:80
-    if n[179] {
-        out.push(Move(163));
-    }
-    // MOVES[164]: (legal white (place p1010 2 1)), rules at quarto.kif:80
-    if n[180] {
-        out.push(Move(164));
-    }
-    // MOVES[165]: (legal white (place p1010 2 2)), rules at quarto.kif:80
-    if n[181] {
-        out.push(Move(165));
-    }
-    // MOVES[166]: (legal white (place p1010 2 3)), rules at quarto.kif:80
-    if n[182] {
-        out.push(Move(166));
-    }
-    // MOVES[167]: (legal white (place p1010 2 4)), rules at quarto.kif:80
-    if n[183] {
-        out.push(Move(167));
-    }
-    // MOVES[168]: (legal white (place p1010 3 1)), rules at quarto.kif:80
-    if n[184] {
-        out.push(Move(168));
-    }
-    // MOVES[169]: (legal white (place p1010 3 2)), rules at quarto.kif:80
-    if n[185] {
-        out.push(Move(169));
-    }
-    // MOVES[170]: (legal white (place p1010 3 3)), rules at quarto.kif:80
-    if n[186] {
-        out.push(Move(170));
-    }
-    // MOVES[171]: (legal white (place p1010 3 4)), rules at quarto.kif:80
-    if n[187] {
-        out.push(Move(171));
-    }
-    // MOVES[172]: (legal white (place p1010 4 1)), rules at quarto.kif:80
-    if n[188] {
-        out.push(Move(172));
-    }
-    // MOVES[173]: (legal white (place p1010 4 2)), rules at quarto.kif:80
-    if n[189] {
-        out.push(Move(173));
-    }
-    // MOVES[174]: (legal white (place p1010 4 3)), rules at quarto.kif:80
-    if n[190] {
-        out.push(Move(174));
-    }
-    // MOVES[175]: (legal white (place p1010 4 4)), rules at quarto.kif:80
-    if n[191] {
-        out.push(Move(175));
-    }
-    // MOVES[176]: (legal white (place p1011 1 1)), rules at quarto.kif:80
-    if n[192] {
-        out.push(Move(176));
-    }
-    // MOVES[177]: (legal white (place p1011 1 2)), rules at quarto.kif:80
-    if n[193] {
-        out.push(Move(177));
-    }
-    // MOVES[178]: (legal white (place p1011 1 3)), rules at quarto.kif:80
-    if n[194] {
-        out.push(Move(178));
-    }
-    // MOVES[179]: (legal white (place p1011 1 4)), rules at quarto.kif:80
-    if n[195] {
-        out.push(Move(179));
-    }
-    // MOVES[180]: (legal white (place p1011 2 1)), rules at quarto.kif:80
-    if n[196] {
-        out.push(Move(180));
-    }
-    // MOVES[181]: (legal white (place p1011 2 2)), rules at quarto.kif:80
-    if n[197] {
-        out.push(Move(181));
-    }
-    // MOVES[182]: (legal white (place p1011 2 3)), rules at quarto.kif:80
-    if n[198] {
-        out.push(Move(182));
-    }
-    // MOVES[183]: (legal white (place p1011 2 4)), rules at quarto.kif:80
-    if n[199] {
-        out.push(Move(183));
-    }
-    // MOVES[184]: (legal white (place p1011 3 1)), rules at quarto.kif:80
-    if n[200] {
-        out.push(Move(184));
-    }
-    // MOVES[185]: (legal white (place p1011 3 2)), rules at quarto.kif:80
-    if n[201] {
-        out.push(Move(185));
-    }
-    // MOVES[186]: (legal white (place p1011 3 3)), rules at quarto.kif:80
-    if n[202] {
-        out.push(Move(186));
-    }
-    // MOVES[187]: (legal white (place p1011 3 4)), rules at quarto.kif:80
-    if n[203] {
-        out.push(Move(187));
-    }
-    // MOVES[188]: (legal white (place p1011 4 1)), rules at quarto.kif:80
-    if n[204] {
-        out.push(Move(188));
-    }
-    // MOVES[189]: (legal white (place p1011 4 2)), rules at quarto.kif:80
-    if n[205] {
-        out.push(Move(189));
-    }
-    // MOVES[190]: (legal white (place p1011 4 3)), rules at quarto.kif:80
-    if n[206] {
-        out.push(Move(190));
-    }
-    // MOVES[191]: (legal white (place p1011 4 4)), rules at quarto.kif:80
-    if n[207] {
-        out.push(Move(191));
-    }
-    // MOVES[192]: (legal white (place p1100 1 1)), rules at quarto.kif:80
-    if n[208] {
-        out.push(Move(192));
-    }
-    // MOVES[193]: (legal white (place p1100 1 2)), rules at quarto.kif:80
-    if n[209] {
-        out.push(Move(193));
-    }
-    // MOVES[194]: (legal white (place p1100 1 3)), rules at quarto.kif:80
-    if n[210] {
-        out.push(Move(194));
-    }
-    // MOVES[195]: (legal white (place p1100 1 4)), rules at quarto.kif:80
-    if n[211] {
-        out.push(Move(195));
-    }
-    // MOVES[196]: (legal white (place p1100 2 1)), rules at quarto.kif:80
-    if n[212] {
-        out.push(Move(196));
-    }
-    // MOVES[197]: (legal white (place p1100 2 2)), rules at quarto.kif:80
-    if n[213] {
-        out.push(Move(197));
-    }
-    // MOVES[198]: (legal white (place p1100 2 3)), rules at quarto.kif:80
-    if n[214] {
-        out.push(Move(198));
-    }
-    // MOVES[199]: (legal white (place p1100 2 4)), rules at quarto.kif:80
-    if n[215] {
-        out.push(Move(199));
-    }
-    // MOVES[200]: (legal white (place p1100 3 1)), rules at quarto.kif:80
-    if n[216] {
-        out.push(Move(200));
-    }
-    // MOVES[201]: (legal white (place p1100 3 2)), rules at quarto.kif:80
-    if n[217] {
-        out.push(Move(201));
-    }
-    // MOVES[202]: (legal white (place p1100 3 3)), rules at quarto.kif:80
-    if n[218] {
-        out.push(Move(202));
-    }
-    // MOVES[203]: (legal white (place p1100 3 4)), rules at quarto.kif:80
-    if n[219] {
-        out.push(Move(203));
-    }
-    // MOVES[204]: (legal white (place p1100 4 1)), rules at quarto.kif:80
-    if n[220] {
-        out.push(Move(204));
-    }
-    // MOVES[205]: (legal white (place p1100 4 2)), rules at quarto.kif:80
-    if n[221] {
-        out.push(Move(205));
-    }
-    // MOVES[206]: (legal white (place p1100 4 3)), rules at quarto.kif:80
-    if n[222] {
-        out.push(Move(206));
-    }
-    // MOVES[207]: (legal white (place p1100 4 4)), rules at quarto.kif:80
-    if n[223] {
-        out.push(Move(207));
-    }
-    // MOVES[208]: (legal white (place p1101 1 1)), rules at quarto.kif:80
-    if n[224] {
-        out.push(Move(208));
-    }
-    // MOVES[209]: (legal white (place p1101 1 2)), rules at quarto.kif:80
-    if n[225] {
-        out.push(Move(209));
-    }
-    // MOVES[210]: (legal white (place p1101 1 3)), rules at quarto.kif:80
-    if n[226] {
-        out.push(Move(210));
-    }
-    // MOVES[211]: (legal white (place p1101 1 4)), rules at quarto.kif:80
-    if n[227] {
-        out.push(Move(211));
-    }
-    // MOVES[212]: (legal white (place p1101 2 1)), rules at quarto.kif:80
-    if n[228] {
-        out.push(Move(212));
-    }
-    // MOVES[213]: (legal white (place p1101 2 2)), rules at quarto.kif:80
-    if n[229] {
-        out.push(Move(213));
-    }
-    // MOVES[214]: (legal white (place p1101 2 3)), rules at quarto.kif:80
-    if n[230] {
-        out.push(Move(214));
-    }
-    // MOVES[215]: (legal white (place p1101 2 4)), rules at quarto.kif:80
-    if n[231] {
-        out.push(Move(215));
-    }
-    // MOVES[216]: (legal white (place p1101 3 1)), rules at quarto.kif:80
-    if n[232] {
-        out.push(Move(216));
-    }
-    // MOVES[217]: (legal white (place p1101 3 2)), rules at quarto.kif:80
-    if n[233] {
-        out.push(Move(217));
-    }
-    // MOVES[218]: (legal white (place p1101 3 3)), rules at quarto.kif:80
-    if n[234] {
-        out.push(Move(218));
-    }
-    // MOVES[219]: (legal white (place p1101 3 4)), rules at quarto.kif:80
-    if n[235] {
-        out.push(Move(219));
-    }
-    // MOVES[220]: (legal white (place p1101 4 1)), rules at quarto.kif:80
-    if n[236] {
-        out.push(Move(220));
-    }
-    // MOVES[221]: (legal white (place p1101 4 2)), rules at quarto.kif:80
-    if n[237] {
-        out.push(Move(221));
-    }
-    // MOVES[222]: (legal white (place p1101 4 3)), rules at quarto.kif:80
-    if n[238] {
-        out.push(Move(222));
-    }
-    // MOVES[223]: (legal white (place p1101 4 4)), rules at quarto.kif:80
-    if n[239] {
-        out.push(Move(223));
-    }
-    // MOVES[224]: (legal white (place p1110 1 1)), rules at quarto.kif:80
-    if n[240] {
-        out.push(Move(224));
-    }
-    // MOVES[225]: (legal white (place p1110 1 2)), rules at quarto.kif:80
-    if n[241] {
-        out.push(Move(225));
-    }
-    // MOVES[226]: (legal white (place p1110 1 3)), rules at quarto.kif:80
-    if n[242] {
-        out.push(Move(226));
-    }
-    // MOVES[227]: (legal white (place p1110 1 4)), rules at quarto.kif:80
-    if n[243] {
-        out.push(Move(227));
-    }
-    // MOVES[228]: (legal white (place p1110 2 1)), rules at quarto.kif:80
-    if n[244] {
-        out.push(Move(228));
-    }
-    // MOVES[229]: (legal white (place p1110 2 2)), rules at quarto.kif:80
-    if n[245] {
-        out.push(Move(229));
-    }
-    // MOVES[230]: (legal white (place p1110 2 3)), rules at quarto.kif:80
-    if n[246] {
-        out.push(Move(230));
-    }
-    // MOVES[231]: (legal white (place p1110 2 4)), rules at quarto.kif:80
-    if n[247] {
-        out.push(Move(231));
-    }
-    // MOVES[232]: (legal white (place p1110 3 1)), rules at quarto.kif:80
-    if n[248] {
-        out.push(Move(232));
-    }
-    // MOVES[233]: (legal white (place p1110 3 2)), rules at quarto.kif:80
-    if n[249] {
-        out.push(Move(233));
-    }
-    // MOVES[234]: (legal white (place p1110 3 3)), rules at quarto.kif:80
-    if n[250] {
-        out.push(Move(234));
-    }
-    // MOVES[235]: (legal white (place p1110 3 4)), rules at quarto.kif:80
-    if n[251] {
-        out.push(Move(235));
-    }
-    // MOVES[236]: (legal white (place p1110 4 1)), rules at quarto.kif:80
-    if n[252] {
-        out.push(Move(236));
-    }
-    // MOVES[237]: (legal white (place p1110 4 2)), rules at quarto.kif:80
-    if n[253] {
-        out.push(Move(237));
-    }
-    // MOVES[238]: (legal white (place p1110 4 3)), rules at quarto.kif:80
-    if n[254] {
-        out.push(Move(238));
-    }
-    // MOVES[239]: (legal white (place p1110 4 4)), rules at quarto.kif:80
-    if n[255] {
-        out.push(Move(239));
-    }
-    // MOVES[240]: (legal white (place p1111 1 1)), rules at quarto.kif:80
-    if n[256] {
-        out.push(Move(240));
-    }
-    // MOVES[241]: (legal white (place p1111 1 2)), rules at quarto.kif:80
-    if n[257] {
-        out.push(Move(241));
-    }
-    // MOVES[242]: (legal white (place p1111 1 3)), rules at quarto.kif:80
-    if n[258] {
-        out.push(Move(242));
-    }
-    // MOVES[243]: (legal white (place p1111 1 4)), rules at quarto.kif:80
-    if n[259] {
-        out.push(Move(243));
-    }
-    // MOVES[244]: (legal white (place p1111 2 1)), rules at quarto.kif:80
-    if n[260] {
-        out.push(Move(244));
-    }
-    // MOVES[245]: (legal white (place p1111 2 2)), rules at quarto.kif:80
-    if n[261] {
-        out.push(Move(245));
-    }
-    // MOVES[246]: (legal white (place p1111 2 3)), rules at quarto.kif:80
-    if n[262] {
-        out.push(Move(246));
-    }
-    // MOVES[247]: (legal white (place p1111 2 4)), rules at quarto.kif:80
-    if n[263] {
-        out.push(Move(247));
-    }
-    // MOVES[248]: (legal white (place p1111 3 1)), rules at quarto.kif:80
-    if n[264] {
-        out.push(Move(248));
-    }
-    // MOVES[249]: (legal white (place p1111 3 2)), rules at quarto.kif:80
-    if n[265] {
-        out.push(Move(249));
-    }
-    // MOVES[250]: (legal white (place p1111 3 3)), rules at quarto.kif:80
-    if n[266] {
-        out.push(Move(250));
-    }
-    // MOVES[251]: (legal white (place p1111 3 4)), rules at quarto.kif:80
-    if n[267] {
-        out.push(Move(251));
-    }
-    // MOVES[252]: (legal white (place p1111 4 1)), rules at quarto.kif:80
-    if n[268] {
-        out.push(Move(252));
-    }
-    // MOVES[253]: (legal white (place p1111 4 2)), rules at quarto.kif:80
-    if n[269] {
-        out.push(Move(253));
-    }
-    // MOVES[254]: (legal white (place p1111 4 3)), rules at quarto.kif:80
-    if n[270] {
-        out.push(Move(254));
-    }
-    // MOVES[255]: (legal white (place p1111 4 4)), rules at quarto.kif:80
-    if n[271] {
-        out.push(Move(255));
-    }
-    // MOVES[256]: (legal white (select p0000)), rules at quarto.kif:75
-    if n[0] {
-        out.push(Move(256));
-    }
-    // MOVES[257]: (legal white (select p0001)), rules at quarto.kif:75
-    if n[1] {
-        out.push(Move(257));
-    }
-    // MOVES[258]: (legal white (select p0010)), rules at quarto.kif:75
-    if n[2] {
-        out.push(Move(258));
-    }
-    // MOVES[259]: (legal white (select p0011)), rules at quarto.kif:75
-    if n[3] {
-        out.push(Move(259));
-    }
-    // MOVES[260]: (legal white (select p0100)), rules at quarto.kif:75
-    if n[4] {
-        out.push(Move(260));
-    }
-    // MOVES[261]: (legal white (select p0101)), rules at quarto.kif:75
-    if n[5] {
-        out.push(Move(261));
-    }
-    // MOVES[262]: (legal white (select p0110)), rules at quarto.kif:75
-    if n[6] {
-        out.push(Move(262));
-    }
-    // MOVES[263]: (legal white (select p0111)), rules at quarto.kif:75
-    if n[7] {
-        out.push(Move(263));
-    }
-    // MOVES[264]: (legal white (select p1000)), rules at quarto.kif:75
-    if n[8] {
-        out.push(Move(264));
-    }
-    // MOVES[265]: (legal white (select p1001)), rules at quarto.kif:75
-    if n[9] {
-        out.push(Move(265));
-    }
-    // MOVES[266]: (legal white (select p1010)), rules at quarto.kif:75
-    if n[10] {
-        out.push(Move(266));
-    }
-    // MOVES[267]: (legal white (select p1011)), rules at quarto.kif:75
-    if n[11] {
-        out.push(Move(267));
-    }
-    // MOVES[268]: (legal white (select p1100)), rules at quarto.kif:75
-    if n[12] {
-        out.push(Move(268));
-    }
-    // MOVES[269]: (legal white (select p1101)), rules at quarto.kif:75
-    if n[13] {
-        out.push(Move(269));
-    }
-    // MOVES[270]: (legal white (select p1110)), rules at quarto.kif:75
-    if n[14] {
-        out.push(Move(270));
-    }
-    // MOVES[271]: (legal white (select p1111)), rules at quarto.kif:75
-    if n[15] {
-        out.push(Move(271));
-    }
-    // MOVES[272]: (legal white noop), rules at quarto.kif:86
-    if n[272] {
-        out.push(Move(272));
     }
 }
 ///Appends the legal moves of `black` in `s` to `out`.
 fn legal_1(s: &State, out: &mut Vec<Move>) {
-    let mut n = [false; 273];
+    let mut n = [false; 17];
+    let mut g = [0u64; 64];
     // n[0]: (legal black (select p0000)), rules at quarto.kif:75
-    n[0] = s.0[4] & 0x400040000 == 0x400040000;
+    n[0] = s.0[1] & 0x4000000010 == 0x4000000010;
     // n[1]: (legal black (select p0001)), rules at quarto.kif:75
-    n[1] = s.0[4] & 0x400080000 == 0x400080000;
+    n[1] = s.0[1] & 0x4000000020 == 0x4000000020;
     // n[2]: (legal black (select p0010)), rules at quarto.kif:75
-    n[2] = s.0[4] & 0x400100000 == 0x400100000;
+    n[2] = s.0[1] & 0x4000000040 == 0x4000000040;
     // n[3]: (legal black (select p0011)), rules at quarto.kif:75
-    n[3] = s.0[4] & 0x400200000 == 0x400200000;
+    n[3] = s.0[1] & 0x4000000080 == 0x4000000080;
     // n[4]: (legal black (select p0100)), rules at quarto.kif:75
-    n[4] = s.0[4] & 0x400400000 == 0x400400000;
+    n[4] = s.0[1] & 0x4000000100 == 0x4000000100;
     // n[5]: (legal black (select p0101)), rules at quarto.kif:75
-    n[5] = s.0[4] & 0x400800000 == 0x400800000;
+    n[5] = s.0[1] & 0x4000000200 == 0x4000000200;
     // n[6]: (legal black (select p0110)), rules at quarto.kif:75
-    n[6] = s.0[4] & 0x401000000 == 0x401000000;
+    n[6] = s.0[1] & 0x4000000400 == 0x4000000400;
     // n[7]: (legal black (select p0111)), rules at quarto.kif:75
-    n[7] = s.0[4] & 0x402000000 == 0x402000000;
+    n[7] = s.0[1] & 0x4000000800 == 0x4000000800;
     // n[8]: (legal black (select p1000)), rules at quarto.kif:75
-    n[8] = s.0[4] & 0x404000000 == 0x404000000;
+    n[8] = s.0[1] & 0x4000001000 == 0x4000001000;
     // n[9]: (legal black (select p1001)), rules at quarto.kif:75
-    n[9] = s.0[4] & 0x408000000 == 0x408000000;
+    n[9] = s.0[1] & 0x4000002000 == 0x4000002000;
     // n[10]: (legal black (select p1010)), rules at quarto.kif:75
-    n[10] = s.0[4] & 0x410000000 == 0x410000000;
+    n[10] = s.0[1] & 0x4000004000 == 0x4000004000;
     // n[11]: (legal black (select p1011)), rules at quarto.kif:75
-    n[11] = s.0[4] & 0x420000000 == 0x420000000;
+    n[11] = s.0[1] & 0x4000008000 == 0x4000008000;
     // n[12]: (legal black (select p1100)), rules at quarto.kif:75
-    n[12] = s.0[4] & 0x440000000 == 0x440000000;
+    n[12] = s.0[1] & 0x4000010000 == 0x4000010000;
     // n[13]: (legal black (select p1101)), rules at quarto.kif:75
-    n[13] = s.0[4] & 0x480000000 == 0x480000000;
+    n[13] = s.0[1] & 0x4000020000 == 0x4000020000;
     // n[14]: (legal black (select p1110)), rules at quarto.kif:75
-    n[14] = s.0[4] & 0x500000000 == 0x500000000;
+    n[14] = s.0[1] & 0x4000040000 == 0x4000040000;
     // n[15]: (legal black (select p1111)), rules at quarto.kif:75
-    n[15] = s.0[4] & 0x600000000 == 0x600000000;
-    #[inline(never)]
-    fn nodes_part_3(s: &State, n: &mut [bool; 273]) {
-        {
-            // n[16] (keyed): (legal black (place p0000 1 1)), rules at quarto.kif:80
-            // n[17] (keyed): (legal black (place p0000 1 2)), rules at quarto.kif:80
-            // n[18] (keyed): (legal black (place p0000 1 3)), rules at quarto.kif:80
-            // n[19] (keyed): (legal black (place p0000 1 4)), rules at quarto.kif:80
-            // n[20] (keyed): (legal black (place p0000 2 1)), rules at quarto.kif:80
-            // n[21] (keyed): (legal black (place p0000 2 2)), rules at quarto.kif:80
-            // n[22] (keyed): (legal black (place p0000 2 3)), rules at quarto.kif:80
-            // n[23] (keyed): (legal black (place p0000 2 4)), rules at quarto.kif:80
-            // n[24] (keyed): (legal black (place p0000 3 1)), rules at quarto.kif:80
-            // n[25] (keyed): (legal black (place p0000 3 2)), rules at quarto.kif:80
-            // n[26] (keyed): (legal black (place p0000 3 3)), rules at quarto.kif:80
-            // n[27] (keyed): (legal black (place p0000 3 4)), rules at quarto.kif:80
-            // n[28] (keyed): (legal black (place p0000 4 1)), rules at quarto.kif:80
-            // n[29] (keyed): (legal black (place p0000 4 2)), rules at quarto.kif:80
-            // n[30] (keyed): (legal black (place p0000 4 3)), rules at quarto.kif:80
-            // n[31] (keyed): (legal black (place p0000 4 4)), rules at quarto.kif:80
-            // n[32] (keyed): (legal black (place p0001 1 1)), rules at quarto.kif:80
-            // n[33] (keyed): (legal black (place p0001 1 2)), rules at quarto.kif:80
-            // n[34] (keyed): (legal black (place p0001 1 3)), rules at quarto.kif:80
-            // n[35] (keyed): (legal black (place p0001 1 4)), rules at quarto.kif:80
-            // n[36] (keyed): (legal black (place p0001 2 1)), rules at quarto.kif:80
-            // n[37] (keyed): (legal black (place p0001 2 2)), rules at quarto.kif:80
-            // n[38] (keyed): (legal black (place p0001 2 3)), rules at quarto.kif:80
-            // n[39] (keyed): (legal black (place p0001 2 4)), rules at quarto.kif:80
-            // n[40] (keyed): (legal black (place p0001 3 1)), rules at quarto.kif:80
-            // n[41] (keyed): (legal black (place p0001 3 2)), rules at quarto.kif:80
-            // n[42] (keyed): (legal black (place p0001 3 3)), rules at quarto.kif:80
-            // n[43] (keyed): (legal black (place p0001 3 4)), rules at quarto.kif:80
-            // n[44] (keyed): (legal black (place p0001 4 1)), rules at quarto.kif:80
-            // n[45] (keyed): (legal black (place p0001 4 2)), rules at quarto.kif:80
-            // n[46] (keyed): (legal black (place p0001 4 3)), rules at quarto.kif:80
-            // n[47] (keyed): (legal black (place p0001 4 4)), rules at quarto.kif:80
-            // n[48] (keyed): (legal black (place p0010 1 1)), rules at quarto.kif:80
-            // n[49] (keyed): (legal black (place p0010 1 2)), rules at quarto.kif:80
-            // n[50] (keyed): (legal black (place p0010 1 3)), rules at quarto.kif:80
-            // n[51] (keyed): (legal black (place p0010 1 4)), rules at quarto.kif:80
-            // n[52] (keyed): (legal black (place p0010 2 1)), rules at quarto.kif:80
-            // n[53] (keyed): (legal black (place p0010 2 2)), rules at quarto.kif:80
-            // n[54] (keyed): (legal black (place p0010 2 3)), rules at quarto.kif:80
-            // n[55] (keyed): (legal black (place p0010 2 4)), rules at quarto.kif:80
-            // n[56] (keyed): (legal black (place p0010 3 1)), rules at quarto.kif:80
-            // n[57] (keyed): (legal black (place p0010 3 2)), rules at quarto.kif:80
-            // n[58] (keyed): (legal black (place p0010 3 3)), rules at quarto.kif:80
-            // n[59] (keyed): (legal black (place p0010 3 4)), rules at quarto.kif:80
-            // n[60] (keyed): (legal black (place p0010 4 1)), rules at quarto.kif:80
-            // n[61] (keyed): (legal black (place p0010 4 2)), rules at quarto.kif:80
-            // n[62] (keyed): (legal black (place p0010 4 3)), rules at quarto.kif:80
-            // n[63] (keyed): (legal black (place p0010 4 4)), rules at quarto.kif:80
-            // n[64] (keyed): (legal black (place p0011 1 1)), rules at quarto.kif:80
-            // n[65] (keyed): (legal black (place p0011 1 2)), rules at quarto.kif:80
-            // n[66] (keyed): (legal black (place p0011 1 3)), rules at quarto.kif:80
-            // n[67] (keyed): (legal black (place p0011 1 4)), rules at quarto.kif:80
-            // n[68] (keyed): (legal black (place p0011 2 1)), rules at quarto.kif:80
-            // n[69] (keyed): (legal black (place p0011 2 2)), rules at quarto.kif:80
-            // n[70] (keyed): (legal black (place p0011 2 3)), rules at quarto.kif:80
-            // n[71] (keyed): (legal black (place p0011 2 4)), rules at quarto.kif:80
-            // n[72] (keyed): (legal black (place p0011 3 1)), rules at quarto.kif:80
-            // n[73] (keyed): (legal black (place p0011 3 2)), rules at quarto.kif:80
-            // n[74] (keyed): (legal black (place p0011 3 3)), rules at quarto.kif:80
-            // n[75] (keyed): (legal black (place p0011 3 4)), rules at quarto.kif:80
-            // n[76] (keyed): (legal black (place p0011 4 1)), rules at quarto.kif:80
-            // n[77] (keyed): (legal black (place p0011 4 2)), rules at quarto.kif:80
-            // n[78] (keyed): (legal black (place p0011 4 3)), rules at quarto.kif:80
-            // n[79] (keyed): (legal black (place p0011 4 4)), rules at quarto.kif:80
-            // n[80] (keyed): (legal black (place p0100 1 1)), rules at quarto.kif:80
-            // n[81] (keyed): (legal black (place p0100 1 2)), rules at quarto.kif:80
-            // n[82] (keyed): (legal black (place p0100 1 3)), rules at quarto.kif:80
-            // n[83] (keyed): (legal black (place p0100 1 4)), rules at quarto.kif:80
-            // n[84] (keyed): (legal black (place p0100 2 1)), rules at quarto.kif:80
-            // n[85] (keyed): (legal black (place p0100 2 2)), rules at quarto.kif:80
-            // n[86] (keyed): (legal black (place p0100 2 3)), rules at quarto.kif:80
-            // n[87] (keyed): (legal black (place p0100 2 4)), rules at quarto.kif:80
-            // n[88] (keyed): (legal black (place p0100 3 1)), rules at quarto.kif:80
-            // n[89] (keyed): (legal black (place p0100 3 2)), rules at quarto.kif:80
-            // n[90] (keyed): (legal black (place p0100 3 3)), rules at quarto.kif:80
-            // n[91] (keyed): (legal black (place p0100 3 4)), rules at quarto.kif:80
-            // n[92] (keyed): (legal black (place p0100 4 1)), rules at quarto.kif:80
-            // n[93] (keyed): (legal black (place p0100 4 2)), rules at quarto.kif:80
-            // n[94] (keyed): (legal black (place p0100 4 3)), rules at quarto.kif:80
-            // n[95] (keyed): (legal black (place p0100 4 4)), rules at quarto.kif:80
-            // n[96] (keyed): (legal black (place p0101 1 1)), rules at quarto.kif:80
-            // n[97] (keyed): (legal black (place p0101 1 2)), rules at quarto.kif:80
-            // n[98] (keyed): (legal black (place p0101 1 3)), rules at quarto.kif:80
-            // n[99] (keyed): (legal black (place p0101 1 4)), rules at quarto.kif:80
-            // n[100] (keyed): (legal black (place p0101 2 1)), rules at quarto.kif:80
-            // n[101] (keyed): (legal black (place p0101 2 2)), rules at quarto.kif:80
-            // n[102] (keyed): (legal black (place p0101 2 3)), rules at quarto.kif:80
-            // n[103] (keyed): (legal black (place p0101 2 4)), rules at quarto.kif:80
-            // n[104] (keyed): (legal black (place p0101 3 1)), rules at quarto.kif:80
-            // n[105] (keyed): (legal black (place p0101 3 2)), rules at quarto.kif:80
-            // n[106] (keyed): (legal black (place p0101 3 3)), rules at quarto.kif:80
-            // n[107] (keyed): (legal black (place p0101 3 4)), rules at quarto.kif:80
-            // n[108] (keyed): (legal black (place p0101 4 1)), rules at quarto.kif:80
-            // n[109] (keyed): (legal black (place p0101 4 2)), rules at quarto.kif:80
-            // n[110] (keyed): (legal black (place p0101 4 3)), rules at quarto.kif:80
-            // n[111] (keyed): (legal black (place p0101 4 4)), rules at quarto.kif:80
-            // n[112] (keyed): (legal black (place p0110 1 1)), rules at quarto.kif:80
-            // n[113] (keyed): (legal black (place p0110 1 2)), rules at quarto.kif:80
-            // n[114] (keyed): (legal black (place p0110 1 3)), rules at quarto.kif:80
-            // n[115] (keyed): (legal black (place p0110 1 4)), rules at quarto.kif:80
-            // n[116] (keyed): (legal black (place p0110 2 1)), rules at quarto.kif:80
-            // n[117] (keyed): (legal black (place p0110 2 2)), rules at quarto.kif:80
-            // n[118] (keyed): (legal black (place p0110 2 3)), rules at quarto.kif:80
-            // n[119] (keyed): (legal black (place p0110 2 4)), rules at quarto.kif:80
-            // n[120] (keyed): (legal black (place p0110 3 1)), rules at quarto.kif:80
-            // n[121] (keyed): (legal black (place p0110 3 2)), rules at quarto.kif:80
-            // n[122] (keyed): (legal black (place p0110 3 3)), rules at quarto.kif:80
-            // n[123] (keyed): (legal black (place p0110 3 4)), rules at quarto.kif:80
-            // n[124] (keyed): (legal black (place p0110 4 1)), rules at quarto.kif:80
-            // n[125] (keyed): (legal black (place p0110 4 2)), rules at quarto.kif:80
-            // n[126] (keyed): (legal black (place p0110 4 3)), rules at quarto.kif:80
-            // n[127] (keyed): (legal black (place p0110 4 4)), rules at quarto.kif:80
-            // n[128] (keyed): (legal black (place p0111 1 1)), rules at quarto.kif:80
-            // n[129] (keyed): (legal black (place p0111 1 2)), rules at quarto.kif:80
-            // n[130] (keyed): (legal black (place p0111 1 3)), rules at quarto.kif:80
-            // n[131] (keyed): (legal black (place p0111 1 4)), rules at quarto.kif:80
-            // n[132] (keyed): (legal black (place p0111 2 1)), rules at quarto.kif:80
-            // n[133] (keyed): (legal black (place p0111 2 2)), rules at quarto.kif:80
-            // n[134] (keyed): (legal black (place p0111 2 3)), rules at quarto.kif:80
-            // n[135] (keyed): (legal black (place p0111 2 4)), rules at quarto.kif:80
-            // n[136] (keyed): (legal black (place p0111 3 1)), rules at quarto.kif:80
-            // n[137] (keyed): (legal black (place p0111 3 2)), rules at quarto.kif:80
-            // n[138] (keyed): (legal black (place p0111 3 3)), rules at quarto.kif:80
-            // n[139] (keyed): (legal black (place p0111 3 4)), rules at quarto.kif:80
-            // n[140] (keyed): (legal black (place p0111 4 1)), rules at quarto.kif:80
-            // n[141] (keyed): (legal black (place p0111 4 2)), rules at quarto.kif:80
-            // n[142] (keyed): (legal black (place p0111 4 3)), rules at quarto.kif:80
-            // n[143] (keyed): (legal black (place p0111 4 4)), rules at quarto.kif:80
-            // n[144] (keyed): (legal black (place p1000 1 1)), rules at quarto.kif:80
-            // n[145] (keyed): (legal black (place p1000 1 2)), rules at quarto.kif:80
-            // n[146] (keyed): (legal black (place p1000 1 3)), rules at quarto.kif:80
-            // n[147] (keyed): (legal black (place p1000 1 4)), rules at quarto.kif:80
-            // n[148] (keyed): (legal black (place p1000 2 1)), rules at quarto.kif:80
-            // n[149] (keyed): (legal black (place p1000 2 2)), rules at quarto.kif:80
-            // n[150] (keyed): (legal black (place p1000 2 3)), rules at quarto.kif:80
-            // n[151] (keyed): (legal black (place p1000 2 4)), rules at quarto.kif:80
-            // n[152] (keyed): (legal black (place p1000 3 1)), rules at quarto.kif:80
-            // n[153] (keyed): (legal black (place p1000 3 2)), rules at quarto.kif:80
-            // n[154] (keyed): (legal black (place p1000 3 3)), rules at quarto.kif:80
-            // n[155] (keyed): (legal black (place p1000 3 4)), rules at quarto.kif:80
-            // n[156] (keyed): (legal black (place p1000 4 1)), rules at quarto.kif:80
-            // n[157] (keyed): (legal black (place p1000 4 2)), rules at quarto.kif:80
-            // n[158] (keyed): (legal black (place p1000 4 3)), rules at quarto.kif:80
-            // n[159] (keyed): (legal black (place p1000 4 4)), rules at quarto.kif:80
-            // n[160] (keyed): (legal black (place p1001 1 1)), rules at quarto.kif:80
-            // n[161] (keyed): (legal black (place p1001 1 2)), rules at quarto.kif:80
-            // n[162] (keyed): (legal black (place p1001 1 3)), rules at quarto.kif:80
-            // n[163] (keyed): (legal black (place p1001 1 4)), rules at quarto.kif:80
-            // n[164] (keyed): (legal black (place p1001 2 1)), rules at quarto.kif:80
-            // n[165] (keyed): (legal black (place p1001 2 2)), rules at quarto.kif:80
-            // n[166] (keyed): (legal black (place p1001 2 3)), rules at quarto.kif:80
-            // n[167] (keyed): (legal black (place p1001 2 4)), rules at quarto.kif:80
-            // n[168] (keyed): (legal black (place p1001 3 1)), rules at quarto.kif:80
-            // n[169] (keyed): (legal black (place p1001 3 2)), rules at quarto.kif:80
-            // n[170] (keyed): (legal black (place p1001 3 3)), rules at quarto.kif:80
-            // n[171] (keyed): (legal black (place p1001 3 4)), rules at quarto.kif:80
-            // n[172] (keyed): (legal black (place p1001 4 1)), rules at quarto.kif:80
-            // n[173] (keyed): (legal black (place p1001 4 2)), rules at quarto.kif:80
-            // n[174] (keyed): (legal black (place p1001 4 3)), rules at quarto.kif:80
-            // n[175] (keyed): (legal black (place p1001 4 4)), rules at quarto.kif:80
-            // n[176] (keyed): (legal black (place p1010 1 1)), rules at quarto.kif:80
-            // n[177] (keyed): (legal black (place p1010 1 2)), rules at quarto.kif:80
-            // n[178] (keyed): (legal black (place p1010 1 3)), rules at quarto.kif:80
-            // n[179] (keyed): (legal black (place p1010 1 4)), rules at quarto.kif:80
-            // n[180] (keyed): (legal black (place p1010 2 1)), rules at quarto.kif:80
-            // n[181] (keyed): (legal black (place p1010 2 2)), rules at quarto.kif:80
-            // n[182] (keyed): (legal black (place p1010 2 3)), rules at quarto.kif:80
-            // n[183] (keyed): (legal black (place p1010 2 4)), rules at quarto.kif:80
-            // n[184] (keyed): (legal black (place p1010 3 1)), rules at quarto.kif:80
-            // n[185] (keyed): (legal black (place p1010 3 2)), rules at quarto.kif:80
-            // n[186] (keyed): (legal black (place p1010 3 3)), rules at quarto.kif:80
-            // n[187] (keyed): (legal black (place p1010 3 4)), rules at quarto.kif:80
-            // n[188] (keyed): (legal black (place p1010 4 1)), rules at quarto.kif:80
-            // n[189] (keyed): (legal black (place p1010 4 2)), rules at quarto.kif:80
-            // n[190] (keyed): (legal black (place p1010 4 3)), rules at quarto.kif:80
-            // n[191] (keyed): (legal black (place p1010 4 4)), rules at quarto.kif:80
-            // n[192] (keyed): (legal black (place p1011 1 1)), rules at quarto.kif:80
-            // n[193] (keyed): (legal black (place p1011 1 2)), rules at quarto.kif:80
-            // n[194] (keyed): (legal black (place p1011 1 3)), rules at quarto.kif:80
-            // n[195] (keyed): (legal black (place p1011 1 4)), rules at quarto.kif:80
-            // n[196] (keyed): (legal black (place p1011 2 1)), rules at quarto.kif:80
-            // n[197] (keyed): (legal black (place p1011 2 2)), rules at quarto.kif:80
-            // n[198] (keyed): (legal black (place p1011 2 3)), rules at quarto.kif:80
-            // n[199] (keyed): (legal black (place p1011 2 4)), rules at quarto.kif:80
-            // n[200] (keyed): (legal black (place p1011 3 1)), rules at quarto.kif:80
-            // n[201] (keyed): (legal black (place p1011 3 2)), rules at quarto.kif:80
-            // n[202] (keyed): (legal black (place p1011 3 3)), rules at quarto.kif:80
-            // n[203] (keyed): (legal black (place p1011 3 4)), rules at quarto.kif:80
-            // n[204] (keyed): (legal black (place p1011 4 1)), rules at quarto.kif:80
-            // n[205] (keyed): (legal black (place p1011 4 2)), rules at quarto.kif:80
-            // n[206] (keyed): (legal black (place p1011 4 3)), rules at quarto.kif:80
-            // n[207] (keyed): (legal black (place p1011 4 4)), rules at quarto.kif:80
-            // n[208] (keyed): (legal black (place p1100 1 1)), rules at quarto.kif:80
-            // n[209] (keyed): (legal black (place p1100 1 2)), rules at quarto.kif:80
-            // n[210] (keyed): (legal black (place p1100 1 3)), rules at quarto.kif:80
-            // n[211] (keyed): (legal black (place p1100 1 4)), rules at quarto.kif:80
-            // n[212] (keyed): (legal black (place p1100 2 1)), rules at quarto.kif:80
-            // n[213] (keyed): (legal black (place p1100 2 2)), rules at quarto.kif:80
-            // n[214] (keyed): (legal black (place p1100 2 3)), rules at quarto.kif:80
-            // n[215] (keyed): (legal black (place p1100 2 4)), rules at quarto.kif:80
-            // n[216] (keyed): (legal black (place p1100 3 1)), rules at quarto.kif:80
-            // n[217] (keyed): (legal black (place p1100 3 2)), rules at quarto.kif:80
-            // n[218] (keyed): (legal black (place p1100 3 3)), rules at quarto.kif:80
-            // n[219] (keyed): (legal black (place p1100 3 4)), rules at quarto.kif:80
-            // n[220] (keyed): (legal black (place p1100 4 1)), rules at quarto.kif:80
-            // n[221] (keyed): (legal black (place p1100 4 2)), rules at quarto.kif:80
-            // n[222] (keyed): (legal black (place p1100 4 3)), rules at quarto.kif:80
-            // n[223] (keyed): (legal black (place p1100 4 4)), rules at quarto.kif:80
-            // n[224] (keyed): (legal black (place p1101 1 1)), rules at quarto.kif:80
-            // n[225] (keyed): (legal black (place p1101 1 2)), rules at quarto.kif:80
-            // n[226] (keyed): (legal black (place p1101 1 3)), rules at quarto.kif:80
-            // n[227] (keyed): (legal black (place p1101 1 4)), rules at quarto.kif:80
-            // n[228] (keyed): (legal black (place p1101 2 1)), rules at quarto.kif:80
-            // n[229] (keyed): (legal black (place p1101 2 2)), rules at quarto.kif:80
-            // n[230] (keyed): (legal black (place p1101 2 3)), rules at quarto.kif:80
-            // n[231] (keyed): (legal black (place p1101 2 4)), rules at quarto.kif:80
-            // n[232] (keyed): (legal black (place p1101 3 1)), rules at quarto.kif:80
-            // n[233] (keyed): (legal black (place p1101 3 2)), rules at quarto.kif:80
-            // n[234] (keyed): (legal black (place p1101 3 3)), rules at quarto.kif:80
-            // n[235] (keyed): (legal black (place p1101 3 4)), rules at quarto.kif:80
-            // n[236] (keyed): (legal black (place p1101 4 1)), rules at quarto.kif:80
-            // n[237] (keyed): (legal black (place p1101 4 2)), rules at quarto.kif:80
-            // n[238] (keyed): (legal black (place p1101 4 3)), rules at quarto.kif:80
-            // n[239] (keyed): (legal black (place p1101 4 4)), rules at quarto.kif:80
-            // n[240] (keyed): (legal black (place p1110 1 1)), rules at quarto.kif:80
-            // n[241] (keyed): (legal black (place p1110 1 2)), rules at quarto.kif:80
-            // n[242] (keyed): (legal black (place p1110 1 3)), rules at quarto.kif:80
-            // n[243] (keyed): (legal black (place p1110 1 4)), rules at quarto.kif:80
-            // n[244] (keyed): (legal black (place p1110 2 1)), rules at quarto.kif:80
-            // n[245] (keyed): (legal black (place p1110 2 2)), rules at quarto.kif:80
-            // n[246] (keyed): (legal black (place p1110 2 3)), rules at quarto.kif:80
-            // n[247] (keyed): (legal black (place p1110 2 4)), rules at quarto.kif:80
-            // n[248] (keyed): (legal black (place p1110 3 1)), rules at quarto.kif:80
-            // n[249] (keyed): (legal black (place p1110 3 2)), rules at quarto.kif:80
-            // n[250] (keyed): (legal black (place p1110 3 3)), rules at quarto.kif:80
-            // n[251] (keyed): (legal black (place p1110 3 4)), rules at quarto.kif:80
-            // n[252] (keyed): (legal black (place p1110 4 1)), rules at quarto.kif:80
-            // n[253] (keyed): (legal black (place p1110 4 2)), rules at quarto.kif:80
-            // n[254] (keyed): (legal black (place p1110 4 3)), rules at quarto.kif:80
-            // n[255] (keyed): (legal black (place p1110 4 4)), rules at quarto.kif:80
-            // n[256] (keyed): (legal black (place p1111 1 1)), rules at quarto.kif:80
-            // n[257] (keyed): (legal black (place p1111 1 2)), rules at quarto.kif:80
-            // n[258] (keyed): (legal black (place p1111 1 3)), rules at quarto.kif:80
-            // n[259] (keyed): (legal black (place p1111 1 4)), rules at quarto.kif:80
-            // n[260] (keyed): (legal black (place p1111 2 1)), rules at quarto.kif:80
-            // n[261] (keyed): (legal black (place p1111 2 2)), rules at quarto.kif:80
-            // n[262] (keyed): (legal black (place p1111 2 3)), rules at quarto.kif:80
-            // n[263] (keyed): (legal black (place p1111 2 4)), rules at quarto.kif:80
-            // n[264] (keyed): (legal black (place p1111 3 1)), rules at quarto.kif:80
-            // n[265] (keyed): (legal black (place p1111 3 2)), rules at quarto.kif:80
-            // n[266] (keyed): (legal black (place p1111 3 3)), rules at quarto.kif:80
-            // n[267] (keyed): (legal black (place p1111 3 4)), rules at quarto.kif:80
-            // n[268] (keyed): (legal black (place p1111 4 1)), rules at quarto.kif:80
-            // n[269] (keyed): (legal black (place p1111 4 2)), rules at quarto.kif:80
-            // n[270] (keyed): (legal black (place p1111 4 3)), rules at quarto.kif:80
-            // n[271] (keyed): (legal black (place p1111 4 4)), rules at quarto.kif:80
-            let held = s.0[4] & 0xffff000000000;
-            if held != 0 {
-                if held & 0x1000000000 != 0 {
-                    n[16] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[17]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[18]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[19]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[20] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[21]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[22]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[23]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[24] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[25]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[26]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[27]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[28] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[29]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[30]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[31]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x2000000000 != 0 {
-                    n[32] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[33]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[34]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[35]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[36] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[37]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[38]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[39]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[40] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[41]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[42]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[43]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[44] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[45]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[46]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[47]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x4000000000 != 0 {
-                    n[48] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[49]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[50]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[51]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[52] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[53]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[54]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[55]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[56] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[57]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[58]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[59]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[60] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[61]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[62]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[63]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x8000000000 != 0 {
-                    n[64] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[65]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[66]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[67]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[68] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[69]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[70]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[71]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[72] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[73]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[74]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[75]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[76] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[77]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[78]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[79]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x10000000000 != 0 {
-                    n[80] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[81]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[82]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[83]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[84] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[85]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[86]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[87]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[88] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[89]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[90]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[91]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[92] |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[93]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[94]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[95]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x20000000000 != 0 {
-                    n[96] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[97]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[98]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[99]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[100] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[101]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[102]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[103]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[104] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[105]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[106]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[107]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[108]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[109]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[110]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[111]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x40000000000 != 0 {
-                    n[112] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[113]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[114]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[115]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[116] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[117]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[118]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[119]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[120] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[121]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[122]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[123]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[124]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[125]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[126]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[127]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x80000000000 != 0 {
-                    n[128] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[129]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[130]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[131]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[132] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[133]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[134]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[135]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[136] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[137]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[138]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[139]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[140]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[141]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[142]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[143]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x100000000000 != 0 {
-                    n[144] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[145]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[146]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[147]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[148] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[149]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[150]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[151]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[152] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[153]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[154]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[155]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[156]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[157]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[158]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[159]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x200000000000 != 0 {
-                    n[160] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[161]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[162]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[163]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[164] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[165]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[166]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[167]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[168] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[169]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[170]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[171]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[172]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[173]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[174]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[175]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x400000000000 != 0 {
-                    n[176] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[177]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[178]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[179]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[180] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[181]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[182]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[183]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[184] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[185]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[186]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[187]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[188]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[189]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[190]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[191]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x800000000000 != 0 {
-                    n[192] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[193]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[194]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[195]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[196] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[197]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[198]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[199]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[200] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[201]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[202]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[203]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[204]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[205]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[206]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[207]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x1000000000000 != 0 {
-                    n[208] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[209]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[210]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[211]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[212] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[213]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[214]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[215]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[216] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[217]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[218]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[219]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[220]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[221]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[222]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[223]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x2000000000000 != 0 {
-                    n[224] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[225]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[226]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[227]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[228] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[229]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[230]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[231]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[232] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[233]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[234]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[235]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[236]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[237]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[238]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[239]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x4000000000000 != 0 {
-                    n[240] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[241]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[242]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[243]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[244] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[245]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[246]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[247]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[248] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[249]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[250]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[251]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[252]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[253]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[254]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[255]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-                if held & 0x8000000000000 != 0 {
-                    n[256] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                    n[257]
-                        |= (s.0[0] & 0x20000 == 0x20000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[258]
-                        |= (s.0[0] & 0x400000000 == 0x400000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[259]
-                        |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[260] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                    n[261]
-                        |= (s.0[1] & 0x200000 == 0x200000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[262]
-                        |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[263]
-                        |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[264] |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                    n[265]
-                        |= (s.0[2] & 0x2000000 == 0x2000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[266]
-                        |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[267]
-                        |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[268]
-                        |= (s.0[3] & 0x1000 == 0x1000) & (s.0[4] & 0x10000 == 0x10000);
-                    n[269]
-                        |= (s.0[3] & 0x20000000 == 0x20000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[270]
-                        |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                    n[271]
-                        |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                            & (s.0[4] & 0x10000 == 0x10000);
-                }
-            }
+    n[15] = s.0[1] & 0x4000080000 == 0x4000080000;
+    // g[0]: 4 node words, bit 0 (legal black (place p0000 1 1)), bit 17 (legal black (place p0000 2 1)), bit 34 (legal black (place p0000 3 1)), bit 51 (legal black (place p0000 4 1)); rules at quarto.kif:80
+    g[0] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[1]: 4 node words, bit 0 (legal black (place p0000 1 2)), bit 17 (legal black (place p0000 2 2)), bit 34 (legal black (place p0000 3 2)), bit 51 (legal black (place p0000 4 2)); rules at quarto.kif:80
+    g[1] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[2]: 4 node words, bit 0 (legal black (place p0000 1 3)), bit 17 (legal black (place p0000 2 3)), bit 34 (legal black (place p0000 3 3)), bit 51 (legal black (place p0000 4 3)); rules at quarto.kif:80
+    g[2] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[3]: 4 node words, bit 0 (legal black (place p0000 1 4)), bit 17 (legal black (place p0000 2 4)), bit 34 (legal black (place p0000 3 4)), bit 51 (legal black (place p0000 4 4)); rules at quarto.kif:80
+    g[3] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[4]: 4 node words, bit 0 (legal black (place p0001 1 1)), bit 17 (legal black (place p0001 2 1)), bit 34 (legal black (place p0001 3 1)), bit 51 (legal black (place p0001 4 1)); rules at quarto.kif:80
+    g[4] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[5]: 4 node words, bit 0 (legal black (place p0001 1 2)), bit 17 (legal black (place p0001 2 2)), bit 34 (legal black (place p0001 3 2)), bit 51 (legal black (place p0001 4 2)); rules at quarto.kif:80
+    g[5] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[6]: 4 node words, bit 0 (legal black (place p0001 1 3)), bit 17 (legal black (place p0001 2 3)), bit 34 (legal black (place p0001 3 3)), bit 51 (legal black (place p0001 4 3)); rules at quarto.kif:80
+    g[6] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[7]: 4 node words, bit 0 (legal black (place p0001 1 4)), bit 17 (legal black (place p0001 2 4)), bit 34 (legal black (place p0001 3 4)), bit 51 (legal black (place p0001 4 4)); rules at quarto.kif:80
+    g[7] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[8]: 4 node words, bit 0 (legal black (place p0010 1 1)), bit 17 (legal black (place p0010 2 1)), bit 34 (legal black (place p0010 3 1)), bit 51 (legal black (place p0010 4 1)); rules at quarto.kif:80
+    g[8] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[9]: 4 node words, bit 0 (legal black (place p0010 1 2)), bit 17 (legal black (place p0010 2 2)), bit 34 (legal black (place p0010 3 2)), bit 51 (legal black (place p0010 4 2)); rules at quarto.kif:80
+    g[9] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[10]: 4 node words, bit 0 (legal black (place p0010 1 3)), bit 17 (legal black (place p0010 2 3)), bit 34 (legal black (place p0010 3 3)), bit 51 (legal black (place p0010 4 3)); rules at quarto.kif:80
+    g[10] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[11]: 4 node words, bit 0 (legal black (place p0010 1 4)), bit 17 (legal black (place p0010 2 4)), bit 34 (legal black (place p0010 3 4)), bit 51 (legal black (place p0010 4 4)); rules at quarto.kif:80
+    g[11] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[12]: 4 node words, bit 0 (legal black (place p0011 1 1)), bit 17 (legal black (place p0011 2 1)), bit 34 (legal black (place p0011 3 1)), bit 51 (legal black (place p0011 4 1)); rules at quarto.kif:80
+    g[12] = 0x8000400020001 & s.0[0] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[13]: 4 node words, bit 0 (legal black (place p0011 1 2)), bit 17 (legal black (place p0011 2 2)), bit 34 (legal black (place p0011 3 2)), bit 51 (legal black (place p0011 4 2)); rules at quarto.kif:80
+    g[13] = 0x8000400020001 & s.0[2] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[14]: 4 node words, bit 0 (legal black (place p0011 1 3)), bit 17 (legal black (place p0011 2 3)), bit 34 (legal black (place p0011 3 3)), bit 51 (legal black (place p0011 4 3)); rules at quarto.kif:80
+    g[14] = 0x8000400020001 & s.0[4] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[15]: 4 node words, bit 0 (legal black (place p0011 1 4)), bit 17 (legal black (place p0011 2 4)), bit 34 (legal black (place p0011 3 4)), bit 51 (legal black (place p0011 4 4)); rules at quarto.kif:80
+    g[15] = 0x8000400020001 & s.0[6] & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[16]: 4 node words, bit 0 (legal black (place p0100 1 1)), bit 17 (legal black (place p0100 2 1)), bit 34 (legal black (place p0100 3 1)), bit 51 (legal black (place p0100 4 1)); rules at quarto.kif:80
+    g[16] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[17]: 4 node words, bit 0 (legal black (place p0100 1 2)), bit 17 (legal black (place p0100 2 2)), bit 34 (legal black (place p0100 3 2)), bit 51 (legal black (place p0100 4 2)); rules at quarto.kif:80
+    g[17] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[18]: 4 node words, bit 0 (legal black (place p0100 1 3)), bit 17 (legal black (place p0100 2 3)), bit 34 (legal black (place p0100 3 3)), bit 51 (legal black (place p0100 4 3)); rules at quarto.kif:80
+    g[18] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[19]: 4 node words, bit 0 (legal black (place p0100 1 4)), bit 17 (legal black (place p0100 2 4)), bit 34 (legal black (place p0100 3 4)), bit 51 (legal black (place p0100 4 4)); rules at quarto.kif:80
+    g[19] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[20]: 4 node words, bit 0 (legal black (place p0101 1 1)), bit 17 (legal black (place p0101 2 1)), bit 34 (legal black (place p0101 3 1)), bit 51 (legal black (place p0101 4 1)); rules at quarto.kif:80
+    g[20] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[21]: 4 node words, bit 0 (legal black (place p0101 1 2)), bit 17 (legal black (place p0101 2 2)), bit 34 (legal black (place p0101 3 2)), bit 51 (legal black (place p0101 4 2)); rules at quarto.kif:80
+    g[21] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[22]: 4 node words, bit 0 (legal black (place p0101 1 3)), bit 17 (legal black (place p0101 2 3)), bit 34 (legal black (place p0101 3 3)), bit 51 (legal black (place p0101 4 3)); rules at quarto.kif:80
+    g[22] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[23]: 4 node words, bit 0 (legal black (place p0101 1 4)), bit 17 (legal black (place p0101 2 4)), bit 34 (legal black (place p0101 3 4)), bit 51 (legal black (place p0101 4 4)); rules at quarto.kif:80
+    g[23] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[24]: 4 node words, bit 0 (legal black (place p0110 1 1)), bit 17 (legal black (place p0110 2 1)), bit 34 (legal black (place p0110 3 1)), bit 51 (legal black (place p0110 4 1)); rules at quarto.kif:80
+    g[24] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[25]: 4 node words, bit 0 (legal black (place p0110 1 2)), bit 17 (legal black (place p0110 2 2)), bit 34 (legal black (place p0110 3 2)), bit 51 (legal black (place p0110 4 2)); rules at quarto.kif:80
+    g[25] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[26]: 4 node words, bit 0 (legal black (place p0110 1 3)), bit 17 (legal black (place p0110 2 3)), bit 34 (legal black (place p0110 3 3)), bit 51 (legal black (place p0110 4 3)); rules at quarto.kif:80
+    g[26] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[27]: 4 node words, bit 0 (legal black (place p0110 1 4)), bit 17 (legal black (place p0110 2 4)), bit 34 (legal black (place p0110 3 4)), bit 51 (legal black (place p0110 4 4)); rules at quarto.kif:80
+    g[27] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[28]: 4 node words, bit 0 (legal black (place p0111 1 1)), bit 17 (legal black (place p0111 2 1)), bit 34 (legal black (place p0111 3 1)), bit 51 (legal black (place p0111 4 1)); rules at quarto.kif:80
+    g[28] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[29]: 4 node words, bit 0 (legal black (place p0111 1 2)), bit 17 (legal black (place p0111 2 2)), bit 34 (legal black (place p0111 3 2)), bit 51 (legal black (place p0111 4 2)); rules at quarto.kif:80
+    g[29] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[30]: 4 node words, bit 0 (legal black (place p0111 1 3)), bit 17 (legal black (place p0111 2 3)), bit 34 (legal black (place p0111 3 3)), bit 51 (legal black (place p0111 4 3)); rules at quarto.kif:80
+    g[30] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[31]: 4 node words, bit 0 (legal black (place p0111 1 4)), bit 17 (legal black (place p0111 2 4)), bit 34 (legal black (place p0111 3 4)), bit 51 (legal black (place p0111 4 4)); rules at quarto.kif:80
+    g[31] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[32]: 4 node words, bit 0 (legal black (place p1000 1 1)), bit 17 (legal black (place p1000 2 1)), bit 34 (legal black (place p1000 3 1)), bit 51 (legal black (place p1000 4 1)); rules at quarto.kif:80
+    g[32] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[33]: 4 node words, bit 0 (legal black (place p1000 1 2)), bit 17 (legal black (place p1000 2 2)), bit 34 (legal black (place p1000 3 2)), bit 51 (legal black (place p1000 4 2)); rules at quarto.kif:80
+    g[33] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[34]: 4 node words, bit 0 (legal black (place p1000 1 3)), bit 17 (legal black (place p1000 2 3)), bit 34 (legal black (place p1000 3 3)), bit 51 (legal black (place p1000 4 3)); rules at quarto.kif:80
+    g[34] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[35]: 4 node words, bit 0 (legal black (place p1000 1 4)), bit 17 (legal black (place p1000 2 4)), bit 34 (legal black (place p1000 3 4)), bit 51 (legal black (place p1000 4 4)); rules at quarto.kif:80
+    g[35] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[36]: 4 node words, bit 0 (legal black (place p1001 1 1)), bit 17 (legal black (place p1001 2 1)), bit 34 (legal black (place p1001 3 1)), bit 51 (legal black (place p1001 4 1)); rules at quarto.kif:80
+    g[36] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[37]: 4 node words, bit 0 (legal black (place p1001 1 2)), bit 17 (legal black (place p1001 2 2)), bit 34 (legal black (place p1001 3 2)), bit 51 (legal black (place p1001 4 2)); rules at quarto.kif:80
+    g[37] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[38]: 4 node words, bit 0 (legal black (place p1001 1 3)), bit 17 (legal black (place p1001 2 3)), bit 34 (legal black (place p1001 3 3)), bit 51 (legal black (place p1001 4 3)); rules at quarto.kif:80
+    g[38] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[39]: 4 node words, bit 0 (legal black (place p1001 1 4)), bit 17 (legal black (place p1001 2 4)), bit 34 (legal black (place p1001 3 4)), bit 51 (legal black (place p1001 4 4)); rules at quarto.kif:80
+    g[39] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[40]: 4 node words, bit 0 (legal black (place p1010 1 1)), bit 17 (legal black (place p1010 2 1)), bit 34 (legal black (place p1010 3 1)), bit 51 (legal black (place p1010 4 1)); rules at quarto.kif:80
+    g[40] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[41]: 4 node words, bit 0 (legal black (place p1010 1 2)), bit 17 (legal black (place p1010 2 2)), bit 34 (legal black (place p1010 3 2)), bit 51 (legal black (place p1010 4 2)); rules at quarto.kif:80
+    g[41] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[42]: 4 node words, bit 0 (legal black (place p1010 1 3)), bit 17 (legal black (place p1010 2 3)), bit 34 (legal black (place p1010 3 3)), bit 51 (legal black (place p1010 4 3)); rules at quarto.kif:80
+    g[42] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[43]: 4 node words, bit 0 (legal black (place p1010 1 4)), bit 17 (legal black (place p1010 2 4)), bit 34 (legal black (place p1010 3 4)), bit 51 (legal black (place p1010 4 4)); rules at quarto.kif:80
+    g[43] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[44]: 4 node words, bit 0 (legal black (place p1011 1 1)), bit 17 (legal black (place p1011 2 1)), bit 34 (legal black (place p1011 3 1)), bit 51 (legal black (place p1011 4 1)); rules at quarto.kif:80
+    g[44] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[45]: 4 node words, bit 0 (legal black (place p1011 1 2)), bit 17 (legal black (place p1011 2 2)), bit 34 (legal black (place p1011 3 2)), bit 51 (legal black (place p1011 4 2)); rules at quarto.kif:80
+    g[45] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[46]: 4 node words, bit 0 (legal black (place p1011 1 3)), bit 17 (legal black (place p1011 2 3)), bit 34 (legal black (place p1011 3 3)), bit 51 (legal black (place p1011 4 3)); rules at quarto.kif:80
+    g[46] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[47]: 4 node words, bit 0 (legal black (place p1011 1 4)), bit 17 (legal black (place p1011 2 4)), bit 34 (legal black (place p1011 3 4)), bit 51 (legal black (place p1011 4 4)); rules at quarto.kif:80
+    g[47] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[48]: 4 node words, bit 0 (legal black (place p1100 1 1)), bit 17 (legal black (place p1100 2 1)), bit 34 (legal black (place p1100 3 1)), bit 51 (legal black (place p1100 4 1)); rules at quarto.kif:80
+    g[48] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[49]: 4 node words, bit 0 (legal black (place p1100 1 2)), bit 17 (legal black (place p1100 2 2)), bit 34 (legal black (place p1100 3 2)), bit 51 (legal black (place p1100 4 2)); rules at quarto.kif:80
+    g[49] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[50]: 4 node words, bit 0 (legal black (place p1100 1 3)), bit 17 (legal black (place p1100 2 3)), bit 34 (legal black (place p1100 3 3)), bit 51 (legal black (place p1100 4 3)); rules at quarto.kif:80
+    g[50] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[51]: 4 node words, bit 0 (legal black (place p1100 1 4)), bit 17 (legal black (place p1100 2 4)), bit 34 (legal black (place p1100 3 4)), bit 51 (legal black (place p1100 4 4)); rules at quarto.kif:80
+    g[51] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[52]: 4 node words, bit 0 (legal black (place p1101 1 1)), bit 17 (legal black (place p1101 2 1)), bit 34 (legal black (place p1101 3 1)), bit 51 (legal black (place p1101 4 1)); rules at quarto.kif:80
+    g[52] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[53]: 4 node words, bit 0 (legal black (place p1101 1 2)), bit 17 (legal black (place p1101 2 2)), bit 34 (legal black (place p1101 3 2)), bit 51 (legal black (place p1101 4 2)); rules at quarto.kif:80
+    g[53] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[54]: 4 node words, bit 0 (legal black (place p1101 1 3)), bit 17 (legal black (place p1101 2 3)), bit 34 (legal black (place p1101 3 3)), bit 51 (legal black (place p1101 4 3)); rules at quarto.kif:80
+    g[54] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[55]: 4 node words, bit 0 (legal black (place p1101 1 4)), bit 17 (legal black (place p1101 2 4)), bit 34 (legal black (place p1101 3 4)), bit 51 (legal black (place p1101 4 4)); rules at quarto.kif:80
+    g[55] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[56]: 4 node words, bit 0 (legal black (place p1110 1 1)), bit 17 (legal black (place p1110 2 1)), bit 34 (legal black (place p1110 3 1)), bit 51 (legal black (place p1110 4 1)); rules at quarto.kif:80
+    g[56] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[57]: 4 node words, bit 0 (legal black (place p1110 1 2)), bit 17 (legal black (place p1110 2 2)), bit 34 (legal black (place p1110 3 2)), bit 51 (legal black (place p1110 4 2)); rules at quarto.kif:80
+    g[57] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[58]: 4 node words, bit 0 (legal black (place p1110 1 3)), bit 17 (legal black (place p1110 2 3)), bit 34 (legal black (place p1110 3 3)), bit 51 (legal black (place p1110 4 3)); rules at quarto.kif:80
+    g[58] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[59]: 4 node words, bit 0 (legal black (place p1110 1 4)), bit 17 (legal black (place p1110 2 4)), bit 34 (legal black (place p1110 3 4)), bit 51 (legal black (place p1110 4 4)); rules at quarto.kif:80
+    g[59] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[60]: 4 node words, bit 0 (legal black (place p1111 1 1)), bit 17 (legal black (place p1111 2 1)), bit 34 (legal black (place p1111 3 1)), bit 51 (legal black (place p1111 4 1)); rules at quarto.kif:80
+    g[60] = 0x8000400020001 & s.0[0]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[61]: 4 node words, bit 0 (legal black (place p1111 1 2)), bit 17 (legal black (place p1111 2 2)), bit 34 (legal black (place p1111 3 2)), bit 51 (legal black (place p1111 4 2)); rules at quarto.kif:80
+    g[61] = 0x8000400020001 & s.0[2]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[62]: 4 node words, bit 0 (legal black (place p1111 1 3)), bit 17 (legal black (place p1111 2 3)), bit 34 (legal black (place p1111 3 3)), bit 51 (legal black (place p1111 4 3)); rules at quarto.kif:80
+    g[62] = 0x8000400020001 & s.0[4]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // g[63]: 4 node words, bit 0 (legal black (place p1111 1 4)), bit 17 (legal black (place p1111 2 4)), bit 34 (legal black (place p1111 3 4)), bit 51 (legal black (place p1111 4 4)); rules at quarto.kif:80
+    g[63] = 0x8000400020001 & s.0[6]
+        & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+        & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+    // n[16]: (legal black noop), rules at quarto.kif:86
+    n[16] = s.0[1] & 0x5000000000 == 0;
+    let parts: [u64; 64] = if s.0[1] & 0x1000000000 != 0 {
+        [
+            (u64::from(n[0]) << 1) | (u64::from(n[1]) << 2) | (u64::from(n[2]) << 3)
+                | (u64::from(n[3]) << 4) | (u64::from(n[4]) << 5)
+                | (u64::from(n[5]) << 6) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | (u64::from(n[8]) << 9)
+                | (u64::from(n[9]) << 10) | (u64::from(n[10]) << 11)
+                | (u64::from(n[11]) << 12) | (u64::from(n[12]) << 13)
+                | (u64::from(n[13]) << 14) | (u64::from(n[14]) << 15)
+                | (u64::from(n[15]) << 16) | (u64::from(n[16]) << 18)
+                | (g[0] & 0x8000400020001),
+            (g[1] & 0x8000400020001),
+            (g[2] & 0x8000400020001),
+            (g[3] & 0x8000400020001),
+            (g[4] & 0x8000400020001),
+            (g[5] & 0x8000400020001),
+            (g[6] & 0x8000400020001),
+            (g[7] & 0x8000400020001),
+            (g[8] & 0x8000400020001),
+            (g[9] & 0x8000400020001),
+            (g[10] & 0x8000400020001),
+            (g[11] & 0x8000400020001),
+            (g[12] & 0x8000400020001),
+            (g[13] & 0x8000400020001),
+            (g[14] & 0x8000400020001),
+            (g[15] & 0x8000400020001),
+            (g[16] & 0x8000400020001),
+            (g[17] & 0x8000400020001),
+            (g[18] & 0x8000400020001),
+            (g[19] & 0x8000400020001),
+            (g[20] & 0x8000400020001),
+            (g[21] & 0x8000400020001),
+            (g[22] & 0x8000400020001),
+            (g[23] & 0x8000400020001),
+            (g[24] & 0x8000400020001),
+            (g[25] & 0x8000400020001),
+            (g[26] & 0x8000400020001),
+            (g[27] & 0x8000400020001),
+            (g[28] & 0x8000400020001),
+            (g[29] & 0x8000400020001),
+            (g[30] & 0x8000400020001),
+            (g[31] & 0x8000400020001),
+            (g[32] & 0x8000400020001),
+            (g[33] & 0x8000400020001),
+            (g[34] & 0x8000400020001),
+            (g[35] & 0x8000400020001),
+            (g[36] & 0x8000400020001),
+            (g[37] & 0x8000400020001),
+            (g[38] & 0x8000400020001),
+            (g[39] & 0x8000400020001),
+            (g[40] & 0x8000400020001),
+            (g[41] & 0x8000400020001),
+            (g[42] & 0x8000400020001),
+            (g[43] & 0x8000400020001),
+            (g[44] & 0x8000400020001),
+            (g[45] & 0x8000400020001),
+            (g[46] & 0x8000400020001),
+            (g[47] & 0x8000400020001),
+            (g[48] & 0x8000400020001),
+            (g[49] & 0x8000400020001),
+            (g[50] & 0x8000400020001),
+            (g[51] & 0x8000400020001),
+            (g[52] & 0x8000400020001),
+            (g[53] & 0x8000400020001),
+            (g[54] & 0x8000400020001),
+            (g[55] & 0x8000400020001),
+            (g[56] & 0x8000400020001),
+            (g[57] & 0x8000400020001),
+            (g[58] & 0x8000400020001),
+            (g[59] & 0x8000400020001),
+            (g[60] & 0x8000400020001),
+            (g[61] & 0x8000400020001),
+            (g[62] & 0x8000400020001),
+            (g[63] & 0x8000400020001),
+        ]
+    } else {
+        [
+            (u64::from(n[0]) << 1) | (u64::from(n[1]) << 2) | (u64::from(n[2]) << 3)
+                | (u64::from(n[3]) << 4) | (u64::from(n[4]) << 5)
+                | (u64::from(n[5]) << 6) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | (u64::from(n[8]) << 9)
+                | (u64::from(n[9]) << 10) | (u64::from(n[10]) << 11)
+                | (u64::from(n[11]) << 12) | (u64::from(n[12]) << 13)
+                | (u64::from(n[13]) << 14) | (u64::from(n[14]) << 15)
+                | (u64::from(n[15]) << 16) | (u64::from(n[16]) << 18),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    };
+    for (p, &word) in parts.iter().enumerate() {
+        let mut word = word;
+        while word != 0 {
+            let b = word.trailing_zeros();
+            out.push(Move(LEGAL_MOVE_OF_1[p][b as usize]));
+            word &= word - 1;
         }
-    }
-    nodes_part_3(s, &mut n);
-    // n[272]: (legal black noop), rules at quarto.kif:86
-    n[272] = s.0[4] & 0x400010000 == 0;
-    // MOVES[0]: (legal black (place p0000 1 1)), rules at quarto.kif:80
-    if n[16] {
-        out.push(Move(0));
-    }
-    // MOVES[1]: (legal black (place p0000 1 2)), rules at quarto.kif:80
-    if n[17] {
-        out.push(Move(1));
-    }
-    // MOVES[2]: (legal black (place p0000 1 3)), rules at quarto.kif:80
-    if n[18] {
-        out.push(Move(2));
-    }
-    // MOVES[3]: (legal black (place p0000 1 4)), rules at quarto.kif:80
-    if n[19] {
-        out.push(Move(3));
-    }
-    // MOVES[4]: (legal black (place p0000 2 1)), rules at quarto.kif:80
-    if n[20] {
-        out.push(Move(4));
-    }
-    // MOVES[5]: (legal black (place p0000 2 2)), rules at quarto.kif:80
-    if n[21] {
-        out.push(Move(5));
-    }
-    // MOVES[6]: (legal black (place p0000 2 3)), rules at quarto.kif:80
-    if n[22] {
-        out.push(Move(6));
-    }
-    // MOVES[7]: (legal black (place p0000 2 4)), rules at quarto.kif:80
-    if n[23] {
-        out.push(Move(7));
-    }
-    // MOVES[8]: (legal black (place p0000 3 1)), rules at quarto.kif:80
-    if n[24] {
-        out.push(Move(8));
-    }
-    // MOVES[9]: (legal black (place p0000 3 2)), rules at quarto.kif:80
-    if n[25] {
-        out.push(Move(9));
-    }
-    // MOVES[10]: (legal black (place p0000 3 3)), rules at quarto.kif:80
-    if n[26] {
-        out.push(Move(10));
-    }
-    // MOVES[11]: (legal black (place p0000 3 4)), rules at quarto.kif:80
-    if n[27] {
-        out.push(Move(11));
-    }
-    // MOVES[12]: (legal black (place p0000 4 1)), rules at quarto.kif:80
-    if n[28] {
-        out.push(Move(12));
-    }
-    // MOVES[13]: (legal black (place p0000 4 2)), rules at quarto.kif:80
-    if n[29] {
-        out.push(Move(13));
-    }
-    // MOVES[14]: (legal black (place p0000 4 3)), rules at quarto.kif:80
-    if n[30] {
-        out.push(Move(14));
-    }
-    // MOVES[15]: (legal black (place p0000 4 4)), rules at quarto.kif:80
-    if n[31] {
-        out.push(Move(15));
-    }
-    // MOVES[16]: (legal black (place p0001 1 1)), rules at quarto.kif:80
-    if n[32] {
-        out.push(Move(16));
-    }
-    // MOVES[17]: (legal black (place p0001 1 2)), rules at quarto.kif:80
-    if n[33] {
-        out.push(Move(17));
-    }
-    // MOVES[18]: (legal black (place p0001 1 3)), rules at quarto.kif:80
-    if n[34] {
-        out.push(Move(18));
-    }
-    // MOVES[19]: (legal black (place p0001 1 4)), rules at quarto.kif:80
-    if n[35] {
-        out.push(Move(19));
-    }
-    // MOVES[20]: (legal black (place p0001 2 1)), rules at quarto.kif:80
-    if n[36] {
-        out.push(Move(20));
-    }
-    // MOVES[21]: (legal black (place p0001 2 2)), rules at quarto.kif:80
-    if n[37] {
-        out.push(Move(21));
-    }
-    // MOVES[22]: (legal black (place p0001 2 3)), rules at quarto.kif:80
-    if n[38] {
-        out.push(Move(22));
-    }
-    // MOVES[23]: (legal black (place p0001 2 4)), rules at quarto.kif:80
-    if n[39] {
-        out.push(Move(23));
-    }
-    // MOVES[24]: (legal black (place p0001 3 1)), rules at quarto.kif:80
-    if n[40] {
-        out.push(Move(24));
-    }
-    // MOVES[25]: (legal black (place p0001 3 2)), rules at quarto.kif:80
-    if n[41] {
-        out.push(Move(25));
-    }
-    // MOVES[26]: (legal black (place p0001 3 3)), rules at quarto.kif:80
-    if n[42] {
-        out.push(Move(26));
-    }
-    // MOVES[27]: (legal black (place p0001 3 4)), rules at quarto.kif:80
-    if n[43] {
-        out.push(Move(27));
-    }
-    // MOVES[28]: (legal black (place p0001 4 1)), rules at quarto.kif:80
-    if n[44] {
-        out.push(Move(28));
-    }
-    // MOVES[29]: (legal black (place p0001 4 2)), rules at quarto.kif:80
-    if n[45] {
-        out.push(Move(29));
-    }
-    // MOVES[30]: (legal black (place p0001 4 3)), rules at quarto.kif:80
-    if n[46] {
-        out.push(Move(30));
-    }
-    // MOVES[31]: (legal black (place p0001 4 4)), rules at quarto.kif:80
-    if n[47] {
-        out.push(Move(31));
-    }
-    // MOVES[32]: (legal black (place p0010 1 1)), rules at quarto.kif:80
-    if n[48] {
-        out.push(Move(32));
-    }
-    // MOVES[33]: (legal black (place p0010 1 2)), rules at quarto.kif:80
-    if n[49] {
-        out.push(Move(33));
-    }
-    // MOVES[34]: (legal black (place p0010 1 3)), rules at quarto.kif:80
-    if n[50] {
-        out.push(Move(34));
-    }
-    // MOVES[35]: (legal black (place p0010 1 4)), rules at quarto.kif:80
-    if n[51] {
-        out.push(Move(35));
-    }
-    // MOVES[36]: (legal black (place p0010 2 1)), rules at quarto.kif:80
-    if n[52] {
-        out.push(Move(36));
-    }
-    // MOVES[37]: (legal black (place p0010 2 2)), rules at quarto.kif:80
-    if n[53] {
-        out.push(Move(37));
-    }
-    // MOVES[38]: (legal black (place p0010 2 3)), rules at quarto.kif:80
-    if n[54] {
-        out.push(Move(38));
-    }
-    // MOVES[39]: (legal black (place p0010 2 4)), rules at quarto.kif:80
-    if n[55] {
-        out.push(Move(39));
-    }
-    // MOVES[40]: (legal black (place p0010 3 1)), rules at quarto.kif:80
-    if n[56] {
-        out.push(Move(40));
-    }
-    // MOVES[41]: (legal black (place p0010 3 2)), rules at quarto.kif:80
-    if n[57] {
-        out.push(Move(41));
-    }
-    // MOVES[42]: (legal black (place p0010 3 3)), rules at quarto.kif:80
-    if n[58] {
-        out.push(Move(42));
-    }
-    // MOVES[43]: (legal black (place p0010 3 4)), rules at quarto.kif:80
-    if n[59] {
-        out.push(Move(43));
-    }
-    // MOVES[44]: (legal black (place p0010 4 1)), rules at quarto.kif:80
-    if n[60] {
-        out.push(Move(44));
-    }
-    // MOVES[45]: (legal black (place p0010 4 2)), rules at quarto.kif:80
-    if n[61] {
-        out.push(Move(45));
-    }
-    // MOVES[46]: (legal black (place p0010 4 3)), rules at quarto.kif:80
-    if n[62] {
-        out.push(Move(46));
-    }
-    // MOVES[47]: (legal black (place p0010 4 4)), rules at quarto.kif:80
-    if n[63] {
-        out.push(Move(47));
-    }
-    // MOVES[48]: (legal black (place p0011 1 1)), rules at quarto.kif:80
-    if n[64] {
-        out.push(Move(48));
-    }
-    // MOVES[49]: (legal black (place p0011 1 2)), rules at quarto.kif:80
-    if n[65] {
-        out.push(Move(49));
-    }
-    // MOVES[50]: (legal black (place p0011 1 3)), rules at quarto.kif:80
-    if n[66] {
-        out.push(Move(50));
-    }
-    // MOVES[51]: (legal black (place p0011 1 4)), rules at quarto.kif:80
-    if n[67] {
-        out.push(Move(51));
-    }
-    // MOVES[52]: (legal black (place p0011 2 1)), rules at quarto.kif:80
-    if n[68] {
-        out.push(Move(52));
-    }
-    // MOVES[53]: (legal black (place p0011 2 2)), rules at quarto.kif:80
-    if n[69] {
-        out.push(Move(53));
-    }
-    // MOVES[54]: (legal black (place p0011 2 3)), rules at quarto.kif:80
-    if n[70] {
-        out.push(Move(54));
-    }
-    // MOVES[55]: (legal black (place p0011 2 4)), rules at quarto.kif:80
-    if n[71] {
-        out.push(Move(55));
-    }
-    // MOVES[56]: (legal black (place p0011 3 1)), rules at quarto.kif:80
-    if n[72] {
-        out.push(Move(56));
-    }
-    // MOVES[57]: (legal black (place p0011 3 2)), rules at quarto.kif:80
-    if n[73] {
-        out.push(Move(57));
-    }
-    // MOVES[58]: (legal black (place p0011 3 3)), rules at quarto.kif:80
-    if n[74] {
-        out.push(Move(58));
-    }
-    // MOVES[59]: (legal black (place p0011 3 4)), rules at quarto.kif:80
-    if n[75] {
-        out.push(Move(59));
-    }
-    // MOVES[60]: (legal black (place p0011 4 1)), rules at quarto.kif:80
-    if n[76] {
-        out.push(Move(60));
-    }
-    // MOVES[61]: (legal black (place p0011 4 2)), rules at quarto.kif:80
-    if n[77] {
-        out.push(Move(61));
-    }
-    // MOVES[62]: (legal black (place p0011 4 3)), rules at quarto.kif:80
-    if n[78] {
-        out.push(Move(62));
-    }
-    // MOVES[63]: (legal black (place p0011 4 4)), rules at quarto.kif:80
-    if n[79] {
-        out.push(Move(63));
-    }
-    // MOVES[64]: (legal black (place p0100 1 1)), rules at quarto.kif:80
-    if n[80] {
-        out.push(Move(64));
-    }
-    // MOVES[65]: (legal black (place p0100 1 2)), rules at quarto.kif:80
-    if n[81] {
-        out.push(Move(65));
-    }
-    // MOVES[66]: (legal black (place p0100 1 3)), rules at quarto.kif:80
-    if n[82] {
-        out.push(Move(66));
-    }
-    // MOVES[67]: (legal black (place p0100 1 4)), rules at quarto.kif:80
-    if n[83] {
-        out.push(Move(67));
-    }
-    // MOVES[68]: (legal black (place p0100 2 1)), rules at quarto.kif:80
-    if n[84] {
-        out.push(Move(68));
-    }
-    // MOVES[69]: (legal black (place p0100 2 2)), rules at quarto.kif:80
-    if n[85] {
-        out.push(Move(69));
-    }
-    // MOVES[70]: (legal black (place p0100 2 3)), rules at quarto.kif:80
-    if n[86] {
-        out.push(Move(70));
-    }
-    // MOVES[71]: (legal black (place p0100 2 4)), rules at quarto.kif:80
-    if n[87] {
-        out.push(Move(71));
-    }
-    // MOVES[72]: (legal black (place p0100 3 1)), rules at quarto.kif:80
-    if n[88] {
-        out.push(Move(72));
-    }
-    // MOVES[73]: (legal black (place p0100 3 2)), rules at quarto.kif:80
-    if n[89] {
-        out.push(Move(73));
-    }
-    // MOVES[74]: (legal black (place p0100 3 3)), rules at quarto.kif:80
-    if n[90] {
-        out.push(Move(74));
-    }
-    // MOVES[75]: (legal black (place p0100 3 4)), rules at quarto.kif:80
-    if n[91] {
-        out.push(Move(75));
-    }
-    // MOVES[76]: (legal black (place p0100 4 1)), rules at quarto.kif:80
-    if n[92] {
-        out.push(Move(76));
-    }
-    // MOVES[77]: (legal black (place p0100 4 2)), rules at quarto.kif:80
-    if n[93] {
-        out.push(Move(77));
-    }
-    // MOVES[78]: (legal black (place p0100 4 3)), rules at quarto.kif:80
-    if n[94] {
-        out.push(Move(78));
-    }
-    // MOVES[79]: (legal black (place p0100 4 4)), rules at quarto.kif:80
-    if n[95] {
-        out.push(Move(79));
-    }
-    // MOVES[80]: (legal black (place p0101 1 1)), rules at quarto.kif:80
-    if n[96] {
-        out.push(Move(80));
-    }
-    // MOVES[81]: (legal black (place p0101 1 2)), rules at quarto.kif:80
-    if n[97] {
-        out.push(Move(81));
-    }
-    // MOVES[82]: (legal black (place p0101 1 3)), rules at quarto.kif:80
-    if n[98] {
-        out.push(Move(82));
-    }
-    // MOVES[83]: (legal black (place p0101 1 4)), rules at quarto.kif:80
-    if n[99] {
-        out.push(Move(83));
-    }
-    // MOVES[84]: (legal black (place p0101 2 1)), rules at quarto.kif:80
-    if n[100] {
-        out.push(Move(84));
-    }
-    // MOVES[85]: (legal black (place p0101 2 2)), rules at quarto.kif:80
-    if n[101] {
-        out.push(Move(85));
-    }
-    // MOVES[86]: (legal black (place p0101 2 3)), rules at quarto.kif:80
-    if n[102] {
-        out.push(Move(86));
-    }
-    // MOVES[87]: (legal black (place p0101 2 4)), rules at quarto.kif:80
-    if n[103] {
-        out.push(Move(87));
-    }
-    // MOVES[88]: (legal black (place p0101 3 1)), rules at quarto.kif:80
-    if n[104] {
-        out.push(Move(88));
-    }
-    // MOVES[89]: (legal black (place p0101 3 2)), rules at quarto.kif:80
-    if n[105] {
-        out.push(Move(89));
-    }
-    // MOVES[90]: (legal black (place p0101 3 3)), rules at quarto.kif:80
-    if n[106] {
-        out.push(Move(90));
-    }
-    // MOVES[91]: (legal black (place p0101 3 4)), rules at quarto.kif:80
-    if n[107] {
-        out.push(Move(91));
-    }
-    // MOVES[92]: (legal black (place p0101 4 1)), rules at quarto.kif:80
-    if n[108] {
-        out.push(Move(92));
-    }
-    // MOVES[93]: (legal black (place p0101 4 2)), rules at quarto.kif:80
-    if n[109] {
-        out.push(Move(93));
-    }
-    // MOVES[94]: (legal black (place p0101 4 3)), rules at quarto.kif:80
-    if n[110] {
-        out.push(Move(94));
-    }
-    // MOVES[95]: (legal black (place p0101 4 4)), rules at quarto.kif:80
-    if n[111] {
-        out.push(Move(95));
-    }
-    // MOVES[96]: (legal black (place p0110 1 1)), rules at quarto.kif:80
-    if n[112] {
-        out.push(Move(96));
-    }
-    // MOVES[97]: (legal black (place p0110 1 2)), rules at quarto.kif:80
-    if n[113] {
-        out.push(Move(97));
-    }
-    // MOVES[98]: (legal black (place p0110 1 3)), rules at quarto.kif:80
-    if n[114] {
-        out.push(Move(98));
-    }
-    // MOVES[99]: (legal black (place p0110 1 4)), rules at quarto.kif:80
-    if n[115] {
-        out.push(Move(99));
-    }
-    // MOVES[100]: (legal black (place p0110 2 1)), rules at quarto.kif:80
-    if n[116] {
-        out.push(Move(100));
-    }
-    // MOVES[101]: (legal black (place p0110 2 2)), rules at quarto.kif:80
-    if n[117] {
-        out.push(Move(101));
-    }
-    // MOVES[102]: (legal black (place p0110 2 3)), rules at quarto.kif:80
-    if n[118] {
-        out.push(Move(102));
-    }
-    // MOVES[103]: (legal black (place p0110 2 4)), rules at quarto.kif:80
-    if n[119] {
-        out.push(Move(103));
-    }
-    // MOVES[104]: (legal black (place p0110 3 1)), rules at quarto.kif:80
-    if n[120] {
-        out.push(Move(104));
-    }
-    // MOVES[105]: (legal black (place p0110 3 2)), rules at quarto.kif:80
-    if n[121] {
-        out.push(Move(105));
-    }
-    // MOVES[106]: (legal black (place p0110 3 3)), rules at quarto.kif:80
-    if n[122] {
-        out.push(Move(106));
-    }
-    // MOVES[107]: (legal black (place p0110 3 4)), rules at quarto.kif:80
-    if n[123] {
-        out.push(Move(107));
-    }
-    // MOVES[108]: (legal black (place p0110 4 1)), rules at quarto.kif:80
-    if n[124] {
-        out.push(Move(108));
-    }
-    // MOVES[109]: (legal black (place p0110 4 2)), rules at quarto.kif:80
-    if n[125] {
-        out.push(Move(109));
-    }
-    // MOVES[110]: (legal black (place p0110 4 3)), rules at quarto.kif:80
-    if n[126] {
-        out.push(Move(110));
-    }
-    // MOVES[111]: (legal black (place p0110 4 4)), rules at quarto.kif:80
-    if n[127] {
-        out.push(Move(111));
-    }
-    // MOVES[112]: (legal black (place p0111 1 1)), rules at quarto.kif:80
-    if n[128] {
-        out.push(Move(112));
-    }
-    // MOVES[113]: (legal black (place p0111 1 2)), rules at quarto.kif:80
-    if n[129] {
-        out.push(Move(113));
-    }
-    // MOVES[114]: (legal black (place p0111 1 3)), rules at quarto.kif:80
-    if n[130] {
-        out.push(Move(114));
-    }
-    // MOVES[115]: (legal black (place p0111 1 4)), rules at quarto.kif:80
-    if n[131] {
-        out.push(Move(115));
-    }
-    // MOVES[116]: (legal black (place p0111 2 1)), rules at quarto.kif:80
-    if n[132] {
-        out.push(Move(116));
-    }
-    // MOVES[117]: (legal black (place p0111 2 2)), rules at quarto.kif:80
-    if n[133] {
-        out.push(Move(117));
-    }
-    // MOVES[118]: (legal black (place p0111 2 3)), rules at quarto.kif:80
-    if n[134] {
-        out.push(Move(118));
-    }
-    // MOVES[119]: (legal black (place p0111 2 4)), rules at quarto.kif:80
-    if n[135] {
-        out.push(Move(119));
-    }
-    // MOVES[120]: (legal black (place p0111 3 1)), rules at quarto.kif:80
-    if n[136] {
-        out.push(Move(120));
-    }
-    // MOVES[121]: (legal black (place p0111 3 2)), rules at quarto.kif:80
-    if n[137] {
-        out.push(Move(121));
-    }
-    // MOVES[122]: (legal black (place p0111 3 3)), rules at quarto.kif:80
-    if n[138] {
-        out.push(Move(122));
-    }
-    // MOVES[123]: (legal black (place p0111 3 4)), rules at quarto.kif:80
-    if n[139] {
-        out.push(Move(123));
-    }
-    // MOVES[124]: (legal black (place p0111 4 1)), rules at quarto.kif:80
-    if n[140] {
-        out.push(Move(124));
-    }
-    // MOVES[125]: (legal black (place p0111 4 2)), rules at quarto.kif:80
-    if n[141] {
-        out.push(Move(125));
-    }
-    // MOVES[126]: (legal black (place p0111 4 3)), rules at quarto.kif:80
-    if n[142] {
-        out.push(Move(126));
-    }
-    // MOVES[127]: (legal black (place p0111 4 4)), rules at quarto.kif:80
-    if n[143] {
-        out.push(Move(127));
-    }
-    // MOVES[128]: (legal black (place p1000 1 1)), rules at quarto.kif:80
-    if n[144] {
-        out.push(Move(128));
-    }
-    // MOVES[129]: (legal black (place p1000 1 2)), rules at quarto.kif:80
-    if n[145] {
-        out.push(Move(129));
-    }
-    // MOVES[130]: (legal black (place p1000 1 3)), rules at quarto.kif:80
-    if n[146] {
-        out.push(Move(130));
-    }
-    // MOVES[131]: (legal black (place p1000 1 4)), rules at quarto.kif:80
-    if n[147] {
-        out.push(Move(131));
-    }
-    // MOVES[132]: (legal black (place p1000 2 1)), rules at quarto.kif:80
-    if n[148] {
-        out.push(Move(132));
-    }
-    // MOVES[133]: (legal black (place p1000 2 2)), rules at quarto.kif:80
-    if n[149] {
-        out.push(Move(133));
-    }
-    // MOVES[134]: (legal black (place p1000 2 3)), rules at quarto.kif:80
-    if n[150] {
-        out.push(Move(134));
-    }
-    // MOVES[135]: (legal black (place p1000 2 4)), rules at quarto.kif:80
-    if n[151] {
-        out.push(Move(135));
-    }
-    // MOVES[136]: (legal black (place p1000 3 1)), rules at quarto.kif:80
-    if n[152] {
-        out.push(Move(136));
-    }
-    // MOVES[137]: (legal black (place p1000 3 2)), rules at quarto.kif:80
-    if n[153] {
-        out.push(Move(137));
-    }
-    // MOVES[138]: (legal black (place p1000 3 3)), rules at quarto.kif:80
-    if n[154] {
-        out.push(Move(138));
-    }
-    // MOVES[139]: (legal black (place p1000 3 4)), rules at quarto.kif:80
-    if n[155] {
-        out.push(Move(139));
-    }
-    // MOVES[140]: (legal black (place p1000 4 1)), rules at quarto.kif:80
-    if n[156] {
-        out.push(Move(140));
-    }
-    // MOVES[141]: (legal black (place p1000 4 2)), rules at quarto.kif:80
-    if n[157] {
-        out.push(Move(141));
-    }
-    // MOVES[142]: (legal black (place p1000 4 3)), rules at quarto.kif:80
-    if n[158] {
-        out.push(Move(142));
-    }
-    // MOVES[143]: (legal black (place p1000 4 4)), rules at quarto.kif:80
-    if n[159] {
-        out.push(Move(143));
-    }
-    // MOVES[144]: (legal black (place p1001 1 1)), rules at quarto.kif:80
-    if n[160] {
-        out.push(Move(144));
-    }
-    // MOVES[145]: (legal black (place p1001 1 2)), rules at quarto.kif:80
-    if n[161] {
-        out.push(Move(145));
-    }
-    // MOVES[146]: (legal black (place p1001 1 3)), rules at quarto.kif:80
-    if n[162] {
-        out.push(Move(146));
-    }
-    // MOVES[147]: (legal black (place p1001 1 4)), rules at quarto.kif:80
-    if n[163] {
-        out.push(Move(147));
-    }
-    // MOVES[148]: (legal black (place p1001 2 1)), rules at quarto.kif:80
-    if n[164] {
-        out.push(Move(148));
-    }
-    // MOVES[149]: (legal black (place p1001 2 2)), rules at quarto.kif:80
-    if n[165] {
-        out.push(Move(149));
-    }
-    // MOVES[150]: (legal black (place p1001 2 3)), rules at quarto.kif:80
-    if n[166] {
-        out.push(Move(150));
-    }
-    // MOVES[151]: (legal black (place p1001 2 4)), rules at quarto.kif:80
-    if n[167] {
-        out.push(Move(151));
-    }
-    // MOVES[152]: (legal black (place p1001 3 1)), rules at quarto.kif:80
-    if n[168] {
-        out.push(Move(152));
-    }
-    // MOVES[153]: (legal black (place p1001 3 2)), rules at quarto.kif:80
-    if n[169] {
-        out.push(Move(153));
-    }
-    // MOVES[154]: (legal black (place p1001 3 3)), rules at quarto.kif:80
-    if n[170] {
-        out.push(Move(154));
-    }
-    // MOVES[155]: (legal black (place p1001 3 4)), rules at quarto.kif:80
-    if n[171] {
-        out.push(Move(155));
-    }
-    // MOVES[156]: (legal black (place p1001 4 1)), rules at quarto.kif:80
-    if n[172] {
-        out.push(Move(156));
-    }
-    // MOVES[157]: (legal black (place p1001 4 2)), rules at quarto.kif:80
-    if n[173] {
-        out.push(Move(157));
-    }
-    // MOVES[158]: (legal black (place p1001 4 3)), rules at quarto.kif:80
-    if n[174] {
-        out.push(Move(158));
-    }
-    // MOVES[159]: (legal black (place p1001 4 4)), rules at quarto.kif:80
-    if n[175] {
-        out.push(Move(159));
-    }
-    // MOVES[160]: (legal black (place p1010 1 1)), rules at quarto.kif:80
-    if n[176] {
-        out.push(Move(160));
-    }
-    // MOVES[161]: (legal black (place p1010 1 2)), rules at quarto.kif:80
-    if n[177] {
-        out.push(Move(161));
-    }
-    // MOVES[162]: (legal black (place p1010 1 3)), rules at quarto.kif:80
-    if n[178] {
-        out.push(Move(162));
-    }
-    // MOVES[163]: (legal black (place p1010 1 4)), rules at quarto.kif:80
-    if n[179] {
-        out.push(Move(163));
-    }
-    // MOVES[164]: (legal black (place p1010 2 1)), rules at quarto.kif:80
-    if n[180] {
-        out.push(Move(164));
-    }
-    // MOVES[165]: (legal black (place p1010 2 2)), rules at quarto.kif:80
-    if n[181] {
-        out.push(Move(165));
-    }
-    // MOVES[166]: (legal black (place p1010 2 3)), rules at quarto.kif:80
-    if n[182] {
-        out.push(Move(166));
-    }
-    // MOVES[167]: (legal black (place p1010 2 4)), rules at quarto.kif:80
-    if n[183] {
-        out.push(Move(167));
-    }
-    // MOVES[168]: (legal black (place p1010 3 1)), rules at quarto.kif:80
-    if n[184] {
-        out.push(Move(168));
-    }
-    // MOVES[169]: (legal black (place p1010 3 2)), rules at quarto.kif:80
-    if n[185] {
-        out.push(Move(169));
-    }
-    // MOVES[170]: (legal black (place p1010 3 3)), rules at quarto.kif:80
-    if n[186] {
-        out.push(Move(170));
-    }
-    // MOVES[171]: (legal black (place p1010 3 4)), rules at quarto.kif:80
-    if n[187] {
-        out.push(Move(171));
-    }
-    // MOVES[172]: (legal black (place p1010 4 1)), rules at quarto.kif:80
-    if n[188] {
-        out.push(Move(172));
-    }
-    // MOVES[173]: (legal black (place p1010 4 2)), rules at quarto.kif:80
-    if n[189] {
-        out.push(Move(173));
-    }
-    // MOVES[174]: (legal black (place p1010 4 3)), rules at quarto.kif:80
-    if n[190] {
-        out.push(Move(174));
-    }
-    // MOVES[175]: (legal black (place p1010 4 4)), rules at quarto.kif:80
-    if n[191] {
-        out.push(Move(175));
-    }
-    // MOVES[176]: (legal black (place p1011 1 1)), rules at quarto.kif:80
-    if n[192] {
-        out.push(Move(176));
-    }
-    // MOVES[177]: (legal black (place p1011 1 2)), rules at quarto.kif:80
-    if n[193] {
-        out.push(Move(177));
-    }
-    // MOVES[178]: (legal black (place p1011 1 3)), rules at quarto.kif:80
-    if n[194] {
-        out.push(Move(178));
-    }
-    // MOVES[179]: (legal black (place p1011 1 4)), rules at quarto.kif:80
-    if n[195] {
-        out.push(Move(179));
-    }
-    // MOVES[180]: (legal black (place p1011 2 1)), rules at quarto.kif:80
-    if n[196] {
-        out.push(Move(180));
-    }
-    // MOVES[181]: (legal black (place p1011 2 2)), rules at quarto.kif:80
-    if n[197] {
-        out.push(Move(181));
-    }
-    // MOVES[182]: (legal black (place p1011 2 3)), rules at quarto.kif:80
-    if n[198] {
-        out.push(Move(182));
-    }
-    // MOVES[183]: (legal black (place p1011 2 4)), rules at quarto.kif:80
-    if n[199] {
-        out.push(Move(183));
-    }
-    // MOVES[184]: (legal black (place p1011 3 1)), rules at quarto.kif:80
-    if n[200] {
-        out.push(Move(184));
-    }
-    // MOVES[185]: (legal black (place p1011 3 2)), rules at quarto.kif:80
-    if n[201] {
-        out.push(Move(185));
-    }
-    // MOVES[186]: (legal black (place p1011 3 3)), rules at quarto.kif:80
-    if n[202] {
-        out.push(Move(186));
-    }
-    // MOVES[187]: (legal black (place p1011 3 4)), rules at quarto.kif:80
-    if n[203] {
-        out.push(Move(187));
-    }
-    // MOVES[188]: (legal black (place p1011 4 1)), rules at quarto.kif:80
-    if n[204] {
-        out.push(Move(188));
-    }
-    // MOVES[189]: (legal black (place p1011 4 2)), rules at quarto.kif:80
-    if n[205] {
-        out.push(Move(189));
-    }
-    // MOVES[190]: (legal black (place p1011 4 3)), rules at quarto.kif:80
-    if n[206] {
-        out.push(Move(190));
-    }
-    // MOVES[191]: (legal black (place p1011 4 4)), rules at quarto.kif:80
-    if n[207] {
-        out.push(Move(191));
-    }
-    // MOVES[192]: (legal black (place p1100 1 1)), rules at quarto.kif:80
-    if n[208] {
-        out.push(Move(192));
-    }
-    // MOVES[193]: (legal black (place p1100 1 2)), rules at quarto.kif:80
-    if n[209] {
-        out.push(Move(193));
-    }
-    // MOVES[194]: (legal black (place p1100 1 3)), rules at quarto.kif:80
-    if n[210] {
-        out.push(Move(194));
-    }
-    // MOVES[195]: (legal black (place p1100 1 4)), rules at quarto.kif:80
-    if n[211] {
-        out.push(Move(195));
-    }
-    // MOVES[196]: (legal black (place p1100 2 1)), rules at quarto.kif:80
-    if n[212] {
-        out.push(Move(196));
-    }
-    // MOVES[197]: (legal black (place p1100 2 2)), rules at quarto.kif:80
-    if n[213] {
-        out.push(Move(197));
-    }
-    // MOVES[198]: (legal black (place p1100 2 3)), rules at quarto.kif:80
-    if n[214] {
-        out.push(Move(198));
-    }
-    // MOVES[199]: (legal black (place p1100 2 4)), rules at quarto.kif:80
-    if n[215] {
-        out.push(Move(199));
-    }
-    // MOVES[200]: (legal black (place p1100 3 1)), rules at quarto.kif:80
-    if n[216] {
-        out.push(Move(200));
-    }
-    // MOVES[201]: (legal black (place p1100 3 2)), rules at quarto.kif:80
-    if n[217] {
-        out.push(Move(201));
-    }
-    // MOVES[202]: (legal black (place p1100 3 3)), rules at quarto.kif:80
-    if n[218] {
-        out.push(Move(202));
-    }
-    // MOVES[203]: (legal black (place p1100 3 4)), rules at quarto.kif:80
-    if n[219] {
-        out.push(Move(203));
-    }
-    // MOVES[204]: (legal black (place p1100 4 1)), rules at quarto.kif:80
-    if n[220] {
-        out.push(Move(204));
-    }
-    // MOVES[205]: (legal black (place p1100 4 2)), rules at quarto.kif:80
-    if n[221] {
-        out.push(Move(205));
-    }
-    // MOVES[206]: (legal black (place p1100 4 3)), rules at quarto.kif:80
-    if n[222] {
-        out.push(Move(206));
-    }
-    // MOVES[207]: (legal black (place p1100 4 4)), rules at quarto.kif:80
-    if n[223] {
-        out.push(Move(207));
-    }
-    // MOVES[208]: (legal black (place p1101 1 1)), rules at quarto.kif:80
-    if n[224] {
-        out.push(Move(208));
-    }
-    // MOVES[209]: (legal black (place p1101 1 2)), rules at quarto.kif:80
-    if n[225] {
-        out.push(Move(209));
-    }
-    // MOVES[210]: (legal black (place p1101 1 3)), rules at quarto.kif:80
-    if n[226] {
-        out.push(Move(210));
-    }
-    // MOVES[211]: (legal black (place p1101 1 4)), rules at quarto.kif:80
-    if n[227] {
-        out.push(Move(211));
-    }
-    // MOVES[212]: (legal black (place p1101 2 1)), rules at quarto.kif:80
-    if n[228] {
-        out.push(Move(212));
-    }
-    // MOVES[213]: (legal black (place p1101 2 2)), rules at quarto.kif:80
-    if n[229] {
-        out.push(Move(213));
-    }
-    // MOVES[214]: (legal black (place p1101 2 3)), rules at quarto.kif:80
-    if n[230] {
-        out.push(Move(214));
-    }
-    // MOVES[215]: (legal black (place p1101 2 4)), rules at quarto.kif:80
-    if n[231] {
-        out.push(Move(215));
-    }
-    // MOVES[216]: (legal black (place p1101 3 1)), rules at quarto.kif:80
-    if n[232] {
-        out.push(Move(216));
-    }
-    // MOVES[217]: (legal black (place p1101 3 2)), rules at quarto.kif:80
-    if n[233] {
-        out.push(Move(217));
-    }
-    // MOVES[218]: (legal black (place p1101 3 3)), rules at quarto.kif:80
-    if n[234] {
-        out.push(Move(218));
-    }
-    // MOVES[219]: (legal black (place p1101 3 4)), rules at quarto.kif:80
-    if n[235] {
-        out.push(Move(219));
-    }
-    // MOVES[220]: (legal black (place p1101 4 1)), rules at quarto.kif:80
-    if n[236] {
-        out.push(Move(220));
-    }
-    // MOVES[221]: (legal black (place p1101 4 2)), rules at quarto.kif:80
-    if n[237] {
-        out.push(Move(221));
-    }
-    // MOVES[222]: (legal black (place p1101 4 3)), rules at quarto.kif:80
-    if n[238] {
-        out.push(Move(222));
-    }
-    // MOVES[223]: (legal black (place p1101 4 4)), rules at quarto.kif:80
-    if n[239] {
-        out.push(Move(223));
-    }
-    // MOVES[224]: (legal black (place p1110 1 1)), rules at quarto.kif:80
-    if n[240] {
-        out.push(Move(224));
-    }
-    // MOVES[225]: (legal black (place p1110 1 2)), rules at quarto.kif:80
-    if n[241] {
-        out.push(Move(225));
-    }
-    // MOVES[226]: (legal black (place p1110 1 3)), rules at quarto.kif:80
-    if n[242] {
-        out.push(Move(226));
-    }
-    // MOVES[227]: (legal black (place p1110 1 4)), rules at quarto.kif:80
-    if n[243] {
-        out.push(Move(227));
-    }
-    // MOVES[228]: (legal black (place p1110 2 1)), rules at quarto.kif:80
-    if n[244] {
-        out.push(Move(228));
-    }
-    // MOVES[229]: (legal black (place p1110 2 2)), rules at quarto.kif:80
-    if n[245] {
-        out.push(Move(229));
-    }
-    // MOVES[230]: (legal black (place p1110 2 3)), rules at quarto.kif:80
-    if n[246] {
-        out.push(Move(230));
-    }
-    // MOVES[231]: (legal black (place p1110 2 4)), rules at quarto.kif:80
-    if n[247] {
-        out.push(Move(231));
-    }
-    // MOVES[232]: (legal black (place p1110 3 1)), rules at quarto.kif:80
-    if n[248] {
-        out.push(Move(232));
-    }
-    // MOVES[233]: (legal black (place p1110 3 2)), rules at quarto.kif:80
-    if n[249] {
-        out.push(Move(233));
-    }
-    // MOVES[234]: (legal black (place p1110 3 3)), rules at quarto.kif:80
-    if n[250] {
-        out.push(Move(234));
-    }
-    // MOVES[235]: (legal black (place p1110 3 4)), rules at quarto.kif:80
-    if n[251] {
-        out.push(Move(235));
-    }
-    // MOVES[236]: (legal black (place p1110 4 1)), rules at quarto.kif:80
-    if n[252] {
-        out.push(Move(236));
-    }
-    // MOVES[237]: (legal black (place p1110 4 2)), rules at quarto.kif:80
-    if n[253] {
-        out.push(Move(237));
-    }
-    // MOVES[238]: (legal black (place p1110 4 3)), rules at quarto.kif:80
-    if n[254] {
-        out.push(Move(238));
-    }
-    // MOVES[239]: (legal black (place p1110 4 4)), rules at quarto.kif:80
-    if n[255] {
-        out.push(Move(239));
-    }
-    // MOVES[240]: (legal black (place p1111 1 1)), rules at quarto.kif:80
-    if n[256] {
-        out.push(Move(240));
-    }
-    // MOVES[241]: (legal black (place p1111 1 2)), rules at quarto.kif:80
-    if n[257] {
-        out.push(Move(241));
-    }
-    // MOVES[242]: (legal black (place p1111 1 3)), rules at quarto.kif:80
-    if n[258] {
-        out.push(Move(242));
-    }
-    // MOVES[243]: (legal black (place p1111 1 4)), rules at quarto.kif:80
-    if n[259] {
-        out.push(Move(243));
-    }
-    // MOVES[244]: (legal black (place p1111 2 1)), rules at quarto.kif:80
-    if n[260] {
-        out.push(Move(244));
-    }
-    // MOVES[245]: (legal black (place p1111 2 2)), rules at quarto.kif:80
-    if n[261] {
-        out.push(Move(245));
-    }
-    // MOVES[246]: (legal black (place p1111 2 3)), rules at quarto.kif:80
-    if n[262] {
-        out.push(Move(246));
-    }
-    // MOVES[247]: (legal black (place p1111 2 4)), rules at quarto.kif:80
-    if n[263] {
-        out.push(Move(247));
-    }
-    // MOVES[248]: (legal black (place p1111 3 1)), rules at quarto.kif:80
-    if n[264] {
-        out.push(Move(248));
-    }
-    // MOVES[249]: (legal black (place p1111 3 2)), rules at quarto.kif:80
-    if n[265] {
-        out.push(Move(249));
-    }
-    // MOVES[250]: (legal black (place p1111 3 3)), rules at quarto.kif:80
-    if n[266] {
-        out.push(Move(250));
-    }
-    // MOVES[251]: (legal black (place p1111 3 4)), rules at quarto.kif:80
-    if n[267] {
-        out.push(Move(251));
-    }
-    // MOVES[252]: (legal black (place p1111 4 1)), rules at quarto.kif:80
-    if n[268] {
-        out.push(Move(252));
-    }
-    // MOVES[253]: (legal black (place p1111 4 2)), rules at quarto.kif:80
-    if n[269] {
-        out.push(Move(253));
-    }
-    // MOVES[254]: (legal black (place p1111 4 3)), rules at quarto.kif:80
-    if n[270] {
-        out.push(Move(254));
-    }
-    // MOVES[255]: (legal black (place p1111 4 4)), rules at quarto.kif:80
-    if n[271] {
-        out.push(Move(255));
-    }
-    // MOVES[256]: (legal black (select p0000)), rules at quarto.kif:75
-    if n[0] {
-        out.push(Move(256));
-    }
-    // MOVES[257]: (legal black (select p0001)), rules at quarto.kif:75
-    if n[1] {
-        out.push(Move(257));
-    }
-    // MOVES[258]: (legal black (select p0010)), rules at quarto.kif:75
-    if n[2] {
-        out.push(Move(258));
-    }
-    // MOVES[259]: (legal black (select p0011)), rules at quarto.kif:75
-    if n[3] {
-        out.push(Move(259));
-    }
-    // MOVES[260]: (legal black (select p0100)), rules at quarto.kif:75
-    if n[4] {
-        out.push(Move(260));
-    }
-    // MOVES[261]: (legal black (select p0101)), rules at quarto.kif:75
-    if n[5] {
-        out.push(Move(261));
-    }
-    // MOVES[262]: (legal black (select p0110)), rules at quarto.kif:75
-    if n[6] {
-        out.push(Move(262));
-    }
-    // MOVES[263]: (legal black (select p0111)), rules at quarto.kif:75
-    if n[7] {
-        out.push(Move(263));
-    }
-    // MOVES[264]: (legal black (select p1000)), rules at quarto.kif:75
-    if n[8] {
-        out.push(Move(264));
-    }
-    // MOVES[265]: (legal black (select p1001)), rules at quarto.kif:75
-    if n[9] {
-        out.push(Move(265));
-    }
-    // MOVES[266]: (legal black (select p1010)), rules at quarto.kif:75
-    if n[10] {
-        out.push(Move(266));
-    }
-    // MOVES[267]: (legal black (select p1011)), rules at quarto.kif:75
-    if n[11] {
-        out.push(Move(267));
-    }
-    // MOVES[268]: (legal black (select p1100)), rules at quarto.kif:75
-    if n[12] {
-        out.push(Move(268));
-    }
-    // MOVES[269]: (legal black (select p1101)), rules at quarto.kif:75
-    if n[13] {
-        out.push(Move(269));
-    }
-    // MOVES[270]: (legal black (select p1110)), rules at quarto.kif:75
-    if n[14] {
-        out.push(Move(270));
-    }
-    // MOVES[271]: (legal black (select p1111)), rules at quarto.kif:75
-    if n[15] {
-        out.push(Move(271));
-    }
-    // MOVES[272]: (legal black noop), rules at quarto.kif:86
-    if n[272] {
-        out.push(Move(272));
     }
 }
 /// The state after every role plays its move of `joint` (one per role, in role order).
@@ -13184,46 +6193,40 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     let joint: &[Move; ROLES.len()] = joint.try_into().expect("one move per role");
     let mut n = [false; 16];
     // n[0]: (next (pool p0000)), rules at quarto.kif:95
-    n[0] = (s.0[4] & 0x40000 == 0x40000) & (joint[0].0 != 256) & (joint[1].0 != 256);
+    n[0] = (s.0[1] & 0x10 == 0x10) & (joint[0].0 != 256) & (joint[1].0 != 256);
     // n[1]: (next (pool p0001)), rules at quarto.kif:95
-    n[1] = (s.0[4] & 0x80000 == 0x80000) & (joint[0].0 != 257) & (joint[1].0 != 257);
+    n[1] = (s.0[1] & 0x20 == 0x20) & (joint[0].0 != 257) & (joint[1].0 != 257);
     // n[2]: (next (pool p0010)), rules at quarto.kif:95
-    n[2] = (s.0[4] & 0x100000 == 0x100000) & (joint[0].0 != 258) & (joint[1].0 != 258);
+    n[2] = (s.0[1] & 0x40 == 0x40) & (joint[0].0 != 258) & (joint[1].0 != 258);
     // n[3]: (next (pool p0011)), rules at quarto.kif:95
-    n[3] = (s.0[4] & 0x200000 == 0x200000) & (joint[0].0 != 259) & (joint[1].0 != 259);
+    n[3] = (s.0[1] & 0x80 == 0x80) & (joint[0].0 != 259) & (joint[1].0 != 259);
     // n[4]: (next (pool p0100)), rules at quarto.kif:95
-    n[4] = (s.0[4] & 0x400000 == 0x400000) & (joint[0].0 != 260) & (joint[1].0 != 260);
+    n[4] = (s.0[1] & 0x100 == 0x100) & (joint[0].0 != 260) & (joint[1].0 != 260);
     // n[5]: (next (pool p0101)), rules at quarto.kif:95
-    n[5] = (s.0[4] & 0x800000 == 0x800000) & (joint[0].0 != 261) & (joint[1].0 != 261);
+    n[5] = (s.0[1] & 0x200 == 0x200) & (joint[0].0 != 261) & (joint[1].0 != 261);
     // n[6]: (next (pool p0110)), rules at quarto.kif:95
-    n[6] = (s.0[4] & 0x1000000 == 0x1000000) & (joint[0].0 != 262) & (joint[1].0 != 262);
+    n[6] = (s.0[1] & 0x400 == 0x400) & (joint[0].0 != 262) & (joint[1].0 != 262);
     // n[7]: (next (pool p0111)), rules at quarto.kif:95
-    n[7] = (s.0[4] & 0x2000000 == 0x2000000) & (joint[0].0 != 263) & (joint[1].0 != 263);
+    n[7] = (s.0[1] & 0x800 == 0x800) & (joint[0].0 != 263) & (joint[1].0 != 263);
     // n[8]: (next (pool p1000)), rules at quarto.kif:95
-    n[8] = (s.0[4] & 0x4000000 == 0x4000000) & (joint[0].0 != 264) & (joint[1].0 != 264);
+    n[8] = (s.0[1] & 0x1000 == 0x1000) & (joint[0].0 != 264) & (joint[1].0 != 264);
     // n[9]: (next (pool p1001)), rules at quarto.kif:95
-    n[9] = (s.0[4] & 0x8000000 == 0x8000000) & (joint[0].0 != 265) & (joint[1].0 != 265);
+    n[9] = (s.0[1] & 0x2000 == 0x2000) & (joint[0].0 != 265) & (joint[1].0 != 265);
     // n[10]: (next (pool p1010)), rules at quarto.kif:95
-    n[10] = (s.0[4] & 0x10000000 == 0x10000000) & (joint[0].0 != 266)
-        & (joint[1].0 != 266);
+    n[10] = (s.0[1] & 0x4000 == 0x4000) & (joint[0].0 != 266) & (joint[1].0 != 266);
     // n[11]: (next (pool p1011)), rules at quarto.kif:95
-    n[11] = (s.0[4] & 0x20000000 == 0x20000000) & (joint[0].0 != 267)
-        & (joint[1].0 != 267);
+    n[11] = (s.0[1] & 0x8000 == 0x8000) & (joint[0].0 != 267) & (joint[1].0 != 267);
     // n[12]: (next (pool p1100)), rules at quarto.kif:95
-    n[12] = (s.0[4] & 0x40000000 == 0x40000000) & (joint[0].0 != 268)
-        & (joint[1].0 != 268);
+    n[12] = (s.0[1] & 0x10000 == 0x10000) & (joint[0].0 != 268) & (joint[1].0 != 268);
     // n[13]: (next (pool p1101)), rules at quarto.kif:95
-    n[13] = (s.0[4] & 0x80000000 == 0x80000000) & (joint[0].0 != 269)
-        & (joint[1].0 != 269);
+    n[13] = (s.0[1] & 0x20000 == 0x20000) & (joint[0].0 != 269) & (joint[1].0 != 269);
     // n[14]: (next (pool p1110)), rules at quarto.kif:95
-    n[14] = (s.0[4] & 0x100000000 == 0x100000000) & (joint[0].0 != 270)
-        & (joint[1].0 != 270);
+    n[14] = (s.0[1] & 0x40000 == 0x40000) & (joint[0].0 != 270) & (joint[1].0 != 270);
     // n[15]: (next (pool p1111)), rules at quarto.kif:95
-    n[15] = (s.0[4] & 0x200000000 == 0x200000000) & (joint[0].0 != 271)
-        & (joint[1].0 != 271);
-    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
+    n[15] = (s.0[1] & 0x80000 == 0x80000) & (joint[0].0 != 271) & (joint[1].0 != 271);
+    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
     for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
@@ -13233,44 +6236,44 @@ pub fn next(s: &State, joint: &[Move]) -> State {
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[274]: (next (pool p0000)), rules at quarto.kif:95
-    w[4] |= u64::from(n[0]) << 18;
-    // BASE[275]: (next (pool p0001)), rules at quarto.kif:95
-    w[4] |= u64::from(n[1]) << 19;
-    // BASE[276]: (next (pool p0010)), rules at quarto.kif:95
-    w[4] |= u64::from(n[2]) << 20;
-    // BASE[277]: (next (pool p0011)), rules at quarto.kif:95
-    w[4] |= u64::from(n[3]) << 21;
-    // BASE[278]: (next (pool p0100)), rules at quarto.kif:95
-    w[4] |= u64::from(n[4]) << 22;
-    // BASE[279]: (next (pool p0101)), rules at quarto.kif:95
-    w[4] |= u64::from(n[5]) << 23;
-    // BASE[280]: (next (pool p0110)), rules at quarto.kif:95
-    w[4] |= u64::from(n[6]) << 24;
-    // BASE[281]: (next (pool p0111)), rules at quarto.kif:95
-    w[4] |= u64::from(n[7]) << 25;
-    // BASE[282]: (next (pool p1000)), rules at quarto.kif:95
-    w[4] |= u64::from(n[8]) << 26;
-    // BASE[283]: (next (pool p1001)), rules at quarto.kif:95
-    w[4] |= u64::from(n[9]) << 27;
-    // BASE[284]: (next (pool p1010)), rules at quarto.kif:95
-    w[4] |= u64::from(n[10]) << 28;
-    // BASE[285]: (next (pool p1011)), rules at quarto.kif:95
-    w[4] |= u64::from(n[11]) << 29;
-    // BASE[286]: (next (pool p1100)), rules at quarto.kif:95
-    w[4] |= u64::from(n[12]) << 30;
-    // BASE[287]: (next (pool p1101)), rules at quarto.kif:95
-    w[4] |= u64::from(n[13]) << 31;
-    // BASE[288]: (next (pool p1110)), rules at quarto.kif:95
-    w[4] |= u64::from(n[14]) << 32;
-    // BASE[289]: (next (pool p1111)), rules at quarto.kif:95
-    w[4] |= u64::from(n[15]) << 33;
-    // BASE[272]: (next (placecontrol black)), rules at quarto.kif:117, 121
-    w[4] |= u64::from(s.0[4] & 0x800000000 != 0) << 16;
-    // BASE[273]: (next (placecontrol white)), rules at quarto.kif:117, 121
-    w[4] |= u64::from(s.0[4] & 0x400000000 != 0) << 17;
-    // BASE[290] and 1 more of w[4]: (next (selectcontrol black)), rules at quarto.kif:115, 119
-    w[4] |= (s.0[4] << 18u32) & 0xc00000000;
+    // BASE[68]: (next (pool p0000)), rules at quarto.kif:95
+    w[1] |= u64::from(n[0]) << 4;
+    // BASE[69]: (next (pool p0001)), rules at quarto.kif:95
+    w[1] |= u64::from(n[1]) << 5;
+    // BASE[70]: (next (pool p0010)), rules at quarto.kif:95
+    w[1] |= u64::from(n[2]) << 6;
+    // BASE[71]: (next (pool p0011)), rules at quarto.kif:95
+    w[1] |= u64::from(n[3]) << 7;
+    // BASE[72]: (next (pool p0100)), rules at quarto.kif:95
+    w[1] |= u64::from(n[4]) << 8;
+    // BASE[73]: (next (pool p0101)), rules at quarto.kif:95
+    w[1] |= u64::from(n[5]) << 9;
+    // BASE[74]: (next (pool p0110)), rules at quarto.kif:95
+    w[1] |= u64::from(n[6]) << 10;
+    // BASE[75]: (next (pool p0111)), rules at quarto.kif:95
+    w[1] |= u64::from(n[7]) << 11;
+    // BASE[76]: (next (pool p1000)), rules at quarto.kif:95
+    w[1] |= u64::from(n[8]) << 12;
+    // BASE[77]: (next (pool p1001)), rules at quarto.kif:95
+    w[1] |= u64::from(n[9]) << 13;
+    // BASE[78]: (next (pool p1010)), rules at quarto.kif:95
+    w[1] |= u64::from(n[10]) << 14;
+    // BASE[79]: (next (pool p1011)), rules at quarto.kif:95
+    w[1] |= u64::from(n[11]) << 15;
+    // BASE[80]: (next (pool p1100)), rules at quarto.kif:95
+    w[1] |= u64::from(n[12]) << 16;
+    // BASE[81]: (next (pool p1101)), rules at quarto.kif:95
+    w[1] |= u64::from(n[13]) << 17;
+    // BASE[82]: (next (pool p1110)), rules at quarto.kif:95
+    w[1] |= u64::from(n[14]) << 18;
+    // BASE[83]: (next (pool p1111)), rules at quarto.kif:95
+    w[1] |= u64::from(n[15]) << 19;
+    // BASE[100]: (next (placecontrol black)), rules at quarto.kif:117, 121
+    w[1] |= u64::from(s.0[1] & 0x8000000000 != 0) << 36;
+    // BASE[101]: (next (placecontrol white)), rules at quarto.kif:117, 121
+    w[1] |= u64::from(s.0[1] & 0x4000000000 != 0) << 37;
+    // BASE[102] and 1 more of w[1]: (next (selectcontrol black)), rules at quarto.kif:115, 119
+    w[1] |= (s.0[1] << 2u32) & 0xc000000000;
     State(w)
 }
 /// Whether `s` is terminal.
@@ -13281,17 +6284,17 @@ pub fn terminal(s: &State) -> bool {
     // n[1]: ((aux 4) 1 4 1)
     n[1] = (s.0[0]) & (0x1fe00) != 0;
     // n[2]: ((aux 5) 0 4 1)
-    n[2] = (s.0[1]) & (0x1fe0) != 0;
+    n[2] = (s.0[0]) & (0x3fc0000) != 0;
     // n[3]: ((aux 5) 1 4 1)
-    n[3] = (s.0[1]) & (0x1fe000) != 0;
+    n[3] = (s.0[0]) & (0x3fc000000) != 0;
     // n[4]: ((aux 6) 0 4 1)
-    n[4] = (s.0[2]) & (0x1fe00) != 0;
+    n[4] = (s.0[0]) & (0x7f800000000) != 0;
     // n[5]: ((aux 6) 1 4 1)
-    n[5] = (s.0[2]) & (0x1fe0000) != 0;
+    n[5] = (s.0[0]) & (0x7f80000000000) != 0;
     // n[6]: ((aux 7) 0 4 1)
-    n[6] = (s.0[3]) & (0x1fe000) != 0;
+    n[6] = (s.0[0]) & (0xff0000000000000) != 0;
     // n[7]: ((aux 7) 1 4 1)
-    n[7] = (s.0[3]) & (0x1fe00000) != 0;
+    n[7] = ((s.0[0]) & (0xf000000000000000)) | ((s.0[1]) & (0xf)) != 0;
     // n[8]: ((aux 8) 4 1)
     n[8] = ((n[0]) & (n[2]) & (n[4]) & (n[6])) | ((n[1]) & (n[3]) & (n[5]) & (n[7]));
     // n[9]: ((aux 4) 0 3 1)
@@ -13299,17 +6302,17 @@ pub fn terminal(s: &State) -> bool {
     // n[10]: ((aux 4) 1 3 1)
     n[10] = (s.0[0]) & (0x1e1e0) != 0;
     // n[11]: ((aux 5) 0 3 1)
-    n[11] = (s.0[1]) & (0x1e1e0) != 0;
+    n[11] = (s.0[0]) & (0x3c3c0000) != 0;
     // n[12]: ((aux 5) 1 3 1)
-    n[12] = (s.0[1]) & (0x1e1e00) != 0;
+    n[12] = (s.0[0]) & (0x3c3c00000) != 0;
     // n[13]: ((aux 6) 0 3 1)
-    n[13] = (s.0[2]) & (0x1e1e00) != 0;
+    n[13] = (s.0[0]) & (0x787800000000) != 0;
     // n[14]: ((aux 6) 1 3 1)
-    n[14] = (s.0[2]) & (0x1e1e000) != 0;
+    n[14] = (s.0[0]) & (0x7878000000000) != 0;
     // n[15]: ((aux 7) 0 3 1)
-    n[15] = (s.0[3]) & (0x1e1e000) != 0;
+    n[15] = (s.0[0]) & (0xf0f0000000000000) != 0;
     // n[16]: ((aux 7) 1 3 1)
-    n[16] = (s.0[3]) & (0x1e1e0000) != 0;
+    n[16] = ((s.0[0]) & (0xf00000000000000)) | ((s.0[1]) & (0xf)) != 0;
     // n[17]: ((aux 8) 3 1)
     n[17] = ((n[9]) & (n[11]) & (n[13]) & (n[15]))
         | ((n[10]) & (n[12]) & (n[14]) & (n[16]));
@@ -13318,17 +6321,17 @@ pub fn terminal(s: &State) -> bool {
     // n[19]: ((aux 4) 1 2 1)
     n[19] = (s.0[0]) & (0x19998) != 0;
     // n[20]: ((aux 5) 0 2 1)
-    n[20] = (s.0[1]) & (0x66660) != 0;
+    n[20] = (s.0[0]) & (0xcccc0000) != 0;
     // n[21]: ((aux 5) 1 2 1)
-    n[21] = (s.0[1]) & (0x199980) != 0;
+    n[21] = (s.0[0]) & (0x333300000) != 0;
     // n[22]: ((aux 6) 0 2 1)
-    n[22] = (s.0[2]) & (0x666600) != 0;
+    n[22] = (s.0[0]) & (0x1999800000000) != 0;
     // n[23]: ((aux 6) 1 2 1)
-    n[23] = (s.0[2]) & (0x1999800) != 0;
+    n[23] = (s.0[0]) & (0x6666000000000) != 0;
     // n[24]: ((aux 7) 0 2 1)
-    n[24] = (s.0[3]) & (0x6666000) != 0;
+    n[24] = ((s.0[0]) & (0x3330000000000000)) | ((s.0[1]) & (0x3)) != 0;
     // n[25]: ((aux 7) 1 2 1)
-    n[25] = (s.0[3]) & (0x19998000) != 0;
+    n[25] = ((s.0[0]) & (0xccc0000000000000)) | ((s.0[1]) & (0xc)) != 0;
     // n[26]: ((aux 8) 2 1)
     n[26] = ((n[18]) & (n[20]) & (n[22]) & (n[24]))
         | ((n[19]) & (n[21]) & (n[23]) & (n[25]));
@@ -13337,251 +6340,251 @@ pub fn terminal(s: &State) -> bool {
     // n[28]: ((aux 4) 1 1 1)
     n[28] = (s.0[0]) & (0x15554) != 0;
     // n[29]: ((aux 5) 0 1 1)
-    n[29] = (s.0[1]) & (0xaaaa0) != 0;
+    n[29] = (s.0[0]) & (0x155540000) != 0;
     // n[30]: ((aux 5) 1 1 1)
-    n[30] = (s.0[1]) & (0x155540) != 0;
+    n[30] = (s.0[0]) & (0x2aaa80000) != 0;
     // n[31]: ((aux 6) 0 1 1)
-    n[31] = (s.0[2]) & (0xaaaa00) != 0;
+    n[31] = (s.0[0]) & (0x2aaa800000000) != 0;
     // n[32]: ((aux 6) 1 1 1)
-    n[32] = (s.0[2]) & (0x1555400) != 0;
+    n[32] = (s.0[0]) & (0x5555000000000) != 0;
     // n[33]: ((aux 7) 0 1 1)
-    n[33] = (s.0[3]) & (0xaaaa000) != 0;
+    n[33] = ((s.0[0]) & (0x5550000000000000)) | ((s.0[1]) & (0x5)) != 0;
     // n[34]: ((aux 7) 1 1 1)
-    n[34] = (s.0[3]) & (0x15554000) != 0;
+    n[34] = ((s.0[0]) & (0xaaa0000000000000)) | ((s.0[1]) & (0xa)) != 0;
     // n[35]: ((aux 8) 1 1)
     n[35] = ((n[27]) & (n[29]) & (n[31]) & (n[33]))
         | ((n[28]) & (n[30]) & (n[32]) & (n[34]));
     // n[36]: ((aux 9) 1)
     n[36] = (n[8]) | (n[17]) | (n[26]) | (n[35]);
     // n[37]: ((aux 4) 0 4 2)
-    n[37] = (s.0[0]) & (0x3fc0000) != 0;
+    n[37] = (s.0[2]) & (0x1fe) != 0;
     // n[38]: ((aux 4) 1 4 2)
-    n[38] = (s.0[0]) & (0x3fc000000) != 0;
+    n[38] = (s.0[2]) & (0x1fe00) != 0;
     // n[39]: ((aux 5) 0 4 2)
-    n[39] = (s.0[1]) & (0x3fc00000) != 0;
+    n[39] = (s.0[2]) & (0x3fc0000) != 0;
     // n[40]: ((aux 5) 1 4 2)
-    n[40] = (s.0[1]) & (0x3fc0000000) != 0;
+    n[40] = (s.0[2]) & (0x3fc000000) != 0;
     // n[41]: ((aux 6) 0 4 2)
-    n[41] = (s.0[2]) & (0x3fc000000) != 0;
+    n[41] = (s.0[2]) & (0x7f800000000) != 0;
     // n[42]: ((aux 6) 1 4 2)
-    n[42] = (s.0[2]) & (0x3fc00000000) != 0;
+    n[42] = (s.0[2]) & (0x7f80000000000) != 0;
     // n[43]: ((aux 7) 0 4 2)
-    n[43] = (s.0[3]) & (0x3fc0000000) != 0;
+    n[43] = (s.0[2]) & (0xff0000000000000) != 0;
     // n[44]: ((aux 7) 1 4 2)
-    n[44] = (s.0[3]) & (0x3fc000000000) != 0;
+    n[44] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf)) != 0;
     // n[45]: ((aux 8) 4 2)
     n[45] = ((n[37]) & (n[39]) & (n[41]) & (n[43]))
         | ((n[38]) & (n[40]) & (n[42]) & (n[44]));
     // n[46]: ((aux 4) 0 3 2)
-    n[46] = (s.0[0]) & (0x3c3c0000) != 0;
+    n[46] = (s.0[2]) & (0x1e1e) != 0;
     // n[47]: ((aux 4) 1 3 2)
-    n[47] = (s.0[0]) & (0x3c3c00000) != 0;
+    n[47] = (s.0[2]) & (0x1e1e0) != 0;
     // n[48]: ((aux 5) 0 3 2)
-    n[48] = (s.0[1]) & (0x3c3c00000) != 0;
+    n[48] = (s.0[2]) & (0x3c3c0000) != 0;
     // n[49]: ((aux 5) 1 3 2)
-    n[49] = (s.0[1]) & (0x3c3c000000) != 0;
+    n[49] = (s.0[2]) & (0x3c3c00000) != 0;
     // n[50]: ((aux 6) 0 3 2)
-    n[50] = (s.0[2]) & (0x3c3c000000) != 0;
+    n[50] = (s.0[2]) & (0x787800000000) != 0;
     // n[51]: ((aux 6) 1 3 2)
-    n[51] = (s.0[2]) & (0x3c3c0000000) != 0;
+    n[51] = (s.0[2]) & (0x7878000000000) != 0;
     // n[52]: ((aux 7) 0 3 2)
-    n[52] = (s.0[3]) & (0x3c3c0000000) != 0;
+    n[52] = (s.0[2]) & (0xf0f0000000000000) != 0;
     // n[53]: ((aux 7) 1 3 2)
-    n[53] = (s.0[3]) & (0x3c3c00000000) != 0;
+    n[53] = ((s.0[2]) & (0xf00000000000000)) | ((s.0[3]) & (0xf)) != 0;
     // n[54]: ((aux 8) 3 2)
     n[54] = ((n[46]) & (n[48]) & (n[50]) & (n[52]))
         | ((n[47]) & (n[49]) & (n[51]) & (n[53]));
     // n[55]: ((aux 4) 0 2 2)
-    n[55] = (s.0[0]) & (0xcccc0000) != 0;
+    n[55] = (s.0[2]) & (0x6666) != 0;
     // n[56]: ((aux 4) 1 2 2)
-    n[56] = (s.0[0]) & (0x333300000) != 0;
+    n[56] = (s.0[2]) & (0x19998) != 0;
     // n[57]: ((aux 5) 0 2 2)
-    n[57] = (s.0[1]) & (0xcccc00000) != 0;
+    n[57] = (s.0[2]) & (0xcccc0000) != 0;
     // n[58]: ((aux 5) 1 2 2)
-    n[58] = (s.0[1]) & (0x3333000000) != 0;
+    n[58] = (s.0[2]) & (0x333300000) != 0;
     // n[59]: ((aux 6) 0 2 2)
-    n[59] = (s.0[2]) & (0xcccc000000) != 0;
+    n[59] = (s.0[2]) & (0x1999800000000) != 0;
     // n[60]: ((aux 6) 1 2 2)
-    n[60] = (s.0[2]) & (0x33330000000) != 0;
+    n[60] = (s.0[2]) & (0x6666000000000) != 0;
     // n[61]: ((aux 7) 0 2 2)
-    n[61] = (s.0[3]) & (0xcccc0000000) != 0;
+    n[61] = ((s.0[2]) & (0x3330000000000000)) | ((s.0[3]) & (0x3)) != 0;
     // n[62]: ((aux 7) 1 2 2)
-    n[62] = (s.0[3]) & (0x333300000000) != 0;
+    n[62] = ((s.0[2]) & (0xccc0000000000000)) | ((s.0[3]) & (0xc)) != 0;
     // n[63]: ((aux 8) 2 2)
     n[63] = ((n[55]) & (n[57]) & (n[59]) & (n[61]))
         | ((n[56]) & (n[58]) & (n[60]) & (n[62]));
     // n[64]: ((aux 4) 0 1 2)
-    n[64] = (s.0[0]) & (0x155540000) != 0;
+    n[64] = (s.0[2]) & (0xaaaa) != 0;
     // n[65]: ((aux 4) 1 1 2)
-    n[65] = (s.0[0]) & (0x2aaa80000) != 0;
+    n[65] = (s.0[2]) & (0x15554) != 0;
     // n[66]: ((aux 5) 0 1 2)
-    n[66] = (s.0[1]) & (0x1555400000) != 0;
+    n[66] = (s.0[2]) & (0x155540000) != 0;
     // n[67]: ((aux 5) 1 1 2)
-    n[67] = (s.0[1]) & (0x2aaa800000) != 0;
+    n[67] = (s.0[2]) & (0x2aaa80000) != 0;
     // n[68]: ((aux 6) 0 1 2)
-    n[68] = (s.0[2]) & (0x15554000000) != 0;
+    n[68] = (s.0[2]) & (0x2aaa800000000) != 0;
     // n[69]: ((aux 6) 1 1 2)
-    n[69] = (s.0[2]) & (0x2aaa8000000) != 0;
+    n[69] = (s.0[2]) & (0x5555000000000) != 0;
     // n[70]: ((aux 7) 0 1 2)
-    n[70] = (s.0[3]) & (0x155540000000) != 0;
+    n[70] = ((s.0[2]) & (0x5550000000000000)) | ((s.0[3]) & (0x5)) != 0;
     // n[71]: ((aux 7) 1 1 2)
-    n[71] = (s.0[3]) & (0x2aaa80000000) != 0;
+    n[71] = ((s.0[2]) & (0xaaa0000000000000)) | ((s.0[3]) & (0xa)) != 0;
     // n[72]: ((aux 8) 1 2)
     n[72] = ((n[64]) & (n[66]) & (n[68]) & (n[70]))
         | ((n[65]) & (n[67]) & (n[69]) & (n[71]));
     // n[73]: ((aux 9) 2)
     n[73] = (n[45]) | (n[54]) | (n[63]) | (n[72]);
     // n[74]: ((aux 4) 0 4 3)
-    n[74] = (s.0[0]) & (0x7f800000000) != 0;
+    n[74] = (s.0[4]) & (0x1fe) != 0;
     // n[75]: ((aux 4) 1 4 3)
-    n[75] = (s.0[0]) & (0x7f80000000000) != 0;
+    n[75] = (s.0[4]) & (0x1fe00) != 0;
     // n[76]: ((aux 5) 0 4 3)
-    n[76] = (s.0[1]) & (0x7f8000000000) != 0;
+    n[76] = (s.0[4]) & (0x3fc0000) != 0;
     // n[77]: ((aux 5) 1 4 3)
-    n[77] = (s.0[1]) & (0x7f800000000000) != 0;
+    n[77] = (s.0[4]) & (0x3fc000000) != 0;
     // n[78]: ((aux 6) 0 4 3)
-    n[78] = (s.0[2]) & (0x7f80000000000) != 0;
+    n[78] = (s.0[4]) & (0x7f800000000) != 0;
     // n[79]: ((aux 6) 1 4 3)
-    n[79] = (s.0[2]) & (0x7f8000000000000) != 0;
+    n[79] = (s.0[4]) & (0x7f80000000000) != 0;
     // n[80]: ((aux 7) 0 4 3)
-    n[80] = (s.0[3]) & (0x7f800000000000) != 0;
+    n[80] = (s.0[4]) & (0xff0000000000000) != 0;
     // n[81]: ((aux 7) 1 4 3)
-    n[81] = (s.0[3]) & (0x7f80000000000000) != 0;
+    n[81] = ((s.0[4]) & (0xf000000000000000)) | ((s.0[5]) & (0xf)) != 0;
     // n[82]: ((aux 8) 4 3)
     n[82] = ((n[74]) & (n[76]) & (n[78]) & (n[80]))
         | ((n[75]) & (n[77]) & (n[79]) & (n[81]));
     // n[83]: ((aux 4) 0 3 3)
-    n[83] = (s.0[0]) & (0x787800000000) != 0;
+    n[83] = (s.0[4]) & (0x1e1e) != 0;
     // n[84]: ((aux 4) 1 3 3)
-    n[84] = (s.0[0]) & (0x7878000000000) != 0;
+    n[84] = (s.0[4]) & (0x1e1e0) != 0;
     // n[85]: ((aux 5) 0 3 3)
-    n[85] = (s.0[1]) & (0x7878000000000) != 0;
+    n[85] = (s.0[4]) & (0x3c3c0000) != 0;
     // n[86]: ((aux 5) 1 3 3)
-    n[86] = (s.0[1]) & (0x78780000000000) != 0;
+    n[86] = (s.0[4]) & (0x3c3c00000) != 0;
     // n[87]: ((aux 6) 0 3 3)
-    n[87] = (s.0[2]) & (0x78780000000000) != 0;
+    n[87] = (s.0[4]) & (0x787800000000) != 0;
     // n[88]: ((aux 6) 1 3 3)
-    n[88] = (s.0[2]) & (0x787800000000000) != 0;
+    n[88] = (s.0[4]) & (0x7878000000000) != 0;
     // n[89]: ((aux 7) 0 3 3)
-    n[89] = (s.0[3]) & (0x787800000000000) != 0;
+    n[89] = (s.0[4]) & (0xf0f0000000000000) != 0;
     // n[90]: ((aux 7) 1 3 3)
-    n[90] = (s.0[3]) & (0x7878000000000000) != 0;
+    n[90] = ((s.0[4]) & (0xf00000000000000)) | ((s.0[5]) & (0xf)) != 0;
     // n[91]: ((aux 8) 3 3)
     n[91] = ((n[83]) & (n[85]) & (n[87]) & (n[89]))
         | ((n[84]) & (n[86]) & (n[88]) & (n[90]));
     // n[92]: ((aux 4) 0 2 3)
-    n[92] = (s.0[0]) & (0x1999800000000) != 0;
+    n[92] = (s.0[4]) & (0x6666) != 0;
     // n[93]: ((aux 4) 1 2 3)
-    n[93] = (s.0[0]) & (0x6666000000000) != 0;
+    n[93] = (s.0[4]) & (0x19998) != 0;
     // n[94]: ((aux 5) 0 2 3)
-    n[94] = (s.0[1]) & (0x19998000000000) != 0;
+    n[94] = (s.0[4]) & (0xcccc0000) != 0;
     // n[95]: ((aux 5) 1 2 3)
-    n[95] = (s.0[1]) & (0x66660000000000) != 0;
+    n[95] = (s.0[4]) & (0x333300000) != 0;
     // n[96]: ((aux 6) 0 2 3)
-    n[96] = (s.0[2]) & (0x199980000000000) != 0;
+    n[96] = (s.0[4]) & (0x1999800000000) != 0;
     // n[97]: ((aux 6) 1 2 3)
-    n[97] = (s.0[2]) & (0x666600000000000) != 0;
+    n[97] = (s.0[4]) & (0x6666000000000) != 0;
     // n[98]: ((aux 7) 0 2 3)
-    n[98] = (s.0[3]) & (0x1999800000000000) != 0;
+    n[98] = ((s.0[4]) & (0x3330000000000000)) | ((s.0[5]) & (0x3)) != 0;
     // n[99]: ((aux 7) 1 2 3)
-    n[99] = (s.0[3]) & (0x6666000000000000) != 0;
+    n[99] = ((s.0[4]) & (0xccc0000000000000)) | ((s.0[5]) & (0xc)) != 0;
     // n[100]: ((aux 8) 2 3)
     n[100] = ((n[92]) & (n[94]) & (n[96]) & (n[98]))
         | ((n[93]) & (n[95]) & (n[97]) & (n[99]));
     // n[101]: ((aux 4) 0 1 3)
-    n[101] = (s.0[0]) & (0x2aaa800000000) != 0;
+    n[101] = (s.0[4]) & (0xaaaa) != 0;
     // n[102]: ((aux 4) 1 1 3)
-    n[102] = (s.0[0]) & (0x5555000000000) != 0;
+    n[102] = (s.0[4]) & (0x15554) != 0;
     // n[103]: ((aux 5) 0 1 3)
-    n[103] = (s.0[1]) & (0x2aaa8000000000) != 0;
+    n[103] = (s.0[4]) & (0x155540000) != 0;
     // n[104]: ((aux 5) 1 1 3)
-    n[104] = (s.0[1]) & (0x55550000000000) != 0;
+    n[104] = (s.0[4]) & (0x2aaa80000) != 0;
     // n[105]: ((aux 6) 0 1 3)
-    n[105] = (s.0[2]) & (0x2aaa80000000000) != 0;
+    n[105] = (s.0[4]) & (0x2aaa800000000) != 0;
     // n[106]: ((aux 6) 1 1 3)
-    n[106] = (s.0[2]) & (0x555500000000000) != 0;
+    n[106] = (s.0[4]) & (0x5555000000000) != 0;
     // n[107]: ((aux 7) 0 1 3)
-    n[107] = (s.0[3]) & (0x2aaa800000000000) != 0;
+    n[107] = ((s.0[4]) & (0x5550000000000000)) | ((s.0[5]) & (0x5)) != 0;
     // n[108]: ((aux 7) 1 1 3)
-    n[108] = (s.0[3]) & (0x5555000000000000) != 0;
+    n[108] = ((s.0[4]) & (0xaaa0000000000000)) | ((s.0[5]) & (0xa)) != 0;
     // n[109]: ((aux 8) 1 3)
     n[109] = ((n[101]) & (n[103]) & (n[105]) & (n[107]))
         | ((n[102]) & (n[104]) & (n[106]) & (n[108]));
     // n[110]: ((aux 9) 3)
     n[110] = (n[82]) | (n[91]) | (n[100]) | (n[109]);
     // n[111]: ((aux 4) 0 4 4)
-    n[111] = (s.0[0]) & (0xff0000000000000) != 0;
+    n[111] = (s.0[6]) & (0x1fe) != 0;
     // n[112]: ((aux 4) 1 4 4)
-    n[112] = ((s.0[0]) & (0xf000000000000000)) | ((s.0[1]) & (0xf)) != 0;
+    n[112] = (s.0[6]) & (0x1fe00) != 0;
     // n[113]: ((aux 5) 0 4 4)
-    n[113] = (s.0[1]) & (0xff00000000000000) != 0;
+    n[113] = (s.0[6]) & (0x3fc0000) != 0;
     // n[114]: ((aux 5) 1 4 4)
-    n[114] = (s.0[2]) & (0xff) != 0;
+    n[114] = (s.0[6]) & (0x3fc000000) != 0;
     // n[115]: ((aux 6) 0 4 4)
-    n[115] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf)) != 0;
+    n[115] = (s.0[6]) & (0x7f800000000) != 0;
     // n[116]: ((aux 6) 1 4 4)
-    n[116] = (s.0[3]) & (0xff0) != 0;
+    n[116] = (s.0[6]) & (0x7f80000000000) != 0;
     // n[117]: ((aux 7) 0 4 4)
-    n[117] = (s.0[4]) & (0xff) != 0;
+    n[117] = (s.0[6]) & (0xff0000000000000) != 0;
     // n[118]: ((aux 7) 1 4 4)
-    n[118] = (s.0[4]) & (0xff00) != 0;
+    n[118] = ((s.0[6]) & (0xf000000000000000)) | ((s.0[7]) & (0xf)) != 0;
     // n[119]: ((aux 8) 4 4)
     n[119] = ((n[111]) & (n[113]) & (n[115]) & (n[117]))
         | ((n[112]) & (n[114]) & (n[116]) & (n[118]));
     // n[120]: ((aux 4) 0 3 4)
-    n[120] = (s.0[0]) & (0xf0f0000000000000) != 0;
+    n[120] = (s.0[6]) & (0x1e1e) != 0;
     // n[121]: ((aux 4) 1 3 4)
-    n[121] = ((s.0[0]) & (0xf00000000000000)) | ((s.0[1]) & (0xf)) != 0;
+    n[121] = (s.0[6]) & (0x1e1e0) != 0;
     // n[122]: ((aux 5) 0 3 4)
-    n[122] = ((s.0[1]) & (0xf00000000000000)) | ((s.0[2]) & (0xf)) != 0;
+    n[122] = (s.0[6]) & (0x3c3c0000) != 0;
     // n[123]: ((aux 5) 1 3 4)
-    n[123] = ((s.0[1]) & (0xf000000000000000)) | ((s.0[2]) & (0xf0)) != 0;
+    n[123] = (s.0[6]) & (0x3c3c00000) != 0;
     // n[124]: ((aux 6) 0 3 4)
-    n[124] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf0)) != 0;
+    n[124] = (s.0[6]) & (0x787800000000) != 0;
     // n[125]: ((aux 6) 1 3 4)
-    n[125] = (s.0[3]) & (0xf0f) != 0;
+    n[125] = (s.0[6]) & (0x7878000000000) != 0;
     // n[126]: ((aux 7) 0 3 4)
-    n[126] = (s.0[4]) & (0xf0f) != 0;
+    n[126] = (s.0[6]) & (0xf0f0000000000000) != 0;
     // n[127]: ((aux 7) 1 3 4)
-    n[127] = (s.0[4]) & (0xf0f0) != 0;
+    n[127] = ((s.0[6]) & (0xf00000000000000)) | ((s.0[7]) & (0xf)) != 0;
     // n[128]: ((aux 8) 3 4)
     n[128] = ((n[120]) & (n[122]) & (n[124]) & (n[126]))
         | ((n[121]) & (n[123]) & (n[125]) & (n[127]));
     // n[129]: ((aux 4) 0 2 4)
-    n[129] = ((s.0[0]) & (0x3330000000000000)) | ((s.0[1]) & (0x3)) != 0;
+    n[129] = (s.0[6]) & (0x6666) != 0;
     // n[130]: ((aux 4) 1 2 4)
-    n[130] = ((s.0[0]) & (0xccc0000000000000)) | ((s.0[1]) & (0xc)) != 0;
+    n[130] = (s.0[6]) & (0x19998) != 0;
     // n[131]: ((aux 5) 0 2 4)
-    n[131] = ((s.0[1]) & (0x3300000000000000)) | ((s.0[2]) & (0x33)) != 0;
+    n[131] = (s.0[6]) & (0xcccc0000) != 0;
     // n[132]: ((aux 5) 1 2 4)
-    n[132] = ((s.0[1]) & (0xcc00000000000000)) | ((s.0[2]) & (0xcc)) != 0;
+    n[132] = (s.0[6]) & (0x333300000) != 0;
     // n[133]: ((aux 6) 0 2 4)
-    n[133] = ((s.0[2]) & (0x3000000000000000)) | ((s.0[3]) & (0x333)) != 0;
+    n[133] = (s.0[6]) & (0x1999800000000) != 0;
     // n[134]: ((aux 6) 1 2 4)
-    n[134] = ((s.0[2]) & (0xc000000000000000)) | ((s.0[3]) & (0xccc)) != 0;
+    n[134] = (s.0[6]) & (0x6666000000000) != 0;
     // n[135]: ((aux 7) 0 2 4)
-    n[135] = (s.0[4]) & (0x3333) != 0;
+    n[135] = ((s.0[6]) & (0x3330000000000000)) | ((s.0[7]) & (0x3)) != 0;
     // n[136]: ((aux 7) 1 2 4)
-    n[136] = (s.0[4]) & (0xcccc) != 0;
+    n[136] = ((s.0[6]) & (0xccc0000000000000)) | ((s.0[7]) & (0xc)) != 0;
     // n[137]: ((aux 8) 2 4)
     n[137] = ((n[129]) & (n[131]) & (n[133]) & (n[135]))
         | ((n[130]) & (n[132]) & (n[134]) & (n[136]));
     // n[138]: ((aux 4) 0 1 4)
-    n[138] = ((s.0[0]) & (0x5550000000000000)) | ((s.0[1]) & (0x5)) != 0;
+    n[138] = (s.0[6]) & (0xaaaa) != 0;
     // n[139]: ((aux 4) 1 1 4)
-    n[139] = ((s.0[0]) & (0xaaa0000000000000)) | ((s.0[1]) & (0xa)) != 0;
+    n[139] = (s.0[6]) & (0x15554) != 0;
     // n[140]: ((aux 5) 0 1 4)
-    n[140] = ((s.0[1]) & (0x5500000000000000)) | ((s.0[2]) & (0x55)) != 0;
+    n[140] = (s.0[6]) & (0x155540000) != 0;
     // n[141]: ((aux 5) 1 1 4)
-    n[141] = ((s.0[1]) & (0xaa00000000000000)) | ((s.0[2]) & (0xaa)) != 0;
+    n[141] = (s.0[6]) & (0x2aaa80000) != 0;
     // n[142]: ((aux 6) 0 1 4)
-    n[142] = ((s.0[2]) & (0x5000000000000000)) | ((s.0[3]) & (0x555)) != 0;
+    n[142] = (s.0[6]) & (0x2aaa800000000) != 0;
     // n[143]: ((aux 6) 1 1 4)
-    n[143] = ((s.0[2]) & (0xa000000000000000)) | ((s.0[3]) & (0xaaa)) != 0;
+    n[143] = (s.0[6]) & (0x5555000000000) != 0;
     // n[144]: ((aux 7) 0 1 4)
-    n[144] = (s.0[4]) & (0x5555) != 0;
+    n[144] = ((s.0[6]) & (0x5550000000000000)) | ((s.0[7]) & (0x5)) != 0;
     // n[145]: ((aux 7) 1 1 4)
-    n[145] = (s.0[4]) & (0xaaaa) != 0;
+    n[145] = ((s.0[6]) & (0xaaa0000000000000)) | ((s.0[7]) & (0xa)) != 0;
     // n[146]: ((aux 8) 1 4)
     n[146] = ((n[138]) & (n[140]) & (n[142]) & (n[144]))
         | ((n[139]) & (n[141]) & (n[143]) & (n[145]));
@@ -13685,8 +6688,8 @@ pub fn terminal(s: &State) -> bool {
     n[176] |= n[174];
     n[176] |= n[175];
     // n[177]: boardopen, rules at quarto.kif:170
-    n[177] = ((s.0[0]) & (0x8000400020001)) | ((s.0[1]) & (0x80004000200010))
-        | ((s.0[2]) & (0x800040002000100)) | ((s.0[3]) & (0x8000400020001000)) != 0;
+    n[177] = ((s.0[0]) & (0x8000400020001)) | ((s.0[2]) & (0x8000400020001))
+        | ((s.0[4]) & (0x8000400020001)) | ((s.0[6]) & (0x8000400020001)) != 0;
     // n[178]: terminal, rules at quarto.kif:128, 130
     n[178] = (n[176]) | (!n[177]);
     n[178]
@@ -13700,17 +6703,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     // n[1]: ((aux 4) 1 4 1)
     n[1] = (s.0[0]) & (0x1fe00) != 0;
     // n[2]: ((aux 5) 0 4 1)
-    n[2] = (s.0[1]) & (0x1fe0) != 0;
+    n[2] = (s.0[0]) & (0x3fc0000) != 0;
     // n[3]: ((aux 5) 1 4 1)
-    n[3] = (s.0[1]) & (0x1fe000) != 0;
+    n[3] = (s.0[0]) & (0x3fc000000) != 0;
     // n[4]: ((aux 6) 0 4 1)
-    n[4] = (s.0[2]) & (0x1fe00) != 0;
+    n[4] = (s.0[0]) & (0x7f800000000) != 0;
     // n[5]: ((aux 6) 1 4 1)
-    n[5] = (s.0[2]) & (0x1fe0000) != 0;
+    n[5] = (s.0[0]) & (0x7f80000000000) != 0;
     // n[6]: ((aux 7) 0 4 1)
-    n[6] = (s.0[3]) & (0x1fe000) != 0;
+    n[6] = (s.0[0]) & (0xff0000000000000) != 0;
     // n[7]: ((aux 7) 1 4 1)
-    n[7] = (s.0[3]) & (0x1fe00000) != 0;
+    n[7] = ((s.0[0]) & (0xf000000000000000)) | ((s.0[1]) & (0xf)) != 0;
     // n[8]: ((aux 8) 4 1)
     n[8] = ((n[0]) & (n[2]) & (n[4]) & (n[6])) | ((n[1]) & (n[3]) & (n[5]) & (n[7]));
     // n[9]: ((aux 4) 0 3 1)
@@ -13718,17 +6721,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     // n[10]: ((aux 4) 1 3 1)
     n[10] = (s.0[0]) & (0x1e1e0) != 0;
     // n[11]: ((aux 5) 0 3 1)
-    n[11] = (s.0[1]) & (0x1e1e0) != 0;
+    n[11] = (s.0[0]) & (0x3c3c0000) != 0;
     // n[12]: ((aux 5) 1 3 1)
-    n[12] = (s.0[1]) & (0x1e1e00) != 0;
+    n[12] = (s.0[0]) & (0x3c3c00000) != 0;
     // n[13]: ((aux 6) 0 3 1)
-    n[13] = (s.0[2]) & (0x1e1e00) != 0;
+    n[13] = (s.0[0]) & (0x787800000000) != 0;
     // n[14]: ((aux 6) 1 3 1)
-    n[14] = (s.0[2]) & (0x1e1e000) != 0;
+    n[14] = (s.0[0]) & (0x7878000000000) != 0;
     // n[15]: ((aux 7) 0 3 1)
-    n[15] = (s.0[3]) & (0x1e1e000) != 0;
+    n[15] = (s.0[0]) & (0xf0f0000000000000) != 0;
     // n[16]: ((aux 7) 1 3 1)
-    n[16] = (s.0[3]) & (0x1e1e0000) != 0;
+    n[16] = ((s.0[0]) & (0xf00000000000000)) | ((s.0[1]) & (0xf)) != 0;
     // n[17]: ((aux 8) 3 1)
     n[17] = ((n[9]) & (n[11]) & (n[13]) & (n[15]))
         | ((n[10]) & (n[12]) & (n[14]) & (n[16]));
@@ -13737,17 +6740,17 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     // n[19]: ((aux 4) 1 2 1)
     n[19] = (s.0[0]) & (0x19998) != 0;
     // n[20]: ((aux 5) 0 2 1)
-    n[20] = (s.0[1]) & (0x66660) != 0;
+    n[20] = (s.0[0]) & (0xcccc0000) != 0;
     // n[21]: ((aux 5) 1 2 1)
-    n[21] = (s.0[1]) & (0x199980) != 0;
+    n[21] = (s.0[0]) & (0x333300000) != 0;
     // n[22]: ((aux 6) 0 2 1)
-    n[22] = (s.0[2]) & (0x666600) != 0;
+    n[22] = (s.0[0]) & (0x1999800000000) != 0;
     // n[23]: ((aux 6) 1 2 1)
-    n[23] = (s.0[2]) & (0x1999800) != 0;
+    n[23] = (s.0[0]) & (0x6666000000000) != 0;
     // n[24]: ((aux 7) 0 2 1)
-    n[24] = (s.0[3]) & (0x6666000) != 0;
+    n[24] = ((s.0[0]) & (0x3330000000000000)) | ((s.0[1]) & (0x3)) != 0;
     // n[25]: ((aux 7) 1 2 1)
-    n[25] = (s.0[3]) & (0x19998000) != 0;
+    n[25] = ((s.0[0]) & (0xccc0000000000000)) | ((s.0[1]) & (0xc)) != 0;
     // n[26]: ((aux 8) 2 1)
     n[26] = ((n[18]) & (n[20]) & (n[22]) & (n[24]))
         | ((n[19]) & (n[21]) & (n[23]) & (n[25]));
@@ -13756,251 +6759,251 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     // n[28]: ((aux 4) 1 1 1)
     n[28] = (s.0[0]) & (0x15554) != 0;
     // n[29]: ((aux 5) 0 1 1)
-    n[29] = (s.0[1]) & (0xaaaa0) != 0;
+    n[29] = (s.0[0]) & (0x155540000) != 0;
     // n[30]: ((aux 5) 1 1 1)
-    n[30] = (s.0[1]) & (0x155540) != 0;
+    n[30] = (s.0[0]) & (0x2aaa80000) != 0;
     // n[31]: ((aux 6) 0 1 1)
-    n[31] = (s.0[2]) & (0xaaaa00) != 0;
+    n[31] = (s.0[0]) & (0x2aaa800000000) != 0;
     // n[32]: ((aux 6) 1 1 1)
-    n[32] = (s.0[2]) & (0x1555400) != 0;
+    n[32] = (s.0[0]) & (0x5555000000000) != 0;
     // n[33]: ((aux 7) 0 1 1)
-    n[33] = (s.0[3]) & (0xaaaa000) != 0;
+    n[33] = ((s.0[0]) & (0x5550000000000000)) | ((s.0[1]) & (0x5)) != 0;
     // n[34]: ((aux 7) 1 1 1)
-    n[34] = (s.0[3]) & (0x15554000) != 0;
+    n[34] = ((s.0[0]) & (0xaaa0000000000000)) | ((s.0[1]) & (0xa)) != 0;
     // n[35]: ((aux 8) 1 1)
     n[35] = ((n[27]) & (n[29]) & (n[31]) & (n[33]))
         | ((n[28]) & (n[30]) & (n[32]) & (n[34]));
     // n[36]: ((aux 9) 1)
     n[36] = (n[8]) | (n[17]) | (n[26]) | (n[35]);
     // n[37]: ((aux 4) 0 4 2)
-    n[37] = (s.0[0]) & (0x3fc0000) != 0;
+    n[37] = (s.0[2]) & (0x1fe) != 0;
     // n[38]: ((aux 4) 1 4 2)
-    n[38] = (s.0[0]) & (0x3fc000000) != 0;
+    n[38] = (s.0[2]) & (0x1fe00) != 0;
     // n[39]: ((aux 5) 0 4 2)
-    n[39] = (s.0[1]) & (0x3fc00000) != 0;
+    n[39] = (s.0[2]) & (0x3fc0000) != 0;
     // n[40]: ((aux 5) 1 4 2)
-    n[40] = (s.0[1]) & (0x3fc0000000) != 0;
+    n[40] = (s.0[2]) & (0x3fc000000) != 0;
     // n[41]: ((aux 6) 0 4 2)
-    n[41] = (s.0[2]) & (0x3fc000000) != 0;
+    n[41] = (s.0[2]) & (0x7f800000000) != 0;
     // n[42]: ((aux 6) 1 4 2)
-    n[42] = (s.0[2]) & (0x3fc00000000) != 0;
+    n[42] = (s.0[2]) & (0x7f80000000000) != 0;
     // n[43]: ((aux 7) 0 4 2)
-    n[43] = (s.0[3]) & (0x3fc0000000) != 0;
+    n[43] = (s.0[2]) & (0xff0000000000000) != 0;
     // n[44]: ((aux 7) 1 4 2)
-    n[44] = (s.0[3]) & (0x3fc000000000) != 0;
+    n[44] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf)) != 0;
     // n[45]: ((aux 8) 4 2)
     n[45] = ((n[37]) & (n[39]) & (n[41]) & (n[43]))
         | ((n[38]) & (n[40]) & (n[42]) & (n[44]));
     // n[46]: ((aux 4) 0 3 2)
-    n[46] = (s.0[0]) & (0x3c3c0000) != 0;
+    n[46] = (s.0[2]) & (0x1e1e) != 0;
     // n[47]: ((aux 4) 1 3 2)
-    n[47] = (s.0[0]) & (0x3c3c00000) != 0;
+    n[47] = (s.0[2]) & (0x1e1e0) != 0;
     // n[48]: ((aux 5) 0 3 2)
-    n[48] = (s.0[1]) & (0x3c3c00000) != 0;
+    n[48] = (s.0[2]) & (0x3c3c0000) != 0;
     // n[49]: ((aux 5) 1 3 2)
-    n[49] = (s.0[1]) & (0x3c3c000000) != 0;
+    n[49] = (s.0[2]) & (0x3c3c00000) != 0;
     // n[50]: ((aux 6) 0 3 2)
-    n[50] = (s.0[2]) & (0x3c3c000000) != 0;
+    n[50] = (s.0[2]) & (0x787800000000) != 0;
     // n[51]: ((aux 6) 1 3 2)
-    n[51] = (s.0[2]) & (0x3c3c0000000) != 0;
+    n[51] = (s.0[2]) & (0x7878000000000) != 0;
     // n[52]: ((aux 7) 0 3 2)
-    n[52] = (s.0[3]) & (0x3c3c0000000) != 0;
+    n[52] = (s.0[2]) & (0xf0f0000000000000) != 0;
     // n[53]: ((aux 7) 1 3 2)
-    n[53] = (s.0[3]) & (0x3c3c00000000) != 0;
+    n[53] = ((s.0[2]) & (0xf00000000000000)) | ((s.0[3]) & (0xf)) != 0;
     // n[54]: ((aux 8) 3 2)
     n[54] = ((n[46]) & (n[48]) & (n[50]) & (n[52]))
         | ((n[47]) & (n[49]) & (n[51]) & (n[53]));
     // n[55]: ((aux 4) 0 2 2)
-    n[55] = (s.0[0]) & (0xcccc0000) != 0;
+    n[55] = (s.0[2]) & (0x6666) != 0;
     // n[56]: ((aux 4) 1 2 2)
-    n[56] = (s.0[0]) & (0x333300000) != 0;
+    n[56] = (s.0[2]) & (0x19998) != 0;
     // n[57]: ((aux 5) 0 2 2)
-    n[57] = (s.0[1]) & (0xcccc00000) != 0;
+    n[57] = (s.0[2]) & (0xcccc0000) != 0;
     // n[58]: ((aux 5) 1 2 2)
-    n[58] = (s.0[1]) & (0x3333000000) != 0;
+    n[58] = (s.0[2]) & (0x333300000) != 0;
     // n[59]: ((aux 6) 0 2 2)
-    n[59] = (s.0[2]) & (0xcccc000000) != 0;
+    n[59] = (s.0[2]) & (0x1999800000000) != 0;
     // n[60]: ((aux 6) 1 2 2)
-    n[60] = (s.0[2]) & (0x33330000000) != 0;
+    n[60] = (s.0[2]) & (0x6666000000000) != 0;
     // n[61]: ((aux 7) 0 2 2)
-    n[61] = (s.0[3]) & (0xcccc0000000) != 0;
+    n[61] = ((s.0[2]) & (0x3330000000000000)) | ((s.0[3]) & (0x3)) != 0;
     // n[62]: ((aux 7) 1 2 2)
-    n[62] = (s.0[3]) & (0x333300000000) != 0;
+    n[62] = ((s.0[2]) & (0xccc0000000000000)) | ((s.0[3]) & (0xc)) != 0;
     // n[63]: ((aux 8) 2 2)
     n[63] = ((n[55]) & (n[57]) & (n[59]) & (n[61]))
         | ((n[56]) & (n[58]) & (n[60]) & (n[62]));
     // n[64]: ((aux 4) 0 1 2)
-    n[64] = (s.0[0]) & (0x155540000) != 0;
+    n[64] = (s.0[2]) & (0xaaaa) != 0;
     // n[65]: ((aux 4) 1 1 2)
-    n[65] = (s.0[0]) & (0x2aaa80000) != 0;
+    n[65] = (s.0[2]) & (0x15554) != 0;
     // n[66]: ((aux 5) 0 1 2)
-    n[66] = (s.0[1]) & (0x1555400000) != 0;
+    n[66] = (s.0[2]) & (0x155540000) != 0;
     // n[67]: ((aux 5) 1 1 2)
-    n[67] = (s.0[1]) & (0x2aaa800000) != 0;
+    n[67] = (s.0[2]) & (0x2aaa80000) != 0;
     // n[68]: ((aux 6) 0 1 2)
-    n[68] = (s.0[2]) & (0x15554000000) != 0;
+    n[68] = (s.0[2]) & (0x2aaa800000000) != 0;
     // n[69]: ((aux 6) 1 1 2)
-    n[69] = (s.0[2]) & (0x2aaa8000000) != 0;
+    n[69] = (s.0[2]) & (0x5555000000000) != 0;
     // n[70]: ((aux 7) 0 1 2)
-    n[70] = (s.0[3]) & (0x155540000000) != 0;
+    n[70] = ((s.0[2]) & (0x5550000000000000)) | ((s.0[3]) & (0x5)) != 0;
     // n[71]: ((aux 7) 1 1 2)
-    n[71] = (s.0[3]) & (0x2aaa80000000) != 0;
+    n[71] = ((s.0[2]) & (0xaaa0000000000000)) | ((s.0[3]) & (0xa)) != 0;
     // n[72]: ((aux 8) 1 2)
     n[72] = ((n[64]) & (n[66]) & (n[68]) & (n[70]))
         | ((n[65]) & (n[67]) & (n[69]) & (n[71]));
     // n[73]: ((aux 9) 2)
     n[73] = (n[45]) | (n[54]) | (n[63]) | (n[72]);
     // n[74]: ((aux 4) 0 4 3)
-    n[74] = (s.0[0]) & (0x7f800000000) != 0;
+    n[74] = (s.0[4]) & (0x1fe) != 0;
     // n[75]: ((aux 4) 1 4 3)
-    n[75] = (s.0[0]) & (0x7f80000000000) != 0;
+    n[75] = (s.0[4]) & (0x1fe00) != 0;
     // n[76]: ((aux 5) 0 4 3)
-    n[76] = (s.0[1]) & (0x7f8000000000) != 0;
+    n[76] = (s.0[4]) & (0x3fc0000) != 0;
     // n[77]: ((aux 5) 1 4 3)
-    n[77] = (s.0[1]) & (0x7f800000000000) != 0;
+    n[77] = (s.0[4]) & (0x3fc000000) != 0;
     // n[78]: ((aux 6) 0 4 3)
-    n[78] = (s.0[2]) & (0x7f80000000000) != 0;
+    n[78] = (s.0[4]) & (0x7f800000000) != 0;
     // n[79]: ((aux 6) 1 4 3)
-    n[79] = (s.0[2]) & (0x7f8000000000000) != 0;
+    n[79] = (s.0[4]) & (0x7f80000000000) != 0;
     // n[80]: ((aux 7) 0 4 3)
-    n[80] = (s.0[3]) & (0x7f800000000000) != 0;
+    n[80] = (s.0[4]) & (0xff0000000000000) != 0;
     // n[81]: ((aux 7) 1 4 3)
-    n[81] = (s.0[3]) & (0x7f80000000000000) != 0;
+    n[81] = ((s.0[4]) & (0xf000000000000000)) | ((s.0[5]) & (0xf)) != 0;
     // n[82]: ((aux 8) 4 3)
     n[82] = ((n[74]) & (n[76]) & (n[78]) & (n[80]))
         | ((n[75]) & (n[77]) & (n[79]) & (n[81]));
     // n[83]: ((aux 4) 0 3 3)
-    n[83] = (s.0[0]) & (0x787800000000) != 0;
+    n[83] = (s.0[4]) & (0x1e1e) != 0;
     // n[84]: ((aux 4) 1 3 3)
-    n[84] = (s.0[0]) & (0x7878000000000) != 0;
+    n[84] = (s.0[4]) & (0x1e1e0) != 0;
     // n[85]: ((aux 5) 0 3 3)
-    n[85] = (s.0[1]) & (0x7878000000000) != 0;
+    n[85] = (s.0[4]) & (0x3c3c0000) != 0;
     // n[86]: ((aux 5) 1 3 3)
-    n[86] = (s.0[1]) & (0x78780000000000) != 0;
+    n[86] = (s.0[4]) & (0x3c3c00000) != 0;
     // n[87]: ((aux 6) 0 3 3)
-    n[87] = (s.0[2]) & (0x78780000000000) != 0;
+    n[87] = (s.0[4]) & (0x787800000000) != 0;
     // n[88]: ((aux 6) 1 3 3)
-    n[88] = (s.0[2]) & (0x787800000000000) != 0;
+    n[88] = (s.0[4]) & (0x7878000000000) != 0;
     // n[89]: ((aux 7) 0 3 3)
-    n[89] = (s.0[3]) & (0x787800000000000) != 0;
+    n[89] = (s.0[4]) & (0xf0f0000000000000) != 0;
     // n[90]: ((aux 7) 1 3 3)
-    n[90] = (s.0[3]) & (0x7878000000000000) != 0;
+    n[90] = ((s.0[4]) & (0xf00000000000000)) | ((s.0[5]) & (0xf)) != 0;
     // n[91]: ((aux 8) 3 3)
     n[91] = ((n[83]) & (n[85]) & (n[87]) & (n[89]))
         | ((n[84]) & (n[86]) & (n[88]) & (n[90]));
     // n[92]: ((aux 4) 0 2 3)
-    n[92] = (s.0[0]) & (0x1999800000000) != 0;
+    n[92] = (s.0[4]) & (0x6666) != 0;
     // n[93]: ((aux 4) 1 2 3)
-    n[93] = (s.0[0]) & (0x6666000000000) != 0;
+    n[93] = (s.0[4]) & (0x19998) != 0;
     // n[94]: ((aux 5) 0 2 3)
-    n[94] = (s.0[1]) & (0x19998000000000) != 0;
+    n[94] = (s.0[4]) & (0xcccc0000) != 0;
     // n[95]: ((aux 5) 1 2 3)
-    n[95] = (s.0[1]) & (0x66660000000000) != 0;
+    n[95] = (s.0[4]) & (0x333300000) != 0;
     // n[96]: ((aux 6) 0 2 3)
-    n[96] = (s.0[2]) & (0x199980000000000) != 0;
+    n[96] = (s.0[4]) & (0x1999800000000) != 0;
     // n[97]: ((aux 6) 1 2 3)
-    n[97] = (s.0[2]) & (0x666600000000000) != 0;
+    n[97] = (s.0[4]) & (0x6666000000000) != 0;
     // n[98]: ((aux 7) 0 2 3)
-    n[98] = (s.0[3]) & (0x1999800000000000) != 0;
+    n[98] = ((s.0[4]) & (0x3330000000000000)) | ((s.0[5]) & (0x3)) != 0;
     // n[99]: ((aux 7) 1 2 3)
-    n[99] = (s.0[3]) & (0x6666000000000000) != 0;
+    n[99] = ((s.0[4]) & (0xccc0000000000000)) | ((s.0[5]) & (0xc)) != 0;
     // n[100]: ((aux 8) 2 3)
     n[100] = ((n[92]) & (n[94]) & (n[96]) & (n[98]))
         | ((n[93]) & (n[95]) & (n[97]) & (n[99]));
     // n[101]: ((aux 4) 0 1 3)
-    n[101] = (s.0[0]) & (0x2aaa800000000) != 0;
+    n[101] = (s.0[4]) & (0xaaaa) != 0;
     // n[102]: ((aux 4) 1 1 3)
-    n[102] = (s.0[0]) & (0x5555000000000) != 0;
+    n[102] = (s.0[4]) & (0x15554) != 0;
     // n[103]: ((aux 5) 0 1 3)
-    n[103] = (s.0[1]) & (0x2aaa8000000000) != 0;
+    n[103] = (s.0[4]) & (0x155540000) != 0;
     // n[104]: ((aux 5) 1 1 3)
-    n[104] = (s.0[1]) & (0x55550000000000) != 0;
+    n[104] = (s.0[4]) & (0x2aaa80000) != 0;
     // n[105]: ((aux 6) 0 1 3)
-    n[105] = (s.0[2]) & (0x2aaa80000000000) != 0;
+    n[105] = (s.0[4]) & (0x2aaa800000000) != 0;
     // n[106]: ((aux 6) 1 1 3)
-    n[106] = (s.0[2]) & (0x555500000000000) != 0;
+    n[106] = (s.0[4]) & (0x5555000000000) != 0;
     // n[107]: ((aux 7) 0 1 3)
-    n[107] = (s.0[3]) & (0x2aaa800000000000) != 0;
+    n[107] = ((s.0[4]) & (0x5550000000000000)) | ((s.0[5]) & (0x5)) != 0;
     // n[108]: ((aux 7) 1 1 3)
-    n[108] = (s.0[3]) & (0x5555000000000000) != 0;
+    n[108] = ((s.0[4]) & (0xaaa0000000000000)) | ((s.0[5]) & (0xa)) != 0;
     // n[109]: ((aux 8) 1 3)
     n[109] = ((n[101]) & (n[103]) & (n[105]) & (n[107]))
         | ((n[102]) & (n[104]) & (n[106]) & (n[108]));
     // n[110]: ((aux 9) 3)
     n[110] = (n[82]) | (n[91]) | (n[100]) | (n[109]);
     // n[111]: ((aux 4) 0 4 4)
-    n[111] = (s.0[0]) & (0xff0000000000000) != 0;
+    n[111] = (s.0[6]) & (0x1fe) != 0;
     // n[112]: ((aux 4) 1 4 4)
-    n[112] = ((s.0[0]) & (0xf000000000000000)) | ((s.0[1]) & (0xf)) != 0;
+    n[112] = (s.0[6]) & (0x1fe00) != 0;
     // n[113]: ((aux 5) 0 4 4)
-    n[113] = (s.0[1]) & (0xff00000000000000) != 0;
+    n[113] = (s.0[6]) & (0x3fc0000) != 0;
     // n[114]: ((aux 5) 1 4 4)
-    n[114] = (s.0[2]) & (0xff) != 0;
+    n[114] = (s.0[6]) & (0x3fc000000) != 0;
     // n[115]: ((aux 6) 0 4 4)
-    n[115] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf)) != 0;
+    n[115] = (s.0[6]) & (0x7f800000000) != 0;
     // n[116]: ((aux 6) 1 4 4)
-    n[116] = (s.0[3]) & (0xff0) != 0;
+    n[116] = (s.0[6]) & (0x7f80000000000) != 0;
     // n[117]: ((aux 7) 0 4 4)
-    n[117] = (s.0[4]) & (0xff) != 0;
+    n[117] = (s.0[6]) & (0xff0000000000000) != 0;
     // n[118]: ((aux 7) 1 4 4)
-    n[118] = (s.0[4]) & (0xff00) != 0;
+    n[118] = ((s.0[6]) & (0xf000000000000000)) | ((s.0[7]) & (0xf)) != 0;
     // n[119]: ((aux 8) 4 4)
     n[119] = ((n[111]) & (n[113]) & (n[115]) & (n[117]))
         | ((n[112]) & (n[114]) & (n[116]) & (n[118]));
     // n[120]: ((aux 4) 0 3 4)
-    n[120] = (s.0[0]) & (0xf0f0000000000000) != 0;
+    n[120] = (s.0[6]) & (0x1e1e) != 0;
     // n[121]: ((aux 4) 1 3 4)
-    n[121] = ((s.0[0]) & (0xf00000000000000)) | ((s.0[1]) & (0xf)) != 0;
+    n[121] = (s.0[6]) & (0x1e1e0) != 0;
     // n[122]: ((aux 5) 0 3 4)
-    n[122] = ((s.0[1]) & (0xf00000000000000)) | ((s.0[2]) & (0xf)) != 0;
+    n[122] = (s.0[6]) & (0x3c3c0000) != 0;
     // n[123]: ((aux 5) 1 3 4)
-    n[123] = ((s.0[1]) & (0xf000000000000000)) | ((s.0[2]) & (0xf0)) != 0;
+    n[123] = (s.0[6]) & (0x3c3c00000) != 0;
     // n[124]: ((aux 6) 0 3 4)
-    n[124] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf0)) != 0;
+    n[124] = (s.0[6]) & (0x787800000000) != 0;
     // n[125]: ((aux 6) 1 3 4)
-    n[125] = (s.0[3]) & (0xf0f) != 0;
+    n[125] = (s.0[6]) & (0x7878000000000) != 0;
     // n[126]: ((aux 7) 0 3 4)
-    n[126] = (s.0[4]) & (0xf0f) != 0;
+    n[126] = (s.0[6]) & (0xf0f0000000000000) != 0;
     // n[127]: ((aux 7) 1 3 4)
-    n[127] = (s.0[4]) & (0xf0f0) != 0;
+    n[127] = ((s.0[6]) & (0xf00000000000000)) | ((s.0[7]) & (0xf)) != 0;
     // n[128]: ((aux 8) 3 4)
     n[128] = ((n[120]) & (n[122]) & (n[124]) & (n[126]))
         | ((n[121]) & (n[123]) & (n[125]) & (n[127]));
     // n[129]: ((aux 4) 0 2 4)
-    n[129] = ((s.0[0]) & (0x3330000000000000)) | ((s.0[1]) & (0x3)) != 0;
+    n[129] = (s.0[6]) & (0x6666) != 0;
     // n[130]: ((aux 4) 1 2 4)
-    n[130] = ((s.0[0]) & (0xccc0000000000000)) | ((s.0[1]) & (0xc)) != 0;
+    n[130] = (s.0[6]) & (0x19998) != 0;
     // n[131]: ((aux 5) 0 2 4)
-    n[131] = ((s.0[1]) & (0x3300000000000000)) | ((s.0[2]) & (0x33)) != 0;
+    n[131] = (s.0[6]) & (0xcccc0000) != 0;
     // n[132]: ((aux 5) 1 2 4)
-    n[132] = ((s.0[1]) & (0xcc00000000000000)) | ((s.0[2]) & (0xcc)) != 0;
+    n[132] = (s.0[6]) & (0x333300000) != 0;
     // n[133]: ((aux 6) 0 2 4)
-    n[133] = ((s.0[2]) & (0x3000000000000000)) | ((s.0[3]) & (0x333)) != 0;
+    n[133] = (s.0[6]) & (0x1999800000000) != 0;
     // n[134]: ((aux 6) 1 2 4)
-    n[134] = ((s.0[2]) & (0xc000000000000000)) | ((s.0[3]) & (0xccc)) != 0;
+    n[134] = (s.0[6]) & (0x6666000000000) != 0;
     // n[135]: ((aux 7) 0 2 4)
-    n[135] = (s.0[4]) & (0x3333) != 0;
+    n[135] = ((s.0[6]) & (0x3330000000000000)) | ((s.0[7]) & (0x3)) != 0;
     // n[136]: ((aux 7) 1 2 4)
-    n[136] = (s.0[4]) & (0xcccc) != 0;
+    n[136] = ((s.0[6]) & (0xccc0000000000000)) | ((s.0[7]) & (0xc)) != 0;
     // n[137]: ((aux 8) 2 4)
     n[137] = ((n[129]) & (n[131]) & (n[133]) & (n[135]))
         | ((n[130]) & (n[132]) & (n[134]) & (n[136]));
     // n[138]: ((aux 4) 0 1 4)
-    n[138] = ((s.0[0]) & (0x5550000000000000)) | ((s.0[1]) & (0x5)) != 0;
+    n[138] = (s.0[6]) & (0xaaaa) != 0;
     // n[139]: ((aux 4) 1 1 4)
-    n[139] = ((s.0[0]) & (0xaaa0000000000000)) | ((s.0[1]) & (0xa)) != 0;
+    n[139] = (s.0[6]) & (0x15554) != 0;
     // n[140]: ((aux 5) 0 1 4)
-    n[140] = ((s.0[1]) & (0x5500000000000000)) | ((s.0[2]) & (0x55)) != 0;
+    n[140] = (s.0[6]) & (0x155540000) != 0;
     // n[141]: ((aux 5) 1 1 4)
-    n[141] = ((s.0[1]) & (0xaa00000000000000)) | ((s.0[2]) & (0xaa)) != 0;
+    n[141] = (s.0[6]) & (0x2aaa80000) != 0;
     // n[142]: ((aux 6) 0 1 4)
-    n[142] = ((s.0[2]) & (0x5000000000000000)) | ((s.0[3]) & (0x555)) != 0;
+    n[142] = (s.0[6]) & (0x2aaa800000000) != 0;
     // n[143]: ((aux 6) 1 1 4)
-    n[143] = ((s.0[2]) & (0xa000000000000000)) | ((s.0[3]) & (0xaaa)) != 0;
+    n[143] = (s.0[6]) & (0x5555000000000) != 0;
     // n[144]: ((aux 7) 0 1 4)
-    n[144] = (s.0[4]) & (0x5555) != 0;
+    n[144] = ((s.0[6]) & (0x5550000000000000)) | ((s.0[7]) & (0x5)) != 0;
     // n[145]: ((aux 7) 1 1 4)
-    n[145] = (s.0[4]) & (0xaaaa) != 0;
+    n[145] = ((s.0[6]) & (0xaaa0000000000000)) | ((s.0[7]) & (0xa)) != 0;
     // n[146]: ((aux 8) 1 4)
     n[146] = ((n[138]) & (n[140]) & (n[142]) & (n[144]))
         | ((n[139]) & (n[141]) & (n[143]) & (n[145]));
@@ -14104,18 +7107,20 @@ pub fn goals(s: &State, out: &mut [Option<u32>]) {
     n[176] |= n[174];
     n[176] |= n[175];
     // n[177]: boardopen, rules at quarto.kif:170
-    n[177] = ((s.0[0]) & (0x8000400020001)) | ((s.0[1]) & (0x80004000200010))
-        | ((s.0[2]) & (0x800040002000100)) | ((s.0[3]) & (0x8000400020001000)) != 0;
+    n[177] = ((s.0[0]) & (0x8000400020001)) | ((s.0[2]) & (0x8000400020001))
+        | ((s.0[4]) & (0x8000400020001)) | ((s.0[6]) & (0x8000400020001)) != 0;
     // n[178]: (goal white 100), rules at quarto.kif:137, 140, 143, 146, 150, 153, 156, 159
-    n[178] = (s.0[4] & 0x800000000 == 0x800000000) & (n[176]);
+    n[178] = (s.0[1] & 0x8000000000 == 0x8000000000) & (n[176]);
     // n[179]: (goal white 50), rules at quarto.kif:137, 140, 143, 146, 150, 153, 156, 159
     n[179] = (!n[176]) & (!n[177]);
     // n[180]: (goal white 0), rules at quarto.kif:137, 140, 143, 146, 150, 153, 156, 159
-    n[180] = ((s.0[4] & 0x400000000 == 0x400000000) & (n[176])) | ((!n[176]) & (n[177]));
+    n[180] = ((s.0[1] & 0x4000000000 == 0x4000000000) & (n[176]))
+        | ((!n[176]) & (n[177]));
     // n[181]: (goal black 100), rules at quarto.kif:137, 140, 143, 146, 150, 153, 156, 159
-    n[181] = (s.0[4] & 0x400000000 == 0x400000000) & (n[176]);
+    n[181] = (s.0[1] & 0x4000000000 == 0x4000000000) & (n[176]);
     // n[182]: (goal black 0), rules at quarto.kif:137, 140, 143, 146, 150, 153, 156, 159
-    n[182] = ((s.0[4] & 0x800000000 == 0x800000000) & (n[176])) | ((!n[176]) & (n[177]));
+    n[182] = ((s.0[1] & 0x8000000000 == 0x8000000000) & (n[176]))
+        | ((!n[176]) & (n[177]));
     out[0] = None;
     // (goal white 0), rules at quarto.kif:137, 140, 143, 146, 150, 153, 156, 159
     if n[180] {
@@ -14158,2860 +7163,1239 @@ pub fn random_step_into(
     rng: &mut ::gdl_runtime::rng::Rng,
     out: &mut State,
 ) -> bool {
-    let mut n = [false; 741];
+    let mut n = [false; 229];
+    let mut g = [0u64; 128];
     // n[0]: (legal white (select p0000)), rules at quarto.kif:75
-    n[0] = s.0[4] & 0x800040000 == 0x800040000;
+    n[0] = s.0[1] & 0x8000000010 == 0x8000000010;
     // n[1]: (legal white (select p0001)), rules at quarto.kif:75
-    n[1] = s.0[4] & 0x800080000 == 0x800080000;
+    n[1] = s.0[1] & 0x8000000020 == 0x8000000020;
     // n[2]: (legal white (select p0010)), rules at quarto.kif:75
-    n[2] = s.0[4] & 0x800100000 == 0x800100000;
+    n[2] = s.0[1] & 0x8000000040 == 0x8000000040;
     // n[3]: (legal white (select p0011)), rules at quarto.kif:75
-    n[3] = s.0[4] & 0x800200000 == 0x800200000;
+    n[3] = s.0[1] & 0x8000000080 == 0x8000000080;
     // n[4]: (legal white (select p0100)), rules at quarto.kif:75
-    n[4] = s.0[4] & 0x800400000 == 0x800400000;
+    n[4] = s.0[1] & 0x8000000100 == 0x8000000100;
     // n[5]: (legal white (select p0101)), rules at quarto.kif:75
-    n[5] = s.0[4] & 0x800800000 == 0x800800000;
+    n[5] = s.0[1] & 0x8000000200 == 0x8000000200;
     // n[6]: (legal white (select p0110)), rules at quarto.kif:75
-    n[6] = s.0[4] & 0x801000000 == 0x801000000;
+    n[6] = s.0[1] & 0x8000000400 == 0x8000000400;
     // n[7]: (legal white (select p0111)), rules at quarto.kif:75
-    n[7] = s.0[4] & 0x802000000 == 0x802000000;
+    n[7] = s.0[1] & 0x8000000800 == 0x8000000800;
     // n[8]: (legal white (select p1000)), rules at quarto.kif:75
-    n[8] = s.0[4] & 0x804000000 == 0x804000000;
+    n[8] = s.0[1] & 0x8000001000 == 0x8000001000;
     // n[9]: (legal white (select p1001)), rules at quarto.kif:75
-    n[9] = s.0[4] & 0x808000000 == 0x808000000;
+    n[9] = s.0[1] & 0x8000002000 == 0x8000002000;
     // n[10]: (legal white (select p1010)), rules at quarto.kif:75
-    n[10] = s.0[4] & 0x810000000 == 0x810000000;
+    n[10] = s.0[1] & 0x8000004000 == 0x8000004000;
     // n[11]: (legal white (select p1011)), rules at quarto.kif:75
-    n[11] = s.0[4] & 0x820000000 == 0x820000000;
+    n[11] = s.0[1] & 0x8000008000 == 0x8000008000;
     // n[12]: (legal white (select p1100)), rules at quarto.kif:75
-    n[12] = s.0[4] & 0x840000000 == 0x840000000;
+    n[12] = s.0[1] & 0x8000010000 == 0x8000010000;
     // n[13]: (legal white (select p1101)), rules at quarto.kif:75
-    n[13] = s.0[4] & 0x880000000 == 0x880000000;
+    n[13] = s.0[1] & 0x8000020000 == 0x8000020000;
     // n[14]: (legal white (select p1110)), rules at quarto.kif:75
-    n[14] = s.0[4] & 0x900000000 == 0x900000000;
+    n[14] = s.0[1] & 0x8000040000 == 0x8000040000;
     // n[15]: (legal white (select p1111)), rules at quarto.kif:75
-    n[15] = s.0[4] & 0xa00000000 == 0xa00000000;
+    n[15] = s.0[1] & 0x8000080000 == 0x8000080000;
     // n[16]: (legal black (select p0000)), rules at quarto.kif:75
-    n[16] = s.0[4] & 0x400040000 == 0x400040000;
+    n[16] = s.0[1] & 0x4000000010 == 0x4000000010;
     // n[17]: (legal black (select p0001)), rules at quarto.kif:75
-    n[17] = s.0[4] & 0x400080000 == 0x400080000;
+    n[17] = s.0[1] & 0x4000000020 == 0x4000000020;
     // n[18]: (legal black (select p0010)), rules at quarto.kif:75
-    n[18] = s.0[4] & 0x400100000 == 0x400100000;
+    n[18] = s.0[1] & 0x4000000040 == 0x4000000040;
     // n[19]: (legal black (select p0011)), rules at quarto.kif:75
-    n[19] = s.0[4] & 0x400200000 == 0x400200000;
+    n[19] = s.0[1] & 0x4000000080 == 0x4000000080;
     // n[20]: (legal black (select p0100)), rules at quarto.kif:75
-    n[20] = s.0[4] & 0x400400000 == 0x400400000;
+    n[20] = s.0[1] & 0x4000000100 == 0x4000000100;
     // n[21]: (legal black (select p0101)), rules at quarto.kif:75
-    n[21] = s.0[4] & 0x400800000 == 0x400800000;
+    n[21] = s.0[1] & 0x4000000200 == 0x4000000200;
     // n[22]: (legal black (select p0110)), rules at quarto.kif:75
-    n[22] = s.0[4] & 0x401000000 == 0x401000000;
+    n[22] = s.0[1] & 0x4000000400 == 0x4000000400;
     // n[23]: (legal black (select p0111)), rules at quarto.kif:75
-    n[23] = s.0[4] & 0x402000000 == 0x402000000;
+    n[23] = s.0[1] & 0x4000000800 == 0x4000000800;
     // n[24]: (legal black (select p1000)), rules at quarto.kif:75
-    n[24] = s.0[4] & 0x404000000 == 0x404000000;
+    n[24] = s.0[1] & 0x4000001000 == 0x4000001000;
     // n[25]: (legal black (select p1001)), rules at quarto.kif:75
-    n[25] = s.0[4] & 0x408000000 == 0x408000000;
+    n[25] = s.0[1] & 0x4000002000 == 0x4000002000;
     // n[26]: (legal black (select p1010)), rules at quarto.kif:75
-    n[26] = s.0[4] & 0x410000000 == 0x410000000;
+    n[26] = s.0[1] & 0x4000004000 == 0x4000004000;
     // n[27]: (legal black (select p1011)), rules at quarto.kif:75
-    n[27] = s.0[4] & 0x420000000 == 0x420000000;
+    n[27] = s.0[1] & 0x4000008000 == 0x4000008000;
     // n[28]: (legal black (select p1100)), rules at quarto.kif:75
-    n[28] = s.0[4] & 0x440000000 == 0x440000000;
+    n[28] = s.0[1] & 0x4000010000 == 0x4000010000;
     // n[29]: (legal black (select p1101)), rules at quarto.kif:75
-    n[29] = s.0[4] & 0x480000000 == 0x480000000;
+    n[29] = s.0[1] & 0x4000020000 == 0x4000020000;
     // n[30]: (legal black (select p1110)), rules at quarto.kif:75
-    n[30] = s.0[4] & 0x500000000 == 0x500000000;
+    n[30] = s.0[1] & 0x4000040000 == 0x4000040000;
     // n[31]: (legal black (select p1111)), rules at quarto.kif:75
-    n[31] = s.0[4] & 0x600000000 == 0x600000000;
-    // n[544]: (legal white noop), rules at quarto.kif:86
-    n[544] = s.0[4] & 0x800020000 == 0;
-    // n[545]: (legal black noop), rules at quarto.kif:86
-    n[545] = s.0[4] & 0x400010000 == 0;
-    // n[562]: ((aux 4) 0 4 1)
-    n[562] = (s.0[0]) & (0x1fe) != 0;
-    // n[563]: ((aux 4) 1 4 1)
-    n[563] = (s.0[0]) & (0x1fe00) != 0;
-    // n[564]: ((aux 5) 0 4 1)
-    n[564] = (s.0[1]) & (0x1fe0) != 0;
-    // n[565]: ((aux 5) 1 4 1)
-    n[565] = (s.0[1]) & (0x1fe000) != 0;
-    // n[566]: ((aux 6) 0 4 1)
-    n[566] = (s.0[2]) & (0x1fe00) != 0;
-    // n[567]: ((aux 6) 1 4 1)
-    n[567] = (s.0[2]) & (0x1fe0000) != 0;
-    // n[568]: ((aux 7) 0 4 1)
-    n[568] = (s.0[3]) & (0x1fe000) != 0;
-    // n[569]: ((aux 7) 1 4 1)
-    n[569] = (s.0[3]) & (0x1fe00000) != 0;
-    // n[570]: ((aux 8) 4 1)
-    n[570] = ((n[562]) & (n[564]) & (n[566]) & (n[568]))
-        | ((n[563]) & (n[565]) & (n[567]) & (n[569]));
-    // n[571]: ((aux 4) 0 3 1)
-    n[571] = (s.0[0]) & (0x1e1e) != 0;
-    // n[572]: ((aux 4) 1 3 1)
-    n[572] = (s.0[0]) & (0x1e1e0) != 0;
-    // n[573]: ((aux 5) 0 3 1)
-    n[573] = (s.0[1]) & (0x1e1e0) != 0;
-    // n[574]: ((aux 5) 1 3 1)
-    n[574] = (s.0[1]) & (0x1e1e00) != 0;
-    // n[575]: ((aux 6) 0 3 1)
-    n[575] = (s.0[2]) & (0x1e1e00) != 0;
-    // n[576]: ((aux 6) 1 3 1)
-    n[576] = (s.0[2]) & (0x1e1e000) != 0;
-    // n[577]: ((aux 7) 0 3 1)
-    n[577] = (s.0[3]) & (0x1e1e000) != 0;
-    // n[578]: ((aux 7) 1 3 1)
-    n[578] = (s.0[3]) & (0x1e1e0000) != 0;
-    // n[579]: ((aux 8) 3 1)
-    n[579] = ((n[571]) & (n[573]) & (n[575]) & (n[577]))
-        | ((n[572]) & (n[574]) & (n[576]) & (n[578]));
-    // n[580]: ((aux 4) 0 2 1)
-    n[580] = (s.0[0]) & (0x6666) != 0;
-    // n[581]: ((aux 4) 1 2 1)
-    n[581] = (s.0[0]) & (0x19998) != 0;
-    // n[582]: ((aux 5) 0 2 1)
-    n[582] = (s.0[1]) & (0x66660) != 0;
-    // n[583]: ((aux 5) 1 2 1)
-    n[583] = (s.0[1]) & (0x199980) != 0;
-    // n[584]: ((aux 6) 0 2 1)
-    n[584] = (s.0[2]) & (0x666600) != 0;
-    // n[585]: ((aux 6) 1 2 1)
-    n[585] = (s.0[2]) & (0x1999800) != 0;
-    // n[586]: ((aux 7) 0 2 1)
-    n[586] = (s.0[3]) & (0x6666000) != 0;
-    // n[587]: ((aux 7) 1 2 1)
-    n[587] = (s.0[3]) & (0x19998000) != 0;
-    // n[588]: ((aux 8) 2 1)
-    n[588] = ((n[580]) & (n[582]) & (n[584]) & (n[586]))
-        | ((n[581]) & (n[583]) & (n[585]) & (n[587]));
-    // n[589]: ((aux 4) 0 1 1)
-    n[589] = (s.0[0]) & (0xaaaa) != 0;
-    // n[590]: ((aux 4) 1 1 1)
-    n[590] = (s.0[0]) & (0x15554) != 0;
-    // n[591]: ((aux 5) 0 1 1)
-    n[591] = (s.0[1]) & (0xaaaa0) != 0;
-    // n[592]: ((aux 5) 1 1 1)
-    n[592] = (s.0[1]) & (0x155540) != 0;
-    // n[593]: ((aux 6) 0 1 1)
-    n[593] = (s.0[2]) & (0xaaaa00) != 0;
-    // n[594]: ((aux 6) 1 1 1)
-    n[594] = (s.0[2]) & (0x1555400) != 0;
-    // n[595]: ((aux 7) 0 1 1)
-    n[595] = (s.0[3]) & (0xaaaa000) != 0;
-    // n[596]: ((aux 7) 1 1 1)
-    n[596] = (s.0[3]) & (0x15554000) != 0;
-    // n[597]: ((aux 8) 1 1)
-    n[597] = ((n[589]) & (n[591]) & (n[593]) & (n[595]))
-        | ((n[590]) & (n[592]) & (n[594]) & (n[596]));
-    // n[598]: ((aux 9) 1)
-    n[598] = (n[570]) | (n[579]) | (n[588]) | (n[597]);
-    // n[599]: ((aux 4) 0 4 2)
-    n[599] = (s.0[0]) & (0x3fc0000) != 0;
-    // n[600]: ((aux 4) 1 4 2)
-    n[600] = (s.0[0]) & (0x3fc000000) != 0;
-    // n[601]: ((aux 5) 0 4 2)
-    n[601] = (s.0[1]) & (0x3fc00000) != 0;
-    // n[602]: ((aux 5) 1 4 2)
-    n[602] = (s.0[1]) & (0x3fc0000000) != 0;
-    // n[603]: ((aux 6) 0 4 2)
-    n[603] = (s.0[2]) & (0x3fc000000) != 0;
-    // n[604]: ((aux 6) 1 4 2)
-    n[604] = (s.0[2]) & (0x3fc00000000) != 0;
-    // n[605]: ((aux 7) 0 4 2)
-    n[605] = (s.0[3]) & (0x3fc0000000) != 0;
-    // n[606]: ((aux 7) 1 4 2)
-    n[606] = (s.0[3]) & (0x3fc000000000) != 0;
-    // n[607]: ((aux 8) 4 2)
-    n[607] = ((n[599]) & (n[601]) & (n[603]) & (n[605]))
-        | ((n[600]) & (n[602]) & (n[604]) & (n[606]));
-    // n[608]: ((aux 4) 0 3 2)
-    n[608] = (s.0[0]) & (0x3c3c0000) != 0;
-    // n[609]: ((aux 4) 1 3 2)
-    n[609] = (s.0[0]) & (0x3c3c00000) != 0;
-    // n[610]: ((aux 5) 0 3 2)
-    n[610] = (s.0[1]) & (0x3c3c00000) != 0;
-    // n[611]: ((aux 5) 1 3 2)
-    n[611] = (s.0[1]) & (0x3c3c000000) != 0;
-    // n[612]: ((aux 6) 0 3 2)
-    n[612] = (s.0[2]) & (0x3c3c000000) != 0;
-    // n[613]: ((aux 6) 1 3 2)
-    n[613] = (s.0[2]) & (0x3c3c0000000) != 0;
-    // n[614]: ((aux 7) 0 3 2)
-    n[614] = (s.0[3]) & (0x3c3c0000000) != 0;
-    // n[615]: ((aux 7) 1 3 2)
-    n[615] = (s.0[3]) & (0x3c3c00000000) != 0;
-    // n[616]: ((aux 8) 3 2)
-    n[616] = ((n[608]) & (n[610]) & (n[612]) & (n[614]))
-        | ((n[609]) & (n[611]) & (n[613]) & (n[615]));
-    // n[617]: ((aux 4) 0 2 2)
-    n[617] = (s.0[0]) & (0xcccc0000) != 0;
-    // n[618]: ((aux 4) 1 2 2)
-    n[618] = (s.0[0]) & (0x333300000) != 0;
-    // n[619]: ((aux 5) 0 2 2)
-    n[619] = (s.0[1]) & (0xcccc00000) != 0;
-    // n[620]: ((aux 5) 1 2 2)
-    n[620] = (s.0[1]) & (0x3333000000) != 0;
-    // n[621]: ((aux 6) 0 2 2)
-    n[621] = (s.0[2]) & (0xcccc000000) != 0;
-    // n[622]: ((aux 6) 1 2 2)
-    n[622] = (s.0[2]) & (0x33330000000) != 0;
-    // n[623]: ((aux 7) 0 2 2)
-    n[623] = (s.0[3]) & (0xcccc0000000) != 0;
-    // n[624]: ((aux 7) 1 2 2)
-    n[624] = (s.0[3]) & (0x333300000000) != 0;
-    // n[625]: ((aux 8) 2 2)
-    n[625] = ((n[617]) & (n[619]) & (n[621]) & (n[623]))
-        | ((n[618]) & (n[620]) & (n[622]) & (n[624]));
-    // n[626]: ((aux 4) 0 1 2)
-    n[626] = (s.0[0]) & (0x155540000) != 0;
-    // n[627]: ((aux 4) 1 1 2)
-    n[627] = (s.0[0]) & (0x2aaa80000) != 0;
-    // n[628]: ((aux 5) 0 1 2)
-    n[628] = (s.0[1]) & (0x1555400000) != 0;
-    // n[629]: ((aux 5) 1 1 2)
-    n[629] = (s.0[1]) & (0x2aaa800000) != 0;
-    // n[630]: ((aux 6) 0 1 2)
-    n[630] = (s.0[2]) & (0x15554000000) != 0;
-    // n[631]: ((aux 6) 1 1 2)
-    n[631] = (s.0[2]) & (0x2aaa8000000) != 0;
-    // n[632]: ((aux 7) 0 1 2)
-    n[632] = (s.0[3]) & (0x155540000000) != 0;
-    // n[633]: ((aux 7) 1 1 2)
-    n[633] = (s.0[3]) & (0x2aaa80000000) != 0;
-    // n[634]: ((aux 8) 1 2)
-    n[634] = ((n[626]) & (n[628]) & (n[630]) & (n[632]))
-        | ((n[627]) & (n[629]) & (n[631]) & (n[633]));
-    // n[635]: ((aux 9) 2)
-    n[635] = (n[607]) | (n[616]) | (n[625]) | (n[634]);
-    // n[636]: ((aux 4) 0 4 3)
-    n[636] = (s.0[0]) & (0x7f800000000) != 0;
-    // n[637]: ((aux 4) 1 4 3)
-    n[637] = (s.0[0]) & (0x7f80000000000) != 0;
-    // n[638]: ((aux 5) 0 4 3)
-    n[638] = (s.0[1]) & (0x7f8000000000) != 0;
-    // n[639]: ((aux 5) 1 4 3)
-    n[639] = (s.0[1]) & (0x7f800000000000) != 0;
-    // n[640]: ((aux 6) 0 4 3)
-    n[640] = (s.0[2]) & (0x7f80000000000) != 0;
-    // n[641]: ((aux 6) 1 4 3)
-    n[641] = (s.0[2]) & (0x7f8000000000000) != 0;
-    // n[642]: ((aux 7) 0 4 3)
-    n[642] = (s.0[3]) & (0x7f800000000000) != 0;
-    // n[643]: ((aux 7) 1 4 3)
-    n[643] = (s.0[3]) & (0x7f80000000000000) != 0;
-    // n[644]: ((aux 8) 4 3)
-    n[644] = ((n[636]) & (n[638]) & (n[640]) & (n[642]))
-        | ((n[637]) & (n[639]) & (n[641]) & (n[643]));
-    // n[645]: ((aux 4) 0 3 3)
-    n[645] = (s.0[0]) & (0x787800000000) != 0;
-    // n[646]: ((aux 4) 1 3 3)
-    n[646] = (s.0[0]) & (0x7878000000000) != 0;
-    // n[647]: ((aux 5) 0 3 3)
-    n[647] = (s.0[1]) & (0x7878000000000) != 0;
-    // n[648]: ((aux 5) 1 3 3)
-    n[648] = (s.0[1]) & (0x78780000000000) != 0;
-    // n[649]: ((aux 6) 0 3 3)
-    n[649] = (s.0[2]) & (0x78780000000000) != 0;
-    // n[650]: ((aux 6) 1 3 3)
-    n[650] = (s.0[2]) & (0x787800000000000) != 0;
-    // n[651]: ((aux 7) 0 3 3)
-    n[651] = (s.0[3]) & (0x787800000000000) != 0;
-    // n[652]: ((aux 7) 1 3 3)
-    n[652] = (s.0[3]) & (0x7878000000000000) != 0;
-    // n[653]: ((aux 8) 3 3)
-    n[653] = ((n[645]) & (n[647]) & (n[649]) & (n[651]))
-        | ((n[646]) & (n[648]) & (n[650]) & (n[652]));
-    // n[654]: ((aux 4) 0 2 3)
-    n[654] = (s.0[0]) & (0x1999800000000) != 0;
-    // n[655]: ((aux 4) 1 2 3)
-    n[655] = (s.0[0]) & (0x6666000000000) != 0;
-    // n[656]: ((aux 5) 0 2 3)
-    n[656] = (s.0[1]) & (0x19998000000000) != 0;
-    // n[657]: ((aux 5) 1 2 3)
-    n[657] = (s.0[1]) & (0x66660000000000) != 0;
-    // n[658]: ((aux 6) 0 2 3)
-    n[658] = (s.0[2]) & (0x199980000000000) != 0;
-    // n[659]: ((aux 6) 1 2 3)
-    n[659] = (s.0[2]) & (0x666600000000000) != 0;
-    // n[660]: ((aux 7) 0 2 3)
-    n[660] = (s.0[3]) & (0x1999800000000000) != 0;
-    // n[661]: ((aux 7) 1 2 3)
-    n[661] = (s.0[3]) & (0x6666000000000000) != 0;
-    // n[662]: ((aux 8) 2 3)
-    n[662] = ((n[654]) & (n[656]) & (n[658]) & (n[660]))
-        | ((n[655]) & (n[657]) & (n[659]) & (n[661]));
-    // n[663]: ((aux 4) 0 1 3)
-    n[663] = (s.0[0]) & (0x2aaa800000000) != 0;
-    // n[664]: ((aux 4) 1 1 3)
-    n[664] = (s.0[0]) & (0x5555000000000) != 0;
-    // n[665]: ((aux 5) 0 1 3)
-    n[665] = (s.0[1]) & (0x2aaa8000000000) != 0;
-    // n[666]: ((aux 5) 1 1 3)
-    n[666] = (s.0[1]) & (0x55550000000000) != 0;
-    // n[667]: ((aux 6) 0 1 3)
-    n[667] = (s.0[2]) & (0x2aaa80000000000) != 0;
-    // n[668]: ((aux 6) 1 1 3)
-    n[668] = (s.0[2]) & (0x555500000000000) != 0;
-    // n[669]: ((aux 7) 0 1 3)
-    n[669] = (s.0[3]) & (0x2aaa800000000000) != 0;
-    // n[670]: ((aux 7) 1 1 3)
-    n[670] = (s.0[3]) & (0x5555000000000000) != 0;
-    // n[671]: ((aux 8) 1 3)
-    n[671] = ((n[663]) & (n[665]) & (n[667]) & (n[669]))
-        | ((n[664]) & (n[666]) & (n[668]) & (n[670]));
-    // n[672]: ((aux 9) 3)
-    n[672] = (n[644]) | (n[653]) | (n[662]) | (n[671]);
-    // n[673]: ((aux 4) 0 4 4)
-    n[673] = (s.0[0]) & (0xff0000000000000) != 0;
-    // n[674]: ((aux 4) 1 4 4)
-    n[674] = ((s.0[0]) & (0xf000000000000000)) | ((s.0[1]) & (0xf)) != 0;
-    // n[675]: ((aux 5) 0 4 4)
-    n[675] = (s.0[1]) & (0xff00000000000000) != 0;
-    // n[676]: ((aux 5) 1 4 4)
-    n[676] = (s.0[2]) & (0xff) != 0;
-    // n[677]: ((aux 6) 0 4 4)
-    n[677] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf)) != 0;
-    // n[678]: ((aux 6) 1 4 4)
-    n[678] = (s.0[3]) & (0xff0) != 0;
-    // n[679]: ((aux 7) 0 4 4)
-    n[679] = (s.0[4]) & (0xff) != 0;
-    // n[680]: ((aux 7) 1 4 4)
-    n[680] = (s.0[4]) & (0xff00) != 0;
-    // n[681]: ((aux 8) 4 4)
-    n[681] = ((n[673]) & (n[675]) & (n[677]) & (n[679]))
-        | ((n[674]) & (n[676]) & (n[678]) & (n[680]));
-    // n[682]: ((aux 4) 0 3 4)
-    n[682] = (s.0[0]) & (0xf0f0000000000000) != 0;
-    // n[683]: ((aux 4) 1 3 4)
-    n[683] = ((s.0[0]) & (0xf00000000000000)) | ((s.0[1]) & (0xf)) != 0;
-    // n[684]: ((aux 5) 0 3 4)
-    n[684] = ((s.0[1]) & (0xf00000000000000)) | ((s.0[2]) & (0xf)) != 0;
-    // n[685]: ((aux 5) 1 3 4)
-    n[685] = ((s.0[1]) & (0xf000000000000000)) | ((s.0[2]) & (0xf0)) != 0;
-    // n[686]: ((aux 6) 0 3 4)
-    n[686] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf0)) != 0;
-    // n[687]: ((aux 6) 1 3 4)
-    n[687] = (s.0[3]) & (0xf0f) != 0;
-    // n[688]: ((aux 7) 0 3 4)
-    n[688] = (s.0[4]) & (0xf0f) != 0;
-    // n[689]: ((aux 7) 1 3 4)
-    n[689] = (s.0[4]) & (0xf0f0) != 0;
-    // n[690]: ((aux 8) 3 4)
-    n[690] = ((n[682]) & (n[684]) & (n[686]) & (n[688]))
-        | ((n[683]) & (n[685]) & (n[687]) & (n[689]));
-    // n[691]: ((aux 4) 0 2 4)
-    n[691] = ((s.0[0]) & (0x3330000000000000)) | ((s.0[1]) & (0x3)) != 0;
-    // n[692]: ((aux 4) 1 2 4)
-    n[692] = ((s.0[0]) & (0xccc0000000000000)) | ((s.0[1]) & (0xc)) != 0;
-    // n[693]: ((aux 5) 0 2 4)
-    n[693] = ((s.0[1]) & (0x3300000000000000)) | ((s.0[2]) & (0x33)) != 0;
-    // n[694]: ((aux 5) 1 2 4)
-    n[694] = ((s.0[1]) & (0xcc00000000000000)) | ((s.0[2]) & (0xcc)) != 0;
-    // n[695]: ((aux 6) 0 2 4)
-    n[695] = ((s.0[2]) & (0x3000000000000000)) | ((s.0[3]) & (0x333)) != 0;
-    // n[696]: ((aux 6) 1 2 4)
-    n[696] = ((s.0[2]) & (0xc000000000000000)) | ((s.0[3]) & (0xccc)) != 0;
-    // n[697]: ((aux 7) 0 2 4)
-    n[697] = (s.0[4]) & (0x3333) != 0;
-    // n[698]: ((aux 7) 1 2 4)
-    n[698] = (s.0[4]) & (0xcccc) != 0;
-    // n[699]: ((aux 8) 2 4)
-    n[699] = ((n[691]) & (n[693]) & (n[695]) & (n[697]))
-        | ((n[692]) & (n[694]) & (n[696]) & (n[698]));
-    // n[700]: ((aux 4) 0 1 4)
-    n[700] = ((s.0[0]) & (0x5550000000000000)) | ((s.0[1]) & (0x5)) != 0;
-    // n[701]: ((aux 4) 1 1 4)
-    n[701] = ((s.0[0]) & (0xaaa0000000000000)) | ((s.0[1]) & (0xa)) != 0;
-    // n[702]: ((aux 5) 0 1 4)
-    n[702] = ((s.0[1]) & (0x5500000000000000)) | ((s.0[2]) & (0x55)) != 0;
-    // n[703]: ((aux 5) 1 1 4)
-    n[703] = ((s.0[1]) & (0xaa00000000000000)) | ((s.0[2]) & (0xaa)) != 0;
-    // n[704]: ((aux 6) 0 1 4)
-    n[704] = ((s.0[2]) & (0x5000000000000000)) | ((s.0[3]) & (0x555)) != 0;
-    // n[705]: ((aux 6) 1 1 4)
-    n[705] = ((s.0[2]) & (0xa000000000000000)) | ((s.0[3]) & (0xaaa)) != 0;
-    // n[706]: ((aux 7) 0 1 4)
-    n[706] = (s.0[4]) & (0x5555) != 0;
-    // n[707]: ((aux 7) 1 1 4)
-    n[707] = (s.0[4]) & (0xaaaa) != 0;
-    // n[708]: ((aux 8) 1 4)
-    n[708] = ((n[700]) & (n[702]) & (n[704]) & (n[706]))
-        | ((n[701]) & (n[703]) & (n[705]) & (n[707]));
-    // n[709]: ((aux 9) 4)
-    n[709] = (n[681]) | (n[690]) | (n[699]) | (n[708]);
-    // n[710]: ((aux 14) 4 1)
-    n[710] = ((n[562]) & (n[599]) & (n[636]) & (n[673]))
-        | ((n[563]) & (n[600]) & (n[637]) & (n[674]));
-    // n[711]: ((aux 14) 3 1)
-    n[711] = ((n[571]) & (n[608]) & (n[645]) & (n[682]))
-        | ((n[572]) & (n[609]) & (n[646]) & (n[683]));
-    // n[712]: ((aux 14) 2 1)
-    n[712] = ((n[580]) & (n[617]) & (n[654]) & (n[691]))
-        | ((n[581]) & (n[618]) & (n[655]) & (n[692]));
-    // n[713]: ((aux 14) 1 1)
-    n[713] = ((n[589]) & (n[626]) & (n[663]) & (n[700]))
-        | ((n[590]) & (n[627]) & (n[664]) & (n[701]));
-    // n[714]: ((aux 15) 1)
-    n[714] = (n[710]) | (n[711]) | (n[712]) | (n[713]);
-    // n[715]: ((aux 14) 4 2)
-    n[715] = ((n[564]) & (n[601]) & (n[638]) & (n[675]))
-        | ((n[565]) & (n[602]) & (n[639]) & (n[676]));
-    // n[716]: ((aux 14) 3 2)
-    n[716] = ((n[573]) & (n[610]) & (n[647]) & (n[684]))
-        | ((n[574]) & (n[611]) & (n[648]) & (n[685]));
-    // n[717]: ((aux 14) 2 2)
-    n[717] = ((n[582]) & (n[619]) & (n[656]) & (n[693]))
-        | ((n[583]) & (n[620]) & (n[657]) & (n[694]));
-    // n[718]: ((aux 14) 1 2)
-    n[718] = ((n[591]) & (n[628]) & (n[665]) & (n[702]))
-        | ((n[592]) & (n[629]) & (n[666]) & (n[703]));
-    // n[719]: ((aux 15) 2)
-    n[719] = (n[715]) | (n[716]) | (n[717]) | (n[718]);
-    // n[720]: ((aux 14) 4 3)
-    n[720] = ((n[566]) & (n[603]) & (n[640]) & (n[677]))
-        | ((n[567]) & (n[604]) & (n[641]) & (n[678]));
-    // n[721]: ((aux 14) 3 3)
-    n[721] = ((n[575]) & (n[612]) & (n[649]) & (n[686]))
-        | ((n[576]) & (n[613]) & (n[650]) & (n[687]));
-    // n[722]: ((aux 14) 2 3)
-    n[722] = ((n[584]) & (n[621]) & (n[658]) & (n[695]))
-        | ((n[585]) & (n[622]) & (n[659]) & (n[696]));
-    // n[723]: ((aux 14) 1 3)
-    n[723] = ((n[593]) & (n[630]) & (n[667]) & (n[704]))
-        | ((n[594]) & (n[631]) & (n[668]) & (n[705]));
-    // n[724]: ((aux 15) 3)
-    n[724] = (n[720]) | (n[721]) | (n[722]) | (n[723]);
-    // n[725]: ((aux 14) 4 4)
-    n[725] = ((n[568]) & (n[605]) & (n[642]) & (n[679]))
-        | ((n[569]) & (n[606]) & (n[643]) & (n[680]));
-    // n[726]: ((aux 14) 3 4)
-    n[726] = ((n[577]) & (n[614]) & (n[651]) & (n[688]))
-        | ((n[578]) & (n[615]) & (n[652]) & (n[689]));
-    // n[727]: ((aux 14) 2 4)
-    n[727] = ((n[586]) & (n[623]) & (n[660]) & (n[697]))
-        | ((n[587]) & (n[624]) & (n[661]) & (n[698]));
-    // n[728]: ((aux 14) 1 4)
-    n[728] = ((n[595]) & (n[632]) & (n[669]) & (n[706]))
-        | ((n[596]) & (n[633]) & (n[670]) & (n[707]));
-    // n[729]: ((aux 15) 4)
-    n[729] = (n[725]) | (n[726]) | (n[727]) | (n[728]);
-    // n[730]: ((aux 20) 4)
-    n[730] = ((n[562]) & (n[601]) & (n[640]) & (n[679]))
-        | ((n[563]) & (n[602]) & (n[641]) & (n[680]));
-    // n[731]: ((aux 20) 3)
-    n[731] = ((n[571]) & (n[610]) & (n[649]) & (n[688]))
-        | ((n[572]) & (n[611]) & (n[650]) & (n[689]));
-    // n[732]: ((aux 20) 2)
-    n[732] = ((n[580]) & (n[619]) & (n[658]) & (n[697]))
-        | ((n[581]) & (n[620]) & (n[659]) & (n[698]));
-    // n[733]: ((aux 20) 1)
-    n[733] = ((n[589]) & (n[628]) & (n[667]) & (n[706]))
-        | ((n[590]) & (n[629]) & (n[668]) & (n[707]));
-    // n[734]: ((aux 25) 4)
-    n[734] = ((n[673]) & (n[638]) & (n[603]) & (n[568]))
-        | ((n[674]) & (n[639]) & (n[604]) & (n[569]));
-    // n[735]: ((aux 25) 3)
-    n[735] = ((n[682]) & (n[647]) & (n[612]) & (n[577]))
-        | ((n[683]) & (n[648]) & (n[613]) & (n[578]));
-    // n[736]: ((aux 25) 2)
-    n[736] = ((n[691]) & (n[656]) & (n[621]) & (n[586]))
-        | ((n[692]) & (n[657]) & (n[622]) & (n[587]));
-    // n[737]: ((aux 25) 1)
-    n[737] = ((n[700]) & (n[665]) & (n[630]) & (n[595]))
-        | ((n[701]) & (n[666]) & (n[631]) & (n[596]));
-    // n[738]: line, rules at quarto.kif:173, 175, 177
-    n[738] |= n[598];
-    n[738] |= n[635];
-    n[738] |= n[672];
-    n[738] |= n[709];
-    n[738] |= n[714];
-    n[738] |= n[719];
-    n[738] |= n[724];
-    n[738] |= n[729];
-    n[738] |= n[730];
-    n[738] |= n[731];
-    n[738] |= n[732];
-    n[738] |= n[733];
-    n[738] |= n[734];
-    n[738] |= n[735];
-    n[738] |= n[736];
-    n[738] |= n[737];
-    // n[739]: boardopen, rules at quarto.kif:170
-    n[739] = ((s.0[0]) & (0x8000400020001)) | ((s.0[1]) & (0x80004000200010))
-        | ((s.0[2]) & (0x800040002000100)) | ((s.0[3]) & (0x8000400020001000)) != 0;
-    // n[740]: terminal, rules at quarto.kif:128, 130
-    n[740] = (n[738]) | (!n[739]);
-    if n[740] {
+    n[31] = s.0[1] & 0x4000080000 == 0x4000080000;
+    // n[32]: (legal white noop), rules at quarto.kif:86
+    n[32] = s.0[1] & 0xa000000000 == 0;
+    // n[33]: (legal black noop), rules at quarto.kif:86
+    n[33] = s.0[1] & 0x5000000000 == 0;
+    // n[50]: ((aux 4) 0 4 1)
+    n[50] = (s.0[0]) & (0x1fe) != 0;
+    // n[51]: ((aux 4) 1 4 1)
+    n[51] = (s.0[0]) & (0x1fe00) != 0;
+    // n[52]: ((aux 5) 0 4 1)
+    n[52] = (s.0[0]) & (0x3fc0000) != 0;
+    // n[53]: ((aux 5) 1 4 1)
+    n[53] = (s.0[0]) & (0x3fc000000) != 0;
+    // n[54]: ((aux 6) 0 4 1)
+    n[54] = (s.0[0]) & (0x7f800000000) != 0;
+    // n[55]: ((aux 6) 1 4 1)
+    n[55] = (s.0[0]) & (0x7f80000000000) != 0;
+    // n[56]: ((aux 7) 0 4 1)
+    n[56] = (s.0[0]) & (0xff0000000000000) != 0;
+    // n[57]: ((aux 7) 1 4 1)
+    n[57] = ((s.0[0]) & (0xf000000000000000)) | ((s.0[1]) & (0xf)) != 0;
+    // n[58]: ((aux 8) 4 1)
+    n[58] = ((n[50]) & (n[52]) & (n[54]) & (n[56]))
+        | ((n[51]) & (n[53]) & (n[55]) & (n[57]));
+    // n[59]: ((aux 4) 0 3 1)
+    n[59] = (s.0[0]) & (0x1e1e) != 0;
+    // n[60]: ((aux 4) 1 3 1)
+    n[60] = (s.0[0]) & (0x1e1e0) != 0;
+    // n[61]: ((aux 5) 0 3 1)
+    n[61] = (s.0[0]) & (0x3c3c0000) != 0;
+    // n[62]: ((aux 5) 1 3 1)
+    n[62] = (s.0[0]) & (0x3c3c00000) != 0;
+    // n[63]: ((aux 6) 0 3 1)
+    n[63] = (s.0[0]) & (0x787800000000) != 0;
+    // n[64]: ((aux 6) 1 3 1)
+    n[64] = (s.0[0]) & (0x7878000000000) != 0;
+    // n[65]: ((aux 7) 0 3 1)
+    n[65] = (s.0[0]) & (0xf0f0000000000000) != 0;
+    // n[66]: ((aux 7) 1 3 1)
+    n[66] = ((s.0[0]) & (0xf00000000000000)) | ((s.0[1]) & (0xf)) != 0;
+    // n[67]: ((aux 8) 3 1)
+    n[67] = ((n[59]) & (n[61]) & (n[63]) & (n[65]))
+        | ((n[60]) & (n[62]) & (n[64]) & (n[66]));
+    // n[68]: ((aux 4) 0 2 1)
+    n[68] = (s.0[0]) & (0x6666) != 0;
+    // n[69]: ((aux 4) 1 2 1)
+    n[69] = (s.0[0]) & (0x19998) != 0;
+    // n[70]: ((aux 5) 0 2 1)
+    n[70] = (s.0[0]) & (0xcccc0000) != 0;
+    // n[71]: ((aux 5) 1 2 1)
+    n[71] = (s.0[0]) & (0x333300000) != 0;
+    // n[72]: ((aux 6) 0 2 1)
+    n[72] = (s.0[0]) & (0x1999800000000) != 0;
+    // n[73]: ((aux 6) 1 2 1)
+    n[73] = (s.0[0]) & (0x6666000000000) != 0;
+    // n[74]: ((aux 7) 0 2 1)
+    n[74] = ((s.0[0]) & (0x3330000000000000)) | ((s.0[1]) & (0x3)) != 0;
+    // n[75]: ((aux 7) 1 2 1)
+    n[75] = ((s.0[0]) & (0xccc0000000000000)) | ((s.0[1]) & (0xc)) != 0;
+    // n[76]: ((aux 8) 2 1)
+    n[76] = ((n[68]) & (n[70]) & (n[72]) & (n[74]))
+        | ((n[69]) & (n[71]) & (n[73]) & (n[75]));
+    // n[77]: ((aux 4) 0 1 1)
+    n[77] = (s.0[0]) & (0xaaaa) != 0;
+    // n[78]: ((aux 4) 1 1 1)
+    n[78] = (s.0[0]) & (0x15554) != 0;
+    // n[79]: ((aux 5) 0 1 1)
+    n[79] = (s.0[0]) & (0x155540000) != 0;
+    // n[80]: ((aux 5) 1 1 1)
+    n[80] = (s.0[0]) & (0x2aaa80000) != 0;
+    // n[81]: ((aux 6) 0 1 1)
+    n[81] = (s.0[0]) & (0x2aaa800000000) != 0;
+    // n[82]: ((aux 6) 1 1 1)
+    n[82] = (s.0[0]) & (0x5555000000000) != 0;
+    // n[83]: ((aux 7) 0 1 1)
+    n[83] = ((s.0[0]) & (0x5550000000000000)) | ((s.0[1]) & (0x5)) != 0;
+    // n[84]: ((aux 7) 1 1 1)
+    n[84] = ((s.0[0]) & (0xaaa0000000000000)) | ((s.0[1]) & (0xa)) != 0;
+    // n[85]: ((aux 8) 1 1)
+    n[85] = ((n[77]) & (n[79]) & (n[81]) & (n[83]))
+        | ((n[78]) & (n[80]) & (n[82]) & (n[84]));
+    // n[86]: ((aux 9) 1)
+    n[86] = (n[58]) | (n[67]) | (n[76]) | (n[85]);
+    // n[87]: ((aux 4) 0 4 2)
+    n[87] = (s.0[2]) & (0x1fe) != 0;
+    // n[88]: ((aux 4) 1 4 2)
+    n[88] = (s.0[2]) & (0x1fe00) != 0;
+    // n[89]: ((aux 5) 0 4 2)
+    n[89] = (s.0[2]) & (0x3fc0000) != 0;
+    // n[90]: ((aux 5) 1 4 2)
+    n[90] = (s.0[2]) & (0x3fc000000) != 0;
+    // n[91]: ((aux 6) 0 4 2)
+    n[91] = (s.0[2]) & (0x7f800000000) != 0;
+    // n[92]: ((aux 6) 1 4 2)
+    n[92] = (s.0[2]) & (0x7f80000000000) != 0;
+    // n[93]: ((aux 7) 0 4 2)
+    n[93] = (s.0[2]) & (0xff0000000000000) != 0;
+    // n[94]: ((aux 7) 1 4 2)
+    n[94] = ((s.0[2]) & (0xf000000000000000)) | ((s.0[3]) & (0xf)) != 0;
+    // n[95]: ((aux 8) 4 2)
+    n[95] = ((n[87]) & (n[89]) & (n[91]) & (n[93]))
+        | ((n[88]) & (n[90]) & (n[92]) & (n[94]));
+    // n[96]: ((aux 4) 0 3 2)
+    n[96] = (s.0[2]) & (0x1e1e) != 0;
+    // n[97]: ((aux 4) 1 3 2)
+    n[97] = (s.0[2]) & (0x1e1e0) != 0;
+    // n[98]: ((aux 5) 0 3 2)
+    n[98] = (s.0[2]) & (0x3c3c0000) != 0;
+    // n[99]: ((aux 5) 1 3 2)
+    n[99] = (s.0[2]) & (0x3c3c00000) != 0;
+    // n[100]: ((aux 6) 0 3 2)
+    n[100] = (s.0[2]) & (0x787800000000) != 0;
+    // n[101]: ((aux 6) 1 3 2)
+    n[101] = (s.0[2]) & (0x7878000000000) != 0;
+    // n[102]: ((aux 7) 0 3 2)
+    n[102] = (s.0[2]) & (0xf0f0000000000000) != 0;
+    // n[103]: ((aux 7) 1 3 2)
+    n[103] = ((s.0[2]) & (0xf00000000000000)) | ((s.0[3]) & (0xf)) != 0;
+    // n[104]: ((aux 8) 3 2)
+    n[104] = ((n[96]) & (n[98]) & (n[100]) & (n[102]))
+        | ((n[97]) & (n[99]) & (n[101]) & (n[103]));
+    // n[105]: ((aux 4) 0 2 2)
+    n[105] = (s.0[2]) & (0x6666) != 0;
+    // n[106]: ((aux 4) 1 2 2)
+    n[106] = (s.0[2]) & (0x19998) != 0;
+    // n[107]: ((aux 5) 0 2 2)
+    n[107] = (s.0[2]) & (0xcccc0000) != 0;
+    // n[108]: ((aux 5) 1 2 2)
+    n[108] = (s.0[2]) & (0x333300000) != 0;
+    // n[109]: ((aux 6) 0 2 2)
+    n[109] = (s.0[2]) & (0x1999800000000) != 0;
+    // n[110]: ((aux 6) 1 2 2)
+    n[110] = (s.0[2]) & (0x6666000000000) != 0;
+    // n[111]: ((aux 7) 0 2 2)
+    n[111] = ((s.0[2]) & (0x3330000000000000)) | ((s.0[3]) & (0x3)) != 0;
+    // n[112]: ((aux 7) 1 2 2)
+    n[112] = ((s.0[2]) & (0xccc0000000000000)) | ((s.0[3]) & (0xc)) != 0;
+    // n[113]: ((aux 8) 2 2)
+    n[113] = ((n[105]) & (n[107]) & (n[109]) & (n[111]))
+        | ((n[106]) & (n[108]) & (n[110]) & (n[112]));
+    // n[114]: ((aux 4) 0 1 2)
+    n[114] = (s.0[2]) & (0xaaaa) != 0;
+    // n[115]: ((aux 4) 1 1 2)
+    n[115] = (s.0[2]) & (0x15554) != 0;
+    // n[116]: ((aux 5) 0 1 2)
+    n[116] = (s.0[2]) & (0x155540000) != 0;
+    // n[117]: ((aux 5) 1 1 2)
+    n[117] = (s.0[2]) & (0x2aaa80000) != 0;
+    // n[118]: ((aux 6) 0 1 2)
+    n[118] = (s.0[2]) & (0x2aaa800000000) != 0;
+    // n[119]: ((aux 6) 1 1 2)
+    n[119] = (s.0[2]) & (0x5555000000000) != 0;
+    // n[120]: ((aux 7) 0 1 2)
+    n[120] = ((s.0[2]) & (0x5550000000000000)) | ((s.0[3]) & (0x5)) != 0;
+    // n[121]: ((aux 7) 1 1 2)
+    n[121] = ((s.0[2]) & (0xaaa0000000000000)) | ((s.0[3]) & (0xa)) != 0;
+    // n[122]: ((aux 8) 1 2)
+    n[122] = ((n[114]) & (n[116]) & (n[118]) & (n[120]))
+        | ((n[115]) & (n[117]) & (n[119]) & (n[121]));
+    // n[123]: ((aux 9) 2)
+    n[123] = (n[95]) | (n[104]) | (n[113]) | (n[122]);
+    // n[124]: ((aux 4) 0 4 3)
+    n[124] = (s.0[4]) & (0x1fe) != 0;
+    // n[125]: ((aux 4) 1 4 3)
+    n[125] = (s.0[4]) & (0x1fe00) != 0;
+    // n[126]: ((aux 5) 0 4 3)
+    n[126] = (s.0[4]) & (0x3fc0000) != 0;
+    // n[127]: ((aux 5) 1 4 3)
+    n[127] = (s.0[4]) & (0x3fc000000) != 0;
+    // n[128]: ((aux 6) 0 4 3)
+    n[128] = (s.0[4]) & (0x7f800000000) != 0;
+    // n[129]: ((aux 6) 1 4 3)
+    n[129] = (s.0[4]) & (0x7f80000000000) != 0;
+    // n[130]: ((aux 7) 0 4 3)
+    n[130] = (s.0[4]) & (0xff0000000000000) != 0;
+    // n[131]: ((aux 7) 1 4 3)
+    n[131] = ((s.0[4]) & (0xf000000000000000)) | ((s.0[5]) & (0xf)) != 0;
+    // n[132]: ((aux 8) 4 3)
+    n[132] = ((n[124]) & (n[126]) & (n[128]) & (n[130]))
+        | ((n[125]) & (n[127]) & (n[129]) & (n[131]));
+    // n[133]: ((aux 4) 0 3 3)
+    n[133] = (s.0[4]) & (0x1e1e) != 0;
+    // n[134]: ((aux 4) 1 3 3)
+    n[134] = (s.0[4]) & (0x1e1e0) != 0;
+    // n[135]: ((aux 5) 0 3 3)
+    n[135] = (s.0[4]) & (0x3c3c0000) != 0;
+    // n[136]: ((aux 5) 1 3 3)
+    n[136] = (s.0[4]) & (0x3c3c00000) != 0;
+    // n[137]: ((aux 6) 0 3 3)
+    n[137] = (s.0[4]) & (0x787800000000) != 0;
+    // n[138]: ((aux 6) 1 3 3)
+    n[138] = (s.0[4]) & (0x7878000000000) != 0;
+    // n[139]: ((aux 7) 0 3 3)
+    n[139] = (s.0[4]) & (0xf0f0000000000000) != 0;
+    // n[140]: ((aux 7) 1 3 3)
+    n[140] = ((s.0[4]) & (0xf00000000000000)) | ((s.0[5]) & (0xf)) != 0;
+    // n[141]: ((aux 8) 3 3)
+    n[141] = ((n[133]) & (n[135]) & (n[137]) & (n[139]))
+        | ((n[134]) & (n[136]) & (n[138]) & (n[140]));
+    // n[142]: ((aux 4) 0 2 3)
+    n[142] = (s.0[4]) & (0x6666) != 0;
+    // n[143]: ((aux 4) 1 2 3)
+    n[143] = (s.0[4]) & (0x19998) != 0;
+    // n[144]: ((aux 5) 0 2 3)
+    n[144] = (s.0[4]) & (0xcccc0000) != 0;
+    // n[145]: ((aux 5) 1 2 3)
+    n[145] = (s.0[4]) & (0x333300000) != 0;
+    // n[146]: ((aux 6) 0 2 3)
+    n[146] = (s.0[4]) & (0x1999800000000) != 0;
+    // n[147]: ((aux 6) 1 2 3)
+    n[147] = (s.0[4]) & (0x6666000000000) != 0;
+    // n[148]: ((aux 7) 0 2 3)
+    n[148] = ((s.0[4]) & (0x3330000000000000)) | ((s.0[5]) & (0x3)) != 0;
+    // n[149]: ((aux 7) 1 2 3)
+    n[149] = ((s.0[4]) & (0xccc0000000000000)) | ((s.0[5]) & (0xc)) != 0;
+    // n[150]: ((aux 8) 2 3)
+    n[150] = ((n[142]) & (n[144]) & (n[146]) & (n[148]))
+        | ((n[143]) & (n[145]) & (n[147]) & (n[149]));
+    // n[151]: ((aux 4) 0 1 3)
+    n[151] = (s.0[4]) & (0xaaaa) != 0;
+    // n[152]: ((aux 4) 1 1 3)
+    n[152] = (s.0[4]) & (0x15554) != 0;
+    // n[153]: ((aux 5) 0 1 3)
+    n[153] = (s.0[4]) & (0x155540000) != 0;
+    // n[154]: ((aux 5) 1 1 3)
+    n[154] = (s.0[4]) & (0x2aaa80000) != 0;
+    // n[155]: ((aux 6) 0 1 3)
+    n[155] = (s.0[4]) & (0x2aaa800000000) != 0;
+    // n[156]: ((aux 6) 1 1 3)
+    n[156] = (s.0[4]) & (0x5555000000000) != 0;
+    // n[157]: ((aux 7) 0 1 3)
+    n[157] = ((s.0[4]) & (0x5550000000000000)) | ((s.0[5]) & (0x5)) != 0;
+    // n[158]: ((aux 7) 1 1 3)
+    n[158] = ((s.0[4]) & (0xaaa0000000000000)) | ((s.0[5]) & (0xa)) != 0;
+    // n[159]: ((aux 8) 1 3)
+    n[159] = ((n[151]) & (n[153]) & (n[155]) & (n[157]))
+        | ((n[152]) & (n[154]) & (n[156]) & (n[158]));
+    // n[160]: ((aux 9) 3)
+    n[160] = (n[132]) | (n[141]) | (n[150]) | (n[159]);
+    // n[161]: ((aux 4) 0 4 4)
+    n[161] = (s.0[6]) & (0x1fe) != 0;
+    // n[162]: ((aux 4) 1 4 4)
+    n[162] = (s.0[6]) & (0x1fe00) != 0;
+    // n[163]: ((aux 5) 0 4 4)
+    n[163] = (s.0[6]) & (0x3fc0000) != 0;
+    // n[164]: ((aux 5) 1 4 4)
+    n[164] = (s.0[6]) & (0x3fc000000) != 0;
+    // n[165]: ((aux 6) 0 4 4)
+    n[165] = (s.0[6]) & (0x7f800000000) != 0;
+    // n[166]: ((aux 6) 1 4 4)
+    n[166] = (s.0[6]) & (0x7f80000000000) != 0;
+    // n[167]: ((aux 7) 0 4 4)
+    n[167] = (s.0[6]) & (0xff0000000000000) != 0;
+    // n[168]: ((aux 7) 1 4 4)
+    n[168] = ((s.0[6]) & (0xf000000000000000)) | ((s.0[7]) & (0xf)) != 0;
+    // n[169]: ((aux 8) 4 4)
+    n[169] = ((n[161]) & (n[163]) & (n[165]) & (n[167]))
+        | ((n[162]) & (n[164]) & (n[166]) & (n[168]));
+    // n[170]: ((aux 4) 0 3 4)
+    n[170] = (s.0[6]) & (0x1e1e) != 0;
+    // n[171]: ((aux 4) 1 3 4)
+    n[171] = (s.0[6]) & (0x1e1e0) != 0;
+    // n[172]: ((aux 5) 0 3 4)
+    n[172] = (s.0[6]) & (0x3c3c0000) != 0;
+    // n[173]: ((aux 5) 1 3 4)
+    n[173] = (s.0[6]) & (0x3c3c00000) != 0;
+    // n[174]: ((aux 6) 0 3 4)
+    n[174] = (s.0[6]) & (0x787800000000) != 0;
+    // n[175]: ((aux 6) 1 3 4)
+    n[175] = (s.0[6]) & (0x7878000000000) != 0;
+    // n[176]: ((aux 7) 0 3 4)
+    n[176] = (s.0[6]) & (0xf0f0000000000000) != 0;
+    // n[177]: ((aux 7) 1 3 4)
+    n[177] = ((s.0[6]) & (0xf00000000000000)) | ((s.0[7]) & (0xf)) != 0;
+    // n[178]: ((aux 8) 3 4)
+    n[178] = ((n[170]) & (n[172]) & (n[174]) & (n[176]))
+        | ((n[171]) & (n[173]) & (n[175]) & (n[177]));
+    // n[179]: ((aux 4) 0 2 4)
+    n[179] = (s.0[6]) & (0x6666) != 0;
+    // n[180]: ((aux 4) 1 2 4)
+    n[180] = (s.0[6]) & (0x19998) != 0;
+    // n[181]: ((aux 5) 0 2 4)
+    n[181] = (s.0[6]) & (0xcccc0000) != 0;
+    // n[182]: ((aux 5) 1 2 4)
+    n[182] = (s.0[6]) & (0x333300000) != 0;
+    // n[183]: ((aux 6) 0 2 4)
+    n[183] = (s.0[6]) & (0x1999800000000) != 0;
+    // n[184]: ((aux 6) 1 2 4)
+    n[184] = (s.0[6]) & (0x6666000000000) != 0;
+    // n[185]: ((aux 7) 0 2 4)
+    n[185] = ((s.0[6]) & (0x3330000000000000)) | ((s.0[7]) & (0x3)) != 0;
+    // n[186]: ((aux 7) 1 2 4)
+    n[186] = ((s.0[6]) & (0xccc0000000000000)) | ((s.0[7]) & (0xc)) != 0;
+    // n[187]: ((aux 8) 2 4)
+    n[187] = ((n[179]) & (n[181]) & (n[183]) & (n[185]))
+        | ((n[180]) & (n[182]) & (n[184]) & (n[186]));
+    // n[188]: ((aux 4) 0 1 4)
+    n[188] = (s.0[6]) & (0xaaaa) != 0;
+    // n[189]: ((aux 4) 1 1 4)
+    n[189] = (s.0[6]) & (0x15554) != 0;
+    // n[190]: ((aux 5) 0 1 4)
+    n[190] = (s.0[6]) & (0x155540000) != 0;
+    // n[191]: ((aux 5) 1 1 4)
+    n[191] = (s.0[6]) & (0x2aaa80000) != 0;
+    // n[192]: ((aux 6) 0 1 4)
+    n[192] = (s.0[6]) & (0x2aaa800000000) != 0;
+    // n[193]: ((aux 6) 1 1 4)
+    n[193] = (s.0[6]) & (0x5555000000000) != 0;
+    // n[194]: ((aux 7) 0 1 4)
+    n[194] = ((s.0[6]) & (0x5550000000000000)) | ((s.0[7]) & (0x5)) != 0;
+    // n[195]: ((aux 7) 1 1 4)
+    n[195] = ((s.0[6]) & (0xaaa0000000000000)) | ((s.0[7]) & (0xa)) != 0;
+    // n[196]: ((aux 8) 1 4)
+    n[196] = ((n[188]) & (n[190]) & (n[192]) & (n[194]))
+        | ((n[189]) & (n[191]) & (n[193]) & (n[195]));
+    // n[197]: ((aux 9) 4)
+    n[197] = (n[169]) | (n[178]) | (n[187]) | (n[196]);
+    // n[198]: ((aux 14) 4 1)
+    n[198] = ((n[50]) & (n[87]) & (n[124]) & (n[161]))
+        | ((n[51]) & (n[88]) & (n[125]) & (n[162]));
+    // n[199]: ((aux 14) 3 1)
+    n[199] = ((n[59]) & (n[96]) & (n[133]) & (n[170]))
+        | ((n[60]) & (n[97]) & (n[134]) & (n[171]));
+    // n[200]: ((aux 14) 2 1)
+    n[200] = ((n[68]) & (n[105]) & (n[142]) & (n[179]))
+        | ((n[69]) & (n[106]) & (n[143]) & (n[180]));
+    // n[201]: ((aux 14) 1 1)
+    n[201] = ((n[77]) & (n[114]) & (n[151]) & (n[188]))
+        | ((n[78]) & (n[115]) & (n[152]) & (n[189]));
+    // n[202]: ((aux 15) 1)
+    n[202] = (n[198]) | (n[199]) | (n[200]) | (n[201]);
+    // n[203]: ((aux 14) 4 2)
+    n[203] = ((n[52]) & (n[89]) & (n[126]) & (n[163]))
+        | ((n[53]) & (n[90]) & (n[127]) & (n[164]));
+    // n[204]: ((aux 14) 3 2)
+    n[204] = ((n[61]) & (n[98]) & (n[135]) & (n[172]))
+        | ((n[62]) & (n[99]) & (n[136]) & (n[173]));
+    // n[205]: ((aux 14) 2 2)
+    n[205] = ((n[70]) & (n[107]) & (n[144]) & (n[181]))
+        | ((n[71]) & (n[108]) & (n[145]) & (n[182]));
+    // n[206]: ((aux 14) 1 2)
+    n[206] = ((n[79]) & (n[116]) & (n[153]) & (n[190]))
+        | ((n[80]) & (n[117]) & (n[154]) & (n[191]));
+    // n[207]: ((aux 15) 2)
+    n[207] = (n[203]) | (n[204]) | (n[205]) | (n[206]);
+    // n[208]: ((aux 14) 4 3)
+    n[208] = ((n[54]) & (n[91]) & (n[128]) & (n[165]))
+        | ((n[55]) & (n[92]) & (n[129]) & (n[166]));
+    // n[209]: ((aux 14) 3 3)
+    n[209] = ((n[63]) & (n[100]) & (n[137]) & (n[174]))
+        | ((n[64]) & (n[101]) & (n[138]) & (n[175]));
+    // n[210]: ((aux 14) 2 3)
+    n[210] = ((n[72]) & (n[109]) & (n[146]) & (n[183]))
+        | ((n[73]) & (n[110]) & (n[147]) & (n[184]));
+    // n[211]: ((aux 14) 1 3)
+    n[211] = ((n[81]) & (n[118]) & (n[155]) & (n[192]))
+        | ((n[82]) & (n[119]) & (n[156]) & (n[193]));
+    // n[212]: ((aux 15) 3)
+    n[212] = (n[208]) | (n[209]) | (n[210]) | (n[211]);
+    // n[213]: ((aux 14) 4 4)
+    n[213] = ((n[56]) & (n[93]) & (n[130]) & (n[167]))
+        | ((n[57]) & (n[94]) & (n[131]) & (n[168]));
+    // n[214]: ((aux 14) 3 4)
+    n[214] = ((n[65]) & (n[102]) & (n[139]) & (n[176]))
+        | ((n[66]) & (n[103]) & (n[140]) & (n[177]));
+    // n[215]: ((aux 14) 2 4)
+    n[215] = ((n[74]) & (n[111]) & (n[148]) & (n[185]))
+        | ((n[75]) & (n[112]) & (n[149]) & (n[186]));
+    // n[216]: ((aux 14) 1 4)
+    n[216] = ((n[83]) & (n[120]) & (n[157]) & (n[194]))
+        | ((n[84]) & (n[121]) & (n[158]) & (n[195]));
+    // n[217]: ((aux 15) 4)
+    n[217] = (n[213]) | (n[214]) | (n[215]) | (n[216]);
+    // n[218]: ((aux 20) 4)
+    n[218] = ((n[50]) & (n[89]) & (n[128]) & (n[167]))
+        | ((n[51]) & (n[90]) & (n[129]) & (n[168]));
+    // n[219]: ((aux 20) 3)
+    n[219] = ((n[59]) & (n[98]) & (n[137]) & (n[176]))
+        | ((n[60]) & (n[99]) & (n[138]) & (n[177]));
+    // n[220]: ((aux 20) 2)
+    n[220] = ((n[68]) & (n[107]) & (n[146]) & (n[185]))
+        | ((n[69]) & (n[108]) & (n[147]) & (n[186]));
+    // n[221]: ((aux 20) 1)
+    n[221] = ((n[77]) & (n[116]) & (n[155]) & (n[194]))
+        | ((n[78]) & (n[117]) & (n[156]) & (n[195]));
+    // n[222]: ((aux 25) 4)
+    n[222] = ((n[161]) & (n[126]) & (n[91]) & (n[56]))
+        | ((n[162]) & (n[127]) & (n[92]) & (n[57]));
+    // n[223]: ((aux 25) 3)
+    n[223] = ((n[170]) & (n[135]) & (n[100]) & (n[65]))
+        | ((n[171]) & (n[136]) & (n[101]) & (n[66]));
+    // n[224]: ((aux 25) 2)
+    n[224] = ((n[179]) & (n[144]) & (n[109]) & (n[74]))
+        | ((n[180]) & (n[145]) & (n[110]) & (n[75]));
+    // n[225]: ((aux 25) 1)
+    n[225] = ((n[188]) & (n[153]) & (n[118]) & (n[83]))
+        | ((n[189]) & (n[154]) & (n[119]) & (n[84]));
+    // n[226]: line, rules at quarto.kif:173, 175, 177
+    n[226] |= n[86];
+    n[226] |= n[123];
+    n[226] |= n[160];
+    n[226] |= n[197];
+    n[226] |= n[202];
+    n[226] |= n[207];
+    n[226] |= n[212];
+    n[226] |= n[217];
+    n[226] |= n[218];
+    n[226] |= n[219];
+    n[226] |= n[220];
+    n[226] |= n[221];
+    n[226] |= n[222];
+    n[226] |= n[223];
+    n[226] |= n[224];
+    n[226] |= n[225];
+    // n[227]: boardopen, rules at quarto.kif:170
+    n[227] = ((s.0[0]) & (0x8000400020001)) | ((s.0[2]) & (0x8000400020001))
+        | ((s.0[4]) & (0x8000400020001)) | ((s.0[6]) & (0x8000400020001)) != 0;
+    // n[228]: terminal, rules at quarto.kif:128, 130
+    n[228] = (n[226]) | (!n[227]);
+    if n[228] {
         return false;
     }
     let mut joint = [Move(0); 2];
-    let drawn_0 = if s.0[4] & 0x20000 != 0 {
-        #[inline(never)]
-        fn nodes_part_0(s: &State, n: &mut [bool; 741]) {
-            {
-                // n[32] (keyed): (legal white (place p0000 1 1)), rules at quarto.kif:80
-                // n[33] (keyed): (legal white (place p0000 1 2)), rules at quarto.kif:80
-                // n[34] (keyed): (legal white (place p0000 1 3)), rules at quarto.kif:80
-                // n[35] (keyed): (legal white (place p0000 1 4)), rules at quarto.kif:80
-                // n[36] (keyed): (legal white (place p0000 2 1)), rules at quarto.kif:80
-                // n[37] (keyed): (legal white (place p0000 2 2)), rules at quarto.kif:80
-                // n[38] (keyed): (legal white (place p0000 2 3)), rules at quarto.kif:80
-                // n[39] (keyed): (legal white (place p0000 2 4)), rules at quarto.kif:80
-                // n[40] (keyed): (legal white (place p0000 3 1)), rules at quarto.kif:80
-                // n[41] (keyed): (legal white (place p0000 3 2)), rules at quarto.kif:80
-                // n[42] (keyed): (legal white (place p0000 3 3)), rules at quarto.kif:80
-                // n[43] (keyed): (legal white (place p0000 3 4)), rules at quarto.kif:80
-                // n[44] (keyed): (legal white (place p0000 4 1)), rules at quarto.kif:80
-                // n[45] (keyed): (legal white (place p0000 4 2)), rules at quarto.kif:80
-                // n[46] (keyed): (legal white (place p0000 4 3)), rules at quarto.kif:80
-                // n[47] (keyed): (legal white (place p0000 4 4)), rules at quarto.kif:80
-                // n[48] (keyed): (legal white (place p0001 1 1)), rules at quarto.kif:80
-                // n[49] (keyed): (legal white (place p0001 1 2)), rules at quarto.kif:80
-                // n[50] (keyed): (legal white (place p0001 1 3)), rules at quarto.kif:80
-                // n[51] (keyed): (legal white (place p0001 1 4)), rules at quarto.kif:80
-                // n[52] (keyed): (legal white (place p0001 2 1)), rules at quarto.kif:80
-                // n[53] (keyed): (legal white (place p0001 2 2)), rules at quarto.kif:80
-                // n[54] (keyed): (legal white (place p0001 2 3)), rules at quarto.kif:80
-                // n[55] (keyed): (legal white (place p0001 2 4)), rules at quarto.kif:80
-                // n[56] (keyed): (legal white (place p0001 3 1)), rules at quarto.kif:80
-                // n[57] (keyed): (legal white (place p0001 3 2)), rules at quarto.kif:80
-                // n[58] (keyed): (legal white (place p0001 3 3)), rules at quarto.kif:80
-                // n[59] (keyed): (legal white (place p0001 3 4)), rules at quarto.kif:80
-                // n[60] (keyed): (legal white (place p0001 4 1)), rules at quarto.kif:80
-                // n[61] (keyed): (legal white (place p0001 4 2)), rules at quarto.kif:80
-                // n[62] (keyed): (legal white (place p0001 4 3)), rules at quarto.kif:80
-                // n[63] (keyed): (legal white (place p0001 4 4)), rules at quarto.kif:80
-                // n[64] (keyed): (legal white (place p0010 1 1)), rules at quarto.kif:80
-                // n[65] (keyed): (legal white (place p0010 1 2)), rules at quarto.kif:80
-                // n[66] (keyed): (legal white (place p0010 1 3)), rules at quarto.kif:80
-                // n[67] (keyed): (legal white (place p0010 1 4)), rules at quarto.kif:80
-                // n[68] (keyed): (legal white (place p0010 2 1)), rules at quarto.kif:80
-                // n[69] (keyed): (legal white (place p0010 2 2)), rules at quarto.kif:80
-                // n[70] (keyed): (legal white (place p0010 2 3)), rules at quarto.kif:80
-                // n[71] (keyed): (legal white (place p0010 2 4)), rules at quarto.kif:80
-                // n[72] (keyed): (legal white (place p0010 3 1)), rules at quarto.kif:80
-                // n[73] (keyed): (legal white (place p0010 3 2)), rules at quarto.kif:80
-                // n[74] (keyed): (legal white (place p0010 3 3)), rules at quarto.kif:80
-                // n[75] (keyed): (legal white (place p0010 3 4)), rules at quarto.kif:80
-                // n[76] (keyed): (legal white (place p0010 4 1)), rules at quarto.kif:80
-                // n[77] (keyed): (legal white (place p0010 4 2)), rules at quarto.kif:80
-                // n[78] (keyed): (legal white (place p0010 4 3)), rules at quarto.kif:80
-                // n[79] (keyed): (legal white (place p0010 4 4)), rules at quarto.kif:80
-                // n[80] (keyed): (legal white (place p0011 1 1)), rules at quarto.kif:80
-                // n[81] (keyed): (legal white (place p0011 1 2)), rules at quarto.kif:80
-                // n[82] (keyed): (legal white (place p0011 1 3)), rules at quarto.kif:80
-                // n[83] (keyed): (legal white (place p0011 1 4)), rules at quarto.kif:80
-                // n[84] (keyed): (legal white (place p0011 2 1)), rules at quarto.kif:80
-                // n[85] (keyed): (legal white (place p0011 2 2)), rules at quarto.kif:80
-                // n[86] (keyed): (legal white (place p0011 2 3)), rules at quarto.kif:80
-                // n[87] (keyed): (legal white (place p0011 2 4)), rules at quarto.kif:80
-                // n[88] (keyed): (legal white (place p0011 3 1)), rules at quarto.kif:80
-                // n[89] (keyed): (legal white (place p0011 3 2)), rules at quarto.kif:80
-                // n[90] (keyed): (legal white (place p0011 3 3)), rules at quarto.kif:80
-                // n[91] (keyed): (legal white (place p0011 3 4)), rules at quarto.kif:80
-                // n[92] (keyed): (legal white (place p0011 4 1)), rules at quarto.kif:80
-                // n[93] (keyed): (legal white (place p0011 4 2)), rules at quarto.kif:80
-                // n[94] (keyed): (legal white (place p0011 4 3)), rules at quarto.kif:80
-                // n[95] (keyed): (legal white (place p0011 4 4)), rules at quarto.kif:80
-                // n[96] (keyed): (legal white (place p0100 1 1)), rules at quarto.kif:80
-                // n[97] (keyed): (legal white (place p0100 1 2)), rules at quarto.kif:80
-                // n[98] (keyed): (legal white (place p0100 1 3)), rules at quarto.kif:80
-                // n[99] (keyed): (legal white (place p0100 1 4)), rules at quarto.kif:80
-                // n[100] (keyed): (legal white (place p0100 2 1)), rules at quarto.kif:80
-                // n[101] (keyed): (legal white (place p0100 2 2)), rules at quarto.kif:80
-                // n[102] (keyed): (legal white (place p0100 2 3)), rules at quarto.kif:80
-                // n[103] (keyed): (legal white (place p0100 2 4)), rules at quarto.kif:80
-                // n[104] (keyed): (legal white (place p0100 3 1)), rules at quarto.kif:80
-                // n[105] (keyed): (legal white (place p0100 3 2)), rules at quarto.kif:80
-                // n[106] (keyed): (legal white (place p0100 3 3)), rules at quarto.kif:80
-                // n[107] (keyed): (legal white (place p0100 3 4)), rules at quarto.kif:80
-                // n[108] (keyed): (legal white (place p0100 4 1)), rules at quarto.kif:80
-                // n[109] (keyed): (legal white (place p0100 4 2)), rules at quarto.kif:80
-                // n[110] (keyed): (legal white (place p0100 4 3)), rules at quarto.kif:80
-                // n[111] (keyed): (legal white (place p0100 4 4)), rules at quarto.kif:80
-                // n[112] (keyed): (legal white (place p0101 1 1)), rules at quarto.kif:80
-                // n[113] (keyed): (legal white (place p0101 1 2)), rules at quarto.kif:80
-                // n[114] (keyed): (legal white (place p0101 1 3)), rules at quarto.kif:80
-                // n[115] (keyed): (legal white (place p0101 1 4)), rules at quarto.kif:80
-                // n[116] (keyed): (legal white (place p0101 2 1)), rules at quarto.kif:80
-                // n[117] (keyed): (legal white (place p0101 2 2)), rules at quarto.kif:80
-                // n[118] (keyed): (legal white (place p0101 2 3)), rules at quarto.kif:80
-                // n[119] (keyed): (legal white (place p0101 2 4)), rules at quarto.kif:80
-                // n[120] (keyed): (legal white (place p0101 3 1)), rules at quarto.kif:80
-                // n[121] (keyed): (legal white (place p0101 3 2)), rules at quarto.kif:80
-                // n[122] (keyed): (legal white (place p0101 3 3)), rules at quarto.kif:80
-                // n[123] (keyed): (legal white (place p0101 3 4)), rules at quarto.kif:80
-                // n[124] (keyed): (legal white (place p0101 4 1)), rules at quarto.kif:80
-                // n[125] (keyed): (legal white (place p0101 4 2)), rules at quarto.kif:80
-                // n[126] (keyed): (legal white (place p0101 4 3)), rules at quarto.kif:80
-                // n[127] (keyed): (legal white (place p0101 4 4)), rules at quarto.kif:80
-                // n[128] (keyed): (legal white (place p0110 1 1)), rules at quarto.kif:80
-                // n[129] (keyed): (legal white (place p0110 1 2)), rules at quarto.kif:80
-                // n[130] (keyed): (legal white (place p0110 1 3)), rules at quarto.kif:80
-                // n[131] (keyed): (legal white (place p0110 1 4)), rules at quarto.kif:80
-                // n[132] (keyed): (legal white (place p0110 2 1)), rules at quarto.kif:80
-                // n[133] (keyed): (legal white (place p0110 2 2)), rules at quarto.kif:80
-                // n[134] (keyed): (legal white (place p0110 2 3)), rules at quarto.kif:80
-                // n[135] (keyed): (legal white (place p0110 2 4)), rules at quarto.kif:80
-                // n[136] (keyed): (legal white (place p0110 3 1)), rules at quarto.kif:80
-                // n[137] (keyed): (legal white (place p0110 3 2)), rules at quarto.kif:80
-                // n[138] (keyed): (legal white (place p0110 3 3)), rules at quarto.kif:80
-                // n[139] (keyed): (legal white (place p0110 3 4)), rules at quarto.kif:80
-                // n[140] (keyed): (legal white (place p0110 4 1)), rules at quarto.kif:80
-                // n[141] (keyed): (legal white (place p0110 4 2)), rules at quarto.kif:80
-                // n[142] (keyed): (legal white (place p0110 4 3)), rules at quarto.kif:80
-                // n[143] (keyed): (legal white (place p0110 4 4)), rules at quarto.kif:80
-                // n[144] (keyed): (legal white (place p0111 1 1)), rules at quarto.kif:80
-                // n[145] (keyed): (legal white (place p0111 1 2)), rules at quarto.kif:80
-                // n[146] (keyed): (legal white (place p0111 1 3)), rules at quarto.kif:80
-                // n[147] (keyed): (legal white (place p0111 1 4)), rules at quarto.kif:80
-                // n[148] (keyed): (legal white (place p0111 2 1)), rules at quarto.kif:80
-                // n[149] (keyed): (legal white (place p0111 2 2)), rules at quarto.kif:80
-                // n[150] (keyed): (legal white (place p0111 2 3)), rules at quarto.kif:80
-                // n[151] (keyed): (legal white (place p0111 2 4)), rules at quarto.kif:80
-                // n[152] (keyed): (legal white (place p0111 3 1)), rules at quarto.kif:80
-                // n[153] (keyed): (legal white (place p0111 3 2)), rules at quarto.kif:80
-                // n[154] (keyed): (legal white (place p0111 3 3)), rules at quarto.kif:80
-                // n[155] (keyed): (legal white (place p0111 3 4)), rules at quarto.kif:80
-                // n[156] (keyed): (legal white (place p0111 4 1)), rules at quarto.kif:80
-                // n[157] (keyed): (legal white (place p0111 4 2)), rules at quarto.kif:80
-                // n[158] (keyed): (legal white (place p0111 4 3)), rules at quarto.kif:80
-                // n[159] (keyed): (legal white (place p0111 4 4)), rules at quarto.kif:80
-                // n[160] (keyed): (legal white (place p1000 1 1)), rules at quarto.kif:80
-                // n[161] (keyed): (legal white (place p1000 1 2)), rules at quarto.kif:80
-                // n[162] (keyed): (legal white (place p1000 1 3)), rules at quarto.kif:80
-                // n[163] (keyed): (legal white (place p1000 1 4)), rules at quarto.kif:80
-                // n[164] (keyed): (legal white (place p1000 2 1)), rules at quarto.kif:80
-                // n[165] (keyed): (legal white (place p1000 2 2)), rules at quarto.kif:80
-                // n[166] (keyed): (legal white (place p1000 2 3)), rules at quarto.kif:80
-                // n[167] (keyed): (legal white (place p1000 2 4)), rules at quarto.kif:80
-                // n[168] (keyed): (legal white (place p1000 3 1)), rules at quarto.kif:80
-                // n[169] (keyed): (legal white (place p1000 3 2)), rules at quarto.kif:80
-                // n[170] (keyed): (legal white (place p1000 3 3)), rules at quarto.kif:80
-                // n[171] (keyed): (legal white (place p1000 3 4)), rules at quarto.kif:80
-                // n[172] (keyed): (legal white (place p1000 4 1)), rules at quarto.kif:80
-                // n[173] (keyed): (legal white (place p1000 4 2)), rules at quarto.kif:80
-                // n[174] (keyed): (legal white (place p1000 4 3)), rules at quarto.kif:80
-                // n[175] (keyed): (legal white (place p1000 4 4)), rules at quarto.kif:80
-                // n[176] (keyed): (legal white (place p1001 1 1)), rules at quarto.kif:80
-                // n[177] (keyed): (legal white (place p1001 1 2)), rules at quarto.kif:80
-                // n[178] (keyed): (legal white (place p1001 1 3)), rules at quarto.kif:80
-                // n[179] (keyed): (legal white (place p1001 1 4)), rules at quarto.kif:80
-                // n[180] (keyed): (legal white (place p1001 2 1)), rules at quarto.kif:80
-                // n[181] (keyed): (legal white (place p1001 2 2)), rules at quarto.kif:80
-                // n[182] (keyed): (legal white (place p1001 2 3)), rules at quarto.kif:80
-                // n[183] (keyed): (legal white (place p1001 2 4)), rules at quarto.kif:80
-                // n[184] (keyed): (legal white (place p1001 3 1)), rules at quarto.kif:80
-                // n[185] (keyed): (legal white (place p1001 3 2)), rules at quarto.kif:80
-                // n[186] (keyed): (legal white (place p1001 3 3)), rules at quarto.kif:80
-                // n[187] (keyed): (legal white (place p1001 3 4)), rules at quarto.kif:80
-                // n[188] (keyed): (legal white (place p1001 4 1)), rules at quarto.kif:80
-                // n[189] (keyed): (legal white (place p1001 4 2)), rules at quarto.kif:80
-                // n[190] (keyed): (legal white (place p1001 4 3)), rules at quarto.kif:80
-                // n[191] (keyed): (legal white (place p1001 4 4)), rules at quarto.kif:80
-                // n[192] (keyed): (legal white (place p1010 1 1)), rules at quarto.kif:80
-                // n[193] (keyed): (legal white (place p1010 1 2)), rules at quarto.kif:80
-                // n[194] (keyed): (legal white (place p1010 1 3)), rules at quarto.kif:80
-                // n[195] (keyed): (legal white (place p1010 1 4)), rules at quarto.kif:80
-                // n[196] (keyed): (legal white (place p1010 2 1)), rules at quarto.kif:80
-                // n[197] (keyed): (legal white (place p1010 2 2)), rules at quarto.kif:80
-                // n[198] (keyed): (legal white (place p1010 2 3)), rules at quarto.kif:80
-                // n[199] (keyed): (legal white (place p1010 2 4)), rules at quarto.kif:80
-                // n[200] (keyed): (legal white (place p1010 3 1)), rules at quarto.kif:80
-                // n[201] (keyed): (legal white (place p1010 3 2)), rules at quarto.kif:80
-                // n[202] (keyed): (legal white (place p1010 3 3)), rules at quarto.kif:80
-                // n[203] (keyed): (legal white (place p1010 3 4)), rules at quarto.kif:80
-                // n[204] (keyed): (legal white (place p1010 4 1)), rules at quarto.kif:80
-                // n[205] (keyed): (legal white (place p1010 4 2)), rules at quarto.kif:80
-                // n[206] (keyed): (legal white (place p1010 4 3)), rules at quarto.kif:80
-                // n[207] (keyed): (legal white (place p1010 4 4)), rules at quarto.kif:80
-                // n[208] (keyed): (legal white (place p1011 1 1)), rules at quarto.kif:80
-                // n[209] (keyed): (legal white (place p1011 1 2)), rules at quarto.kif:80
-                // n[210] (keyed): (legal white (place p1011 1 3)), rules at quarto.kif:80
-                // n[211] (keyed): (legal white (place p1011 1 4)), rules at quarto.kif:80
-                // n[212] (keyed): (legal white (place p1011 2 1)), rules at quarto.kif:80
-                // n[213] (keyed): (legal white (place p1011 2 2)), rules at quarto.kif:80
-                // n[214] (keyed): (legal white (place p1011 2 3)), rules at quarto.kif:80
-                // n[215] (keyed): (legal white (place p1011 2 4)), rules at quarto.kif:80
-                // n[216] (keyed): (legal white (place p1011 3 1)), rules at quarto.kif:80
-                // n[217] (keyed): (legal white (place p1011 3 2)), rules at quarto.kif:80
-                // n[218] (keyed): (legal white (place p1011 3 3)), rules at quarto.kif:80
-                // n[219] (keyed): (legal white (place p1011 3 4)), rules at quarto.kif:80
-                // n[220] (keyed): (legal white (place p1011 4 1)), rules at quarto.kif:80
-                // n[221] (keyed): (legal white (place p1011 4 2)), rules at quarto.kif:80
-                // n[222] (keyed): (legal white (place p1011 4 3)), rules at quarto.kif:80
-                // n[223] (keyed): (legal white (place p1011 4 4)), rules at quarto.kif:80
-                // n[224] (keyed): (legal white (place p1100 1 1)), rules at quarto.kif:80
-                // n[225] (keyed): (legal white (place p1100 1 2)), rules at quarto.kif:80
-                // n[226] (keyed): (legal white (place p1100 1 3)), rules at quarto.kif:80
-                // n[227] (keyed): (legal white (place p1100 1 4)), rules at quarto.kif:80
-                // n[228] (keyed): (legal white (place p1100 2 1)), rules at quarto.kif:80
-                // n[229] (keyed): (legal white (place p1100 2 2)), rules at quarto.kif:80
-                // n[230] (keyed): (legal white (place p1100 2 3)), rules at quarto.kif:80
-                // n[231] (keyed): (legal white (place p1100 2 4)), rules at quarto.kif:80
-                // n[232] (keyed): (legal white (place p1100 3 1)), rules at quarto.kif:80
-                // n[233] (keyed): (legal white (place p1100 3 2)), rules at quarto.kif:80
-                // n[234] (keyed): (legal white (place p1100 3 3)), rules at quarto.kif:80
-                // n[235] (keyed): (legal white (place p1100 3 4)), rules at quarto.kif:80
-                // n[236] (keyed): (legal white (place p1100 4 1)), rules at quarto.kif:80
-                // n[237] (keyed): (legal white (place p1100 4 2)), rules at quarto.kif:80
-                // n[238] (keyed): (legal white (place p1100 4 3)), rules at quarto.kif:80
-                // n[239] (keyed): (legal white (place p1100 4 4)), rules at quarto.kif:80
-                // n[240] (keyed): (legal white (place p1101 1 1)), rules at quarto.kif:80
-                // n[241] (keyed): (legal white (place p1101 1 2)), rules at quarto.kif:80
-                // n[242] (keyed): (legal white (place p1101 1 3)), rules at quarto.kif:80
-                // n[243] (keyed): (legal white (place p1101 1 4)), rules at quarto.kif:80
-                // n[244] (keyed): (legal white (place p1101 2 1)), rules at quarto.kif:80
-                // n[245] (keyed): (legal white (place p1101 2 2)), rules at quarto.kif:80
-                // n[246] (keyed): (legal white (place p1101 2 3)), rules at quarto.kif:80
-                // n[247] (keyed): (legal white (place p1101 2 4)), rules at quarto.kif:80
-                // n[248] (keyed): (legal white (place p1101 3 1)), rules at quarto.kif:80
-                // n[249] (keyed): (legal white (place p1101 3 2)), rules at quarto.kif:80
-                // n[250] (keyed): (legal white (place p1101 3 3)), rules at quarto.kif:80
-                // n[251] (keyed): (legal white (place p1101 3 4)), rules at quarto.kif:80
-                // n[252] (keyed): (legal white (place p1101 4 1)), rules at quarto.kif:80
-                // n[253] (keyed): (legal white (place p1101 4 2)), rules at quarto.kif:80
-                // n[254] (keyed): (legal white (place p1101 4 3)), rules at quarto.kif:80
-                // n[255] (keyed): (legal white (place p1101 4 4)), rules at quarto.kif:80
-                // n[256] (keyed): (legal white (place p1110 1 1)), rules at quarto.kif:80
-                // n[257] (keyed): (legal white (place p1110 1 2)), rules at quarto.kif:80
-                // n[258] (keyed): (legal white (place p1110 1 3)), rules at quarto.kif:80
-                // n[259] (keyed): (legal white (place p1110 1 4)), rules at quarto.kif:80
-                // n[260] (keyed): (legal white (place p1110 2 1)), rules at quarto.kif:80
-                // n[261] (keyed): (legal white (place p1110 2 2)), rules at quarto.kif:80
-                // n[262] (keyed): (legal white (place p1110 2 3)), rules at quarto.kif:80
-                // n[263] (keyed): (legal white (place p1110 2 4)), rules at quarto.kif:80
-                // n[264] (keyed): (legal white (place p1110 3 1)), rules at quarto.kif:80
-                // n[265] (keyed): (legal white (place p1110 3 2)), rules at quarto.kif:80
-                // n[266] (keyed): (legal white (place p1110 3 3)), rules at quarto.kif:80
-                // n[267] (keyed): (legal white (place p1110 3 4)), rules at quarto.kif:80
-                // n[268] (keyed): (legal white (place p1110 4 1)), rules at quarto.kif:80
-                // n[269] (keyed): (legal white (place p1110 4 2)), rules at quarto.kif:80
-                // n[270] (keyed): (legal white (place p1110 4 3)), rules at quarto.kif:80
-                // n[271] (keyed): (legal white (place p1110 4 4)), rules at quarto.kif:80
-                // n[272] (keyed): (legal white (place p1111 1 1)), rules at quarto.kif:80
-                // n[273] (keyed): (legal white (place p1111 1 2)), rules at quarto.kif:80
-                // n[274] (keyed): (legal white (place p1111 1 3)), rules at quarto.kif:80
-                // n[275] (keyed): (legal white (place p1111 1 4)), rules at quarto.kif:80
-                // n[276] (keyed): (legal white (place p1111 2 1)), rules at quarto.kif:80
-                // n[277] (keyed): (legal white (place p1111 2 2)), rules at quarto.kif:80
-                // n[278] (keyed): (legal white (place p1111 2 3)), rules at quarto.kif:80
-                // n[279] (keyed): (legal white (place p1111 2 4)), rules at quarto.kif:80
-                // n[280] (keyed): (legal white (place p1111 3 1)), rules at quarto.kif:80
-                // n[281] (keyed): (legal white (place p1111 3 2)), rules at quarto.kif:80
-                // n[282] (keyed): (legal white (place p1111 3 3)), rules at quarto.kif:80
-                // n[283] (keyed): (legal white (place p1111 3 4)), rules at quarto.kif:80
-                // n[284] (keyed): (legal white (place p1111 4 1)), rules at quarto.kif:80
-                // n[285] (keyed): (legal white (place p1111 4 2)), rules at quarto.kif:80
-                // n[286] (keyed): (legal white (place p1111 4 3)), rules at quarto.kif:80
-                // n[287] (keyed): (legal white (place p1111 4 4)), rules at quarto.kif:80
-                let held = s.0[4] & 0xffff000000000;
-                if held != 0 {
-                    if held & 0x1000000000 != 0 {
-                        n[32] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[33]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[34]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[35]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[36] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[37]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[38]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[39]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[40]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[41]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[42]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[43]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[44]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[45]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[46]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[47]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x2000000000 != 0 {
-                        n[48] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[49]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[50]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[51]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[52] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[53]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[54]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[55]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[56]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[57]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[58]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[59]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[60]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[61]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[62]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[63]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x4000000000 != 0 {
-                        n[64] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[65]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[66]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[67]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[68] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[69]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[70]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[71]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[72]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[73]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[74]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[75]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[76]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[77]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[78]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[79]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x8000000000 != 0 {
-                        n[80] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[81]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[82]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[83]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[84] |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[85]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[86]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[87]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[88]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[89]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[90]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[91]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[92]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[93]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[94]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[95]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x10000000000 != 0 {
-                        n[96] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[97]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[98]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[99]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[100]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[101]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[102]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[103]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[104]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[105]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[106]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[107]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[108]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[109]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[110]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[111]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x20000000000 != 0 {
-                        n[112] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[113]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[114]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[115]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[116]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[117]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[118]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[119]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[120]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[121]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[122]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[123]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[124]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[125]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[126]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[127]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x40000000000 != 0 {
-                        n[128] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[129]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[130]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[131]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[132]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[133]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[134]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[135]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[136]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[137]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[138]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[139]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[140]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[141]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[142]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[143]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x80000000000 != 0 {
-                        n[144] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[145]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[146]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[147]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[148]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[149]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[150]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[151]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[152]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[153]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[154]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[155]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[156]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[157]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[158]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[159]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x100000000000 != 0 {
-                        n[160] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[161]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[162]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[163]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[164]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[165]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[166]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[167]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[168]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[169]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[170]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[171]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[172]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[173]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[174]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[175]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x200000000000 != 0 {
-                        n[176] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[177]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[178]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[179]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[180]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[181]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[182]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[183]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[184]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[185]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[186]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[187]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[188]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[189]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[190]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[191]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x400000000000 != 0 {
-                        n[192] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[193]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[194]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[195]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[196]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[197]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[198]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[199]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[200]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[201]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[202]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[203]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[204]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[205]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[206]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[207]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x800000000000 != 0 {
-                        n[208] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[209]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[210]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[211]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[212]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[213]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[214]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[215]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[216]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[217]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[218]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[219]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[220]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[221]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[222]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[223]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x1000000000000 != 0 {
-                        n[224] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[225]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[226]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[227]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[228]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[229]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[230]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[231]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[232]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[233]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[234]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[235]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[236]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[237]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[238]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[239]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x2000000000000 != 0 {
-                        n[240] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[241]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[242]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[243]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[244]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[245]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[246]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[247]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[248]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[249]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[250]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[251]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[252]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[253]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[254]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[255]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x4000000000000 != 0 {
-                        n[256] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[257]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[258]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[259]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[260]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[261]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[262]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[263]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[264]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[265]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[266]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[267]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[268]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[269]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[270]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[271]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                    if held & 0x8000000000000 != 0 {
-                        n[272] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x20000 == 0x20000);
-                        n[273]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[274]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[275]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[276]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x20000 == 0x20000);
-                        n[277]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[278]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[279]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[280]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x20000 == 0x20000);
-                        n[281]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[282]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[283]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[284]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[285]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[286]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                        n[287]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x20000 == 0x20000);
-                    }
-                }
-            }
-        }
-        nodes_part_0(s, &mut n);
-        let parts: [u64; 5] = [
-            u64::from(n[32]) | (u64::from(n[33]) << 1) | (u64::from(n[34]) << 2)
-                | (u64::from(n[35]) << 3) | (u64::from(n[36]) << 4)
-                | (u64::from(n[37]) << 5) | (u64::from(n[38]) << 6)
-                | (u64::from(n[39]) << 7) | (u64::from(n[40]) << 8)
-                | (u64::from(n[41]) << 9) | (u64::from(n[42]) << 10)
-                | (u64::from(n[43]) << 11) | (u64::from(n[44]) << 12)
-                | (u64::from(n[45]) << 13) | (u64::from(n[46]) << 14)
-                | (u64::from(n[47]) << 15) | (u64::from(n[48]) << 16)
-                | (u64::from(n[49]) << 17) | (u64::from(n[50]) << 18)
-                | (u64::from(n[51]) << 19) | (u64::from(n[52]) << 20)
-                | (u64::from(n[53]) << 21) | (u64::from(n[54]) << 22)
-                | (u64::from(n[55]) << 23) | (u64::from(n[56]) << 24)
-                | (u64::from(n[57]) << 25) | (u64::from(n[58]) << 26)
-                | (u64::from(n[59]) << 27) | (u64::from(n[60]) << 28)
-                | (u64::from(n[61]) << 29) | (u64::from(n[62]) << 30)
-                | (u64::from(n[63]) << 31) | (u64::from(n[64]) << 32)
-                | (u64::from(n[65]) << 33) | (u64::from(n[66]) << 34)
-                | (u64::from(n[67]) << 35) | (u64::from(n[68]) << 36)
-                | (u64::from(n[69]) << 37) | (u64::from(n[70]) << 38)
-                | (u64::from(n[71]) << 39) | (u64::from(n[72]) << 40)
-                | (u64::from(n[73]) << 41) | (u64::from(n[74]) << 42)
-                | (u64::from(n[75]) << 43) | (u64::from(n[76]) << 44)
-                | (u64::from(n[77]) << 45) | (u64::from(n[78]) << 46)
-                | (u64::from(n[79]) << 47) | (u64::from(n[80]) << 48)
-                | (u64::from(n[81]) << 49) | (u64::from(n[82]) << 50)
-                | (u64::from(n[83]) << 51) | (u64::from(n[84]) << 52)
-                | (u64::from(n[85]) << 53) | (u64::from(n[86]) << 54)
-                | (u64::from(n[87]) << 55) | (u64::from(n[88]) << 56)
-                | (u64::from(n[89]) << 57) | (u64::from(n[90]) << 58)
-                | (u64::from(n[91]) << 59) | (u64::from(n[92]) << 60)
-                | (u64::from(n[93]) << 61) | (u64::from(n[94]) << 62)
-                | (u64::from(n[95]) << 63),
-            u64::from(n[96]) | (u64::from(n[97]) << 1) | (u64::from(n[98]) << 2)
-                | (u64::from(n[99]) << 3) | (u64::from(n[100]) << 4)
-                | (u64::from(n[101]) << 5) | (u64::from(n[102]) << 6)
-                | (u64::from(n[103]) << 7) | (u64::from(n[104]) << 8)
-                | (u64::from(n[105]) << 9) | (u64::from(n[106]) << 10)
-                | (u64::from(n[107]) << 11) | (u64::from(n[108]) << 12)
-                | (u64::from(n[109]) << 13) | (u64::from(n[110]) << 14)
-                | (u64::from(n[111]) << 15) | (u64::from(n[112]) << 16)
-                | (u64::from(n[113]) << 17) | (u64::from(n[114]) << 18)
-                | (u64::from(n[115]) << 19) | (u64::from(n[116]) << 20)
-                | (u64::from(n[117]) << 21) | (u64::from(n[118]) << 22)
-                | (u64::from(n[119]) << 23) | (u64::from(n[120]) << 24)
-                | (u64::from(n[121]) << 25) | (u64::from(n[122]) << 26)
-                | (u64::from(n[123]) << 27) | (u64::from(n[124]) << 28)
-                | (u64::from(n[125]) << 29) | (u64::from(n[126]) << 30)
-                | (u64::from(n[127]) << 31) | (u64::from(n[128]) << 32)
-                | (u64::from(n[129]) << 33) | (u64::from(n[130]) << 34)
-                | (u64::from(n[131]) << 35) | (u64::from(n[132]) << 36)
-                | (u64::from(n[133]) << 37) | (u64::from(n[134]) << 38)
-                | (u64::from(n[135]) << 39) | (u64::from(n[136]) << 40)
-                | (u64::from(n[137]) << 41) | (u64::from(n[138]) << 42)
-                | (u64::from(n[139]) << 43) | (u64::from(n[140]) << 44)
-                | (u64::from(n[141]) << 45) | (u64::from(n[142]) << 46)
-                | (u64::from(n[143]) << 47) | (u64::from(n[144]) << 48)
-                | (u64::from(n[145]) << 49) | (u64::from(n[146]) << 50)
-                | (u64::from(n[147]) << 51) | (u64::from(n[148]) << 52)
-                | (u64::from(n[149]) << 53) | (u64::from(n[150]) << 54)
-                | (u64::from(n[151]) << 55) | (u64::from(n[152]) << 56)
-                | (u64::from(n[153]) << 57) | (u64::from(n[154]) << 58)
-                | (u64::from(n[155]) << 59) | (u64::from(n[156]) << 60)
-                | (u64::from(n[157]) << 61) | (u64::from(n[158]) << 62)
-                | (u64::from(n[159]) << 63),
-            u64::from(n[160]) | (u64::from(n[161]) << 1) | (u64::from(n[162]) << 2)
-                | (u64::from(n[163]) << 3) | (u64::from(n[164]) << 4)
-                | (u64::from(n[165]) << 5) | (u64::from(n[166]) << 6)
-                | (u64::from(n[167]) << 7) | (u64::from(n[168]) << 8)
-                | (u64::from(n[169]) << 9) | (u64::from(n[170]) << 10)
-                | (u64::from(n[171]) << 11) | (u64::from(n[172]) << 12)
-                | (u64::from(n[173]) << 13) | (u64::from(n[174]) << 14)
-                | (u64::from(n[175]) << 15) | (u64::from(n[176]) << 16)
-                | (u64::from(n[177]) << 17) | (u64::from(n[178]) << 18)
-                | (u64::from(n[179]) << 19) | (u64::from(n[180]) << 20)
-                | (u64::from(n[181]) << 21) | (u64::from(n[182]) << 22)
-                | (u64::from(n[183]) << 23) | (u64::from(n[184]) << 24)
-                | (u64::from(n[185]) << 25) | (u64::from(n[186]) << 26)
-                | (u64::from(n[187]) << 27) | (u64::from(n[188]) << 28)
-                | (u64::from(n[189]) << 29) | (u64::from(n[190]) << 30)
-                | (u64::from(n[191]) << 31) | (u64::from(n[192]) << 32)
-                | (u64::from(n[193]) << 33) | (u64::from(n[194]) << 34)
-                | (u64::from(n[195]) << 35) | (u64::from(n[196]) << 36)
-                | (u64::from(n[197]) << 37) | (u64::from(n[198]) << 38)
-                | (u64::from(n[199]) << 39) | (u64::from(n[200]) << 40)
-                | (u64::from(n[201]) << 41) | (u64::from(n[202]) << 42)
-                | (u64::from(n[203]) << 43) | (u64::from(n[204]) << 44)
-                | (u64::from(n[205]) << 45) | (u64::from(n[206]) << 46)
-                | (u64::from(n[207]) << 47) | (u64::from(n[208]) << 48)
-                | (u64::from(n[209]) << 49) | (u64::from(n[210]) << 50)
-                | (u64::from(n[211]) << 51) | (u64::from(n[212]) << 52)
-                | (u64::from(n[213]) << 53) | (u64::from(n[214]) << 54)
-                | (u64::from(n[215]) << 55) | (u64::from(n[216]) << 56)
-                | (u64::from(n[217]) << 57) | (u64::from(n[218]) << 58)
-                | (u64::from(n[219]) << 59) | (u64::from(n[220]) << 60)
-                | (u64::from(n[221]) << 61) | (u64::from(n[222]) << 62)
-                | (u64::from(n[223]) << 63),
-            u64::from(n[224]) | (u64::from(n[225]) << 1) | (u64::from(n[226]) << 2)
-                | (u64::from(n[227]) << 3) | (u64::from(n[228]) << 4)
-                | (u64::from(n[229]) << 5) | (u64::from(n[230]) << 6)
-                | (u64::from(n[231]) << 7) | (u64::from(n[232]) << 8)
-                | (u64::from(n[233]) << 9) | (u64::from(n[234]) << 10)
-                | (u64::from(n[235]) << 11) | (u64::from(n[236]) << 12)
-                | (u64::from(n[237]) << 13) | (u64::from(n[238]) << 14)
-                | (u64::from(n[239]) << 15) | (u64::from(n[240]) << 16)
-                | (u64::from(n[241]) << 17) | (u64::from(n[242]) << 18)
-                | (u64::from(n[243]) << 19) | (u64::from(n[244]) << 20)
-                | (u64::from(n[245]) << 21) | (u64::from(n[246]) << 22)
-                | (u64::from(n[247]) << 23) | (u64::from(n[248]) << 24)
-                | (u64::from(n[249]) << 25) | (u64::from(n[250]) << 26)
-                | (u64::from(n[251]) << 27) | (u64::from(n[252]) << 28)
-                | (u64::from(n[253]) << 29) | (u64::from(n[254]) << 30)
-                | (u64::from(n[255]) << 31) | (u64::from(n[256]) << 32)
-                | (u64::from(n[257]) << 33) | (u64::from(n[258]) << 34)
-                | (u64::from(n[259]) << 35) | (u64::from(n[260]) << 36)
-                | (u64::from(n[261]) << 37) | (u64::from(n[262]) << 38)
-                | (u64::from(n[263]) << 39) | (u64::from(n[264]) << 40)
-                | (u64::from(n[265]) << 41) | (u64::from(n[266]) << 42)
-                | (u64::from(n[267]) << 43) | (u64::from(n[268]) << 44)
-                | (u64::from(n[269]) << 45) | (u64::from(n[270]) << 46)
-                | (u64::from(n[271]) << 47) | (u64::from(n[272]) << 48)
-                | (u64::from(n[273]) << 49) | (u64::from(n[274]) << 50)
-                | (u64::from(n[275]) << 51) | (u64::from(n[276]) << 52)
-                | (u64::from(n[277]) << 53) | (u64::from(n[278]) << 54)
-                | (u64::from(n[279]) << 55) | (u64::from(n[280]) << 56)
-                | (u64::from(n[281]) << 57) | (u64::from(n[282]) << 58)
-                | (u64::from(n[283]) << 59) | (u64::from(n[284]) << 60)
-                | (u64::from(n[285]) << 61) | (u64::from(n[286]) << 62)
-                | (u64::from(n[287]) << 63),
-            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
-                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
-                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 6)
-                | (u64::from(n[7]) << 7) | (u64::from(n[8]) << 8)
-                | (u64::from(n[9]) << 9) | (u64::from(n[10]) << 10)
-                | (u64::from(n[11]) << 11) | (u64::from(n[12]) << 12)
-                | (u64::from(n[13]) << 13) | (u64::from(n[14]) << 14)
-                | (u64::from(n[15]) << 15) | (u64::from(n[544]) << 16),
+    let drawn_0 = if s.0[1] & 0x2000000000 != 0 {
+        // g[0]: 4 node words, bit 0 (legal white (place p0000 1 1)), bit 17 (legal white (place p0000 2 1)), bit 34 (legal white (place p0000 3 1)), bit 51 (legal white (place p0000 4 1)); rules at quarto.kif:80
+        g[0] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[1]: 4 node words, bit 0 (legal white (place p0000 1 2)), bit 17 (legal white (place p0000 2 2)), bit 34 (legal white (place p0000 3 2)), bit 51 (legal white (place p0000 4 2)); rules at quarto.kif:80
+        g[1] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[2]: 4 node words, bit 0 (legal white (place p0000 1 3)), bit 17 (legal white (place p0000 2 3)), bit 34 (legal white (place p0000 3 3)), bit 51 (legal white (place p0000 4 3)); rules at quarto.kif:80
+        g[2] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[3]: 4 node words, bit 0 (legal white (place p0000 1 4)), bit 17 (legal white (place p0000 2 4)), bit 34 (legal white (place p0000 3 4)), bit 51 (legal white (place p0000 4 4)); rules at quarto.kif:80
+        g[3] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[4]: 4 node words, bit 0 (legal white (place p0001 1 1)), bit 17 (legal white (place p0001 2 1)), bit 34 (legal white (place p0001 3 1)), bit 51 (legal white (place p0001 4 1)); rules at quarto.kif:80
+        g[4] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[5]: 4 node words, bit 0 (legal white (place p0001 1 2)), bit 17 (legal white (place p0001 2 2)), bit 34 (legal white (place p0001 3 2)), bit 51 (legal white (place p0001 4 2)); rules at quarto.kif:80
+        g[5] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[6]: 4 node words, bit 0 (legal white (place p0001 1 3)), bit 17 (legal white (place p0001 2 3)), bit 34 (legal white (place p0001 3 3)), bit 51 (legal white (place p0001 4 3)); rules at quarto.kif:80
+        g[6] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[7]: 4 node words, bit 0 (legal white (place p0001 1 4)), bit 17 (legal white (place p0001 2 4)), bit 34 (legal white (place p0001 3 4)), bit 51 (legal white (place p0001 4 4)); rules at quarto.kif:80
+        g[7] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[8]: 4 node words, bit 0 (legal white (place p0010 1 1)), bit 17 (legal white (place p0010 2 1)), bit 34 (legal white (place p0010 3 1)), bit 51 (legal white (place p0010 4 1)); rules at quarto.kif:80
+        g[8] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[9]: 4 node words, bit 0 (legal white (place p0010 1 2)), bit 17 (legal white (place p0010 2 2)), bit 34 (legal white (place p0010 3 2)), bit 51 (legal white (place p0010 4 2)); rules at quarto.kif:80
+        g[9] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[10]: 4 node words, bit 0 (legal white (place p0010 1 3)), bit 17 (legal white (place p0010 2 3)), bit 34 (legal white (place p0010 3 3)), bit 51 (legal white (place p0010 4 3)); rules at quarto.kif:80
+        g[10] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[11]: 4 node words, bit 0 (legal white (place p0010 1 4)), bit 17 (legal white (place p0010 2 4)), bit 34 (legal white (place p0010 3 4)), bit 51 (legal white (place p0010 4 4)); rules at quarto.kif:80
+        g[11] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[12]: 4 node words, bit 0 (legal white (place p0011 1 1)), bit 17 (legal white (place p0011 2 1)), bit 34 (legal white (place p0011 3 1)), bit 51 (legal white (place p0011 4 1)); rules at quarto.kif:80
+        g[12] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[13]: 4 node words, bit 0 (legal white (place p0011 1 2)), bit 17 (legal white (place p0011 2 2)), bit 34 (legal white (place p0011 3 2)), bit 51 (legal white (place p0011 4 2)); rules at quarto.kif:80
+        g[13] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[14]: 4 node words, bit 0 (legal white (place p0011 1 3)), bit 17 (legal white (place p0011 2 3)), bit 34 (legal white (place p0011 3 3)), bit 51 (legal white (place p0011 4 3)); rules at quarto.kif:80
+        g[14] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[15]: 4 node words, bit 0 (legal white (place p0011 1 4)), bit 17 (legal white (place p0011 2 4)), bit 34 (legal white (place p0011 3 4)), bit 51 (legal white (place p0011 4 4)); rules at quarto.kif:80
+        g[15] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[16]: 4 node words, bit 0 (legal white (place p0100 1 1)), bit 17 (legal white (place p0100 2 1)), bit 34 (legal white (place p0100 3 1)), bit 51 (legal white (place p0100 4 1)); rules at quarto.kif:80
+        g[16] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[17]: 4 node words, bit 0 (legal white (place p0100 1 2)), bit 17 (legal white (place p0100 2 2)), bit 34 (legal white (place p0100 3 2)), bit 51 (legal white (place p0100 4 2)); rules at quarto.kif:80
+        g[17] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[18]: 4 node words, bit 0 (legal white (place p0100 1 3)), bit 17 (legal white (place p0100 2 3)), bit 34 (legal white (place p0100 3 3)), bit 51 (legal white (place p0100 4 3)); rules at quarto.kif:80
+        g[18] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[19]: 4 node words, bit 0 (legal white (place p0100 1 4)), bit 17 (legal white (place p0100 2 4)), bit 34 (legal white (place p0100 3 4)), bit 51 (legal white (place p0100 4 4)); rules at quarto.kif:80
+        g[19] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[20]: 4 node words, bit 0 (legal white (place p0101 1 1)), bit 17 (legal white (place p0101 2 1)), bit 34 (legal white (place p0101 3 1)), bit 51 (legal white (place p0101 4 1)); rules at quarto.kif:80
+        g[20] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[21]: 4 node words, bit 0 (legal white (place p0101 1 2)), bit 17 (legal white (place p0101 2 2)), bit 34 (legal white (place p0101 3 2)), bit 51 (legal white (place p0101 4 2)); rules at quarto.kif:80
+        g[21] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[22]: 4 node words, bit 0 (legal white (place p0101 1 3)), bit 17 (legal white (place p0101 2 3)), bit 34 (legal white (place p0101 3 3)), bit 51 (legal white (place p0101 4 3)); rules at quarto.kif:80
+        g[22] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[23]: 4 node words, bit 0 (legal white (place p0101 1 4)), bit 17 (legal white (place p0101 2 4)), bit 34 (legal white (place p0101 3 4)), bit 51 (legal white (place p0101 4 4)); rules at quarto.kif:80
+        g[23] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[24]: 4 node words, bit 0 (legal white (place p0110 1 1)), bit 17 (legal white (place p0110 2 1)), bit 34 (legal white (place p0110 3 1)), bit 51 (legal white (place p0110 4 1)); rules at quarto.kif:80
+        g[24] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[25]: 4 node words, bit 0 (legal white (place p0110 1 2)), bit 17 (legal white (place p0110 2 2)), bit 34 (legal white (place p0110 3 2)), bit 51 (legal white (place p0110 4 2)); rules at quarto.kif:80
+        g[25] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[26]: 4 node words, bit 0 (legal white (place p0110 1 3)), bit 17 (legal white (place p0110 2 3)), bit 34 (legal white (place p0110 3 3)), bit 51 (legal white (place p0110 4 3)); rules at quarto.kif:80
+        g[26] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[27]: 4 node words, bit 0 (legal white (place p0110 1 4)), bit 17 (legal white (place p0110 2 4)), bit 34 (legal white (place p0110 3 4)), bit 51 (legal white (place p0110 4 4)); rules at quarto.kif:80
+        g[27] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[28]: 4 node words, bit 0 (legal white (place p0111 1 1)), bit 17 (legal white (place p0111 2 1)), bit 34 (legal white (place p0111 3 1)), bit 51 (legal white (place p0111 4 1)); rules at quarto.kif:80
+        g[28] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[29]: 4 node words, bit 0 (legal white (place p0111 1 2)), bit 17 (legal white (place p0111 2 2)), bit 34 (legal white (place p0111 3 2)), bit 51 (legal white (place p0111 4 2)); rules at quarto.kif:80
+        g[29] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[30]: 4 node words, bit 0 (legal white (place p0111 1 3)), bit 17 (legal white (place p0111 2 3)), bit 34 (legal white (place p0111 3 3)), bit 51 (legal white (place p0111 4 3)); rules at quarto.kif:80
+        g[30] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[31]: 4 node words, bit 0 (legal white (place p0111 1 4)), bit 17 (legal white (place p0111 2 4)), bit 34 (legal white (place p0111 3 4)), bit 51 (legal white (place p0111 4 4)); rules at quarto.kif:80
+        g[31] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[32]: 4 node words, bit 0 (legal white (place p1000 1 1)), bit 17 (legal white (place p1000 2 1)), bit 34 (legal white (place p1000 3 1)), bit 51 (legal white (place p1000 4 1)); rules at quarto.kif:80
+        g[32] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[33]: 4 node words, bit 0 (legal white (place p1000 1 2)), bit 17 (legal white (place p1000 2 2)), bit 34 (legal white (place p1000 3 2)), bit 51 (legal white (place p1000 4 2)); rules at quarto.kif:80
+        g[33] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[34]: 4 node words, bit 0 (legal white (place p1000 1 3)), bit 17 (legal white (place p1000 2 3)), bit 34 (legal white (place p1000 3 3)), bit 51 (legal white (place p1000 4 3)); rules at quarto.kif:80
+        g[34] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[35]: 4 node words, bit 0 (legal white (place p1000 1 4)), bit 17 (legal white (place p1000 2 4)), bit 34 (legal white (place p1000 3 4)), bit 51 (legal white (place p1000 4 4)); rules at quarto.kif:80
+        g[35] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[36]: 4 node words, bit 0 (legal white (place p1001 1 1)), bit 17 (legal white (place p1001 2 1)), bit 34 (legal white (place p1001 3 1)), bit 51 (legal white (place p1001 4 1)); rules at quarto.kif:80
+        g[36] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[37]: 4 node words, bit 0 (legal white (place p1001 1 2)), bit 17 (legal white (place p1001 2 2)), bit 34 (legal white (place p1001 3 2)), bit 51 (legal white (place p1001 4 2)); rules at quarto.kif:80
+        g[37] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[38]: 4 node words, bit 0 (legal white (place p1001 1 3)), bit 17 (legal white (place p1001 2 3)), bit 34 (legal white (place p1001 3 3)), bit 51 (legal white (place p1001 4 3)); rules at quarto.kif:80
+        g[38] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[39]: 4 node words, bit 0 (legal white (place p1001 1 4)), bit 17 (legal white (place p1001 2 4)), bit 34 (legal white (place p1001 3 4)), bit 51 (legal white (place p1001 4 4)); rules at quarto.kif:80
+        g[39] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[40]: 4 node words, bit 0 (legal white (place p1010 1 1)), bit 17 (legal white (place p1010 2 1)), bit 34 (legal white (place p1010 3 1)), bit 51 (legal white (place p1010 4 1)); rules at quarto.kif:80
+        g[40] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[41]: 4 node words, bit 0 (legal white (place p1010 1 2)), bit 17 (legal white (place p1010 2 2)), bit 34 (legal white (place p1010 3 2)), bit 51 (legal white (place p1010 4 2)); rules at quarto.kif:80
+        g[41] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[42]: 4 node words, bit 0 (legal white (place p1010 1 3)), bit 17 (legal white (place p1010 2 3)), bit 34 (legal white (place p1010 3 3)), bit 51 (legal white (place p1010 4 3)); rules at quarto.kif:80
+        g[42] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[43]: 4 node words, bit 0 (legal white (place p1010 1 4)), bit 17 (legal white (place p1010 2 4)), bit 34 (legal white (place p1010 3 4)), bit 51 (legal white (place p1010 4 4)); rules at quarto.kif:80
+        g[43] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[44]: 4 node words, bit 0 (legal white (place p1011 1 1)), bit 17 (legal white (place p1011 2 1)), bit 34 (legal white (place p1011 3 1)), bit 51 (legal white (place p1011 4 1)); rules at quarto.kif:80
+        g[44] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[45]: 4 node words, bit 0 (legal white (place p1011 1 2)), bit 17 (legal white (place p1011 2 2)), bit 34 (legal white (place p1011 3 2)), bit 51 (legal white (place p1011 4 2)); rules at quarto.kif:80
+        g[45] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[46]: 4 node words, bit 0 (legal white (place p1011 1 3)), bit 17 (legal white (place p1011 2 3)), bit 34 (legal white (place p1011 3 3)), bit 51 (legal white (place p1011 4 3)); rules at quarto.kif:80
+        g[46] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[47]: 4 node words, bit 0 (legal white (place p1011 1 4)), bit 17 (legal white (place p1011 2 4)), bit 34 (legal white (place p1011 3 4)), bit 51 (legal white (place p1011 4 4)); rules at quarto.kif:80
+        g[47] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[48]: 4 node words, bit 0 (legal white (place p1100 1 1)), bit 17 (legal white (place p1100 2 1)), bit 34 (legal white (place p1100 3 1)), bit 51 (legal white (place p1100 4 1)); rules at quarto.kif:80
+        g[48] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[49]: 4 node words, bit 0 (legal white (place p1100 1 2)), bit 17 (legal white (place p1100 2 2)), bit 34 (legal white (place p1100 3 2)), bit 51 (legal white (place p1100 4 2)); rules at quarto.kif:80
+        g[49] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[50]: 4 node words, bit 0 (legal white (place p1100 1 3)), bit 17 (legal white (place p1100 2 3)), bit 34 (legal white (place p1100 3 3)), bit 51 (legal white (place p1100 4 3)); rules at quarto.kif:80
+        g[50] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[51]: 4 node words, bit 0 (legal white (place p1100 1 4)), bit 17 (legal white (place p1100 2 4)), bit 34 (legal white (place p1100 3 4)), bit 51 (legal white (place p1100 4 4)); rules at quarto.kif:80
+        g[51] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[52]: 4 node words, bit 0 (legal white (place p1101 1 1)), bit 17 (legal white (place p1101 2 1)), bit 34 (legal white (place p1101 3 1)), bit 51 (legal white (place p1101 4 1)); rules at quarto.kif:80
+        g[52] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[53]: 4 node words, bit 0 (legal white (place p1101 1 2)), bit 17 (legal white (place p1101 2 2)), bit 34 (legal white (place p1101 3 2)), bit 51 (legal white (place p1101 4 2)); rules at quarto.kif:80
+        g[53] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[54]: 4 node words, bit 0 (legal white (place p1101 1 3)), bit 17 (legal white (place p1101 2 3)), bit 34 (legal white (place p1101 3 3)), bit 51 (legal white (place p1101 4 3)); rules at quarto.kif:80
+        g[54] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[55]: 4 node words, bit 0 (legal white (place p1101 1 4)), bit 17 (legal white (place p1101 2 4)), bit 34 (legal white (place p1101 3 4)), bit 51 (legal white (place p1101 4 4)); rules at quarto.kif:80
+        g[55] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[56]: 4 node words, bit 0 (legal white (place p1110 1 1)), bit 17 (legal white (place p1110 2 1)), bit 34 (legal white (place p1110 3 1)), bit 51 (legal white (place p1110 4 1)); rules at quarto.kif:80
+        g[56] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[57]: 4 node words, bit 0 (legal white (place p1110 1 2)), bit 17 (legal white (place p1110 2 2)), bit 34 (legal white (place p1110 3 2)), bit 51 (legal white (place p1110 4 2)); rules at quarto.kif:80
+        g[57] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[58]: 4 node words, bit 0 (legal white (place p1110 1 3)), bit 17 (legal white (place p1110 2 3)), bit 34 (legal white (place p1110 3 3)), bit 51 (legal white (place p1110 4 3)); rules at quarto.kif:80
+        g[58] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[59]: 4 node words, bit 0 (legal white (place p1110 1 4)), bit 17 (legal white (place p1110 2 4)), bit 34 (legal white (place p1110 3 4)), bit 51 (legal white (place p1110 4 4)); rules at quarto.kif:80
+        g[59] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[60]: 4 node words, bit 0 (legal white (place p1111 1 1)), bit 17 (legal white (place p1111 2 1)), bit 34 (legal white (place p1111 3 1)), bit 51 (legal white (place p1111 4 1)); rules at quarto.kif:80
+        g[60] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[61]: 4 node words, bit 0 (legal white (place p1111 1 2)), bit 17 (legal white (place p1111 2 2)), bit 34 (legal white (place p1111 3 2)), bit 51 (legal white (place p1111 4 2)); rules at quarto.kif:80
+        g[61] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[62]: 4 node words, bit 0 (legal white (place p1111 1 3)), bit 17 (legal white (place p1111 2 3)), bit 34 (legal white (place p1111 3 3)), bit 51 (legal white (place p1111 4 3)); rules at quarto.kif:80
+        g[62] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        // g[63]: 4 node words, bit 0 (legal white (place p1111 1 4)), bit 17 (legal white (place p1111 2 4)), bit 34 (legal white (place p1111 3 4)), bit 51 (legal white (place p1111 4 4)); rules at quarto.kif:80
+        g[63] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000000 != 0) as u64);
+        let parts: [u64; 64] = [
+            (u64::from(n[0]) << 1) | (u64::from(n[1]) << 2) | (u64::from(n[2]) << 3)
+                | (u64::from(n[3]) << 4) | (u64::from(n[4]) << 5)
+                | (u64::from(n[5]) << 6) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | (u64::from(n[8]) << 9)
+                | (u64::from(n[9]) << 10) | (u64::from(n[10]) << 11)
+                | (u64::from(n[11]) << 12) | (u64::from(n[12]) << 13)
+                | (u64::from(n[13]) << 14) | (u64::from(n[14]) << 15)
+                | (u64::from(n[15]) << 16) | (u64::from(n[32]) << 18)
+                | (g[0] & 0x8000400020001),
+            (g[1] & 0x8000400020001),
+            (g[2] & 0x8000400020001),
+            (g[3] & 0x8000400020001),
+            (g[4] & 0x8000400020001),
+            (g[5] & 0x8000400020001),
+            (g[6] & 0x8000400020001),
+            (g[7] & 0x8000400020001),
+            (g[8] & 0x8000400020001),
+            (g[9] & 0x8000400020001),
+            (g[10] & 0x8000400020001),
+            (g[11] & 0x8000400020001),
+            (g[12] & 0x8000400020001),
+            (g[13] & 0x8000400020001),
+            (g[14] & 0x8000400020001),
+            (g[15] & 0x8000400020001),
+            (g[16] & 0x8000400020001),
+            (g[17] & 0x8000400020001),
+            (g[18] & 0x8000400020001),
+            (g[19] & 0x8000400020001),
+            (g[20] & 0x8000400020001),
+            (g[21] & 0x8000400020001),
+            (g[22] & 0x8000400020001),
+            (g[23] & 0x8000400020001),
+            (g[24] & 0x8000400020001),
+            (g[25] & 0x8000400020001),
+            (g[26] & 0x8000400020001),
+            (g[27] & 0x8000400020001),
+            (g[28] & 0x8000400020001),
+            (g[29] & 0x8000400020001),
+            (g[30] & 0x8000400020001),
+            (g[31] & 0x8000400020001),
+            (g[32] & 0x8000400020001),
+            (g[33] & 0x8000400020001),
+            (g[34] & 0x8000400020001),
+            (g[35] & 0x8000400020001),
+            (g[36] & 0x8000400020001),
+            (g[37] & 0x8000400020001),
+            (g[38] & 0x8000400020001),
+            (g[39] & 0x8000400020001),
+            (g[40] & 0x8000400020001),
+            (g[41] & 0x8000400020001),
+            (g[42] & 0x8000400020001),
+            (g[43] & 0x8000400020001),
+            (g[44] & 0x8000400020001),
+            (g[45] & 0x8000400020001),
+            (g[46] & 0x8000400020001),
+            (g[47] & 0x8000400020001),
+            (g[48] & 0x8000400020001),
+            (g[49] & 0x8000400020001),
+            (g[50] & 0x8000400020001),
+            (g[51] & 0x8000400020001),
+            (g[52] & 0x8000400020001),
+            (g[53] & 0x8000400020001),
+            (g[54] & 0x8000400020001),
+            (g[55] & 0x8000400020001),
+            (g[56] & 0x8000400020001),
+            (g[57] & 0x8000400020001),
+            (g[58] & 0x8000400020001),
+            (g[59] & 0x8000400020001),
+            (g[60] & 0x8000400020001),
+            (g[61] & 0x8000400020001),
+            (g[62] & 0x8000400020001),
+            (g[63] & 0x8000400020001),
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
             None => return false,
         }
     } else {
-        const AT: [usize; 1] = [4];
+        const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [
-            u64::from(n[0]) | (u64::from(n[1]) << 1) | (u64::from(n[2]) << 2)
-                | (u64::from(n[3]) << 3) | (u64::from(n[4]) << 4)
-                | (u64::from(n[5]) << 5) | (u64::from(n[6]) << 6)
-                | (u64::from(n[7]) << 7) | (u64::from(n[8]) << 8)
-                | (u64::from(n[9]) << 9) | (u64::from(n[10]) << 10)
-                | (u64::from(n[11]) << 11) | (u64::from(n[12]) << 12)
-                | (u64::from(n[13]) << 13) | (u64::from(n[14]) << 14)
-                | (u64::from(n[15]) << 15) | (u64::from(n[544]) << 16),
+            (u64::from(n[0]) << 1) | (u64::from(n[1]) << 2) | (u64::from(n[2]) << 3)
+                | (u64::from(n[3]) << 4) | (u64::from(n[4]) << 5)
+                | (u64::from(n[5]) << 6) | (u64::from(n[6]) << 7)
+                | (u64::from(n[7]) << 8) | (u64::from(n[8]) << 9)
+                | (u64::from(n[9]) << 10) | (u64::from(n[10]) << 11)
+                | (u64::from(n[11]) << 12) | (u64::from(n[12]) << 13)
+                | (u64::from(n[13]) << 14) | (u64::from(n[14]) << 15)
+                | (u64::from(n[15]) << 16) | (u64::from(n[32]) << 18),
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
             None => return false,
         }
     };
+    let drawn_0 = drawn_0 & 4095;
     joint[0] = Move(LEGAL_MOVE_OF_0[drawn_0 / 64][drawn_0 % 64]);
-    let drawn_1 = if s.0[4] & 0x10000 != 0 {
-        #[inline(never)]
-        fn nodes_part_1(s: &State, n: &mut [bool; 741]) {
-            {
-                // n[288] (keyed): (legal black (place p0000 1 1)), rules at quarto.kif:80
-                // n[289] (keyed): (legal black (place p0000 1 2)), rules at quarto.kif:80
-                // n[290] (keyed): (legal black (place p0000 1 3)), rules at quarto.kif:80
-                // n[291] (keyed): (legal black (place p0000 1 4)), rules at quarto.kif:80
-                // n[292] (keyed): (legal black (place p0000 2 1)), rules at quarto.kif:80
-                // n[293] (keyed): (legal black (place p0000 2 2)), rules at quarto.kif:80
-                // n[294] (keyed): (legal black (place p0000 2 3)), rules at quarto.kif:80
-                // n[295] (keyed): (legal black (place p0000 2 4)), rules at quarto.kif:80
-                // n[296] (keyed): (legal black (place p0000 3 1)), rules at quarto.kif:80
-                // n[297] (keyed): (legal black (place p0000 3 2)), rules at quarto.kif:80
-                // n[298] (keyed): (legal black (place p0000 3 3)), rules at quarto.kif:80
-                // n[299] (keyed): (legal black (place p0000 3 4)), rules at quarto.kif:80
-                // n[300] (keyed): (legal black (place p0000 4 1)), rules at quarto.kif:80
-                // n[301] (keyed): (legal black (place p0000 4 2)), rules at quarto.kif:80
-                // n[302] (keyed): (legal black (place p0000 4 3)), rules at quarto.kif:80
-                // n[303] (keyed): (legal black (place p0000 4 4)), rules at quarto.kif:80
-                // n[304] (keyed): (legal black (place p0001 1 1)), rules at quarto.kif:80
-                // n[305] (keyed): (legal black (place p0001 1 2)), rules at quarto.kif:80
-                // n[306] (keyed): (legal black (place p0001 1 3)), rules at quarto.kif:80
-                // n[307] (keyed): (legal black (place p0001 1 4)), rules at quarto.kif:80
-                // n[308] (keyed): (legal black (place p0001 2 1)), rules at quarto.kif:80
-                // n[309] (keyed): (legal black (place p0001 2 2)), rules at quarto.kif:80
-                // n[310] (keyed): (legal black (place p0001 2 3)), rules at quarto.kif:80
-                // n[311] (keyed): (legal black (place p0001 2 4)), rules at quarto.kif:80
-                // n[312] (keyed): (legal black (place p0001 3 1)), rules at quarto.kif:80
-                // n[313] (keyed): (legal black (place p0001 3 2)), rules at quarto.kif:80
-                // n[314] (keyed): (legal black (place p0001 3 3)), rules at quarto.kif:80
-                // n[315] (keyed): (legal black (place p0001 3 4)), rules at quarto.kif:80
-                // n[316] (keyed): (legal black (place p0001 4 1)), rules at quarto.kif:80
-                // n[317] (keyed): (legal black (place p0001 4 2)), rules at quarto.kif:80
-                // n[318] (keyed): (legal black (place p0001 4 3)), rules at quarto.kif:80
-                // n[319] (keyed): (legal black (place p0001 4 4)), rules at quarto.kif:80
-                // n[320] (keyed): (legal black (place p0010 1 1)), rules at quarto.kif:80
-                // n[321] (keyed): (legal black (place p0010 1 2)), rules at quarto.kif:80
-                // n[322] (keyed): (legal black (place p0010 1 3)), rules at quarto.kif:80
-                // n[323] (keyed): (legal black (place p0010 1 4)), rules at quarto.kif:80
-                // n[324] (keyed): (legal black (place p0010 2 1)), rules at quarto.kif:80
-                // n[325] (keyed): (legal black (place p0010 2 2)), rules at quarto.kif:80
-                // n[326] (keyed): (legal black (place p0010 2 3)), rules at quarto.kif:80
-                // n[327] (keyed): (legal black (place p0010 2 4)), rules at quarto.kif:80
-                // n[328] (keyed): (legal black (place p0010 3 1)), rules at quarto.kif:80
-                // n[329] (keyed): (legal black (place p0010 3 2)), rules at quarto.kif:80
-                // n[330] (keyed): (legal black (place p0010 3 3)), rules at quarto.kif:80
-                // n[331] (keyed): (legal black (place p0010 3 4)), rules at quarto.kif:80
-                // n[332] (keyed): (legal black (place p0010 4 1)), rules at quarto.kif:80
-                // n[333] (keyed): (legal black (place p0010 4 2)), rules at quarto.kif:80
-                // n[334] (keyed): (legal black (place p0010 4 3)), rules at quarto.kif:80
-                // n[335] (keyed): (legal black (place p0010 4 4)), rules at quarto.kif:80
-                // n[336] (keyed): (legal black (place p0011 1 1)), rules at quarto.kif:80
-                // n[337] (keyed): (legal black (place p0011 1 2)), rules at quarto.kif:80
-                // n[338] (keyed): (legal black (place p0011 1 3)), rules at quarto.kif:80
-                // n[339] (keyed): (legal black (place p0011 1 4)), rules at quarto.kif:80
-                // n[340] (keyed): (legal black (place p0011 2 1)), rules at quarto.kif:80
-                // n[341] (keyed): (legal black (place p0011 2 2)), rules at quarto.kif:80
-                // n[342] (keyed): (legal black (place p0011 2 3)), rules at quarto.kif:80
-                // n[343] (keyed): (legal black (place p0011 2 4)), rules at quarto.kif:80
-                // n[344] (keyed): (legal black (place p0011 3 1)), rules at quarto.kif:80
-                // n[345] (keyed): (legal black (place p0011 3 2)), rules at quarto.kif:80
-                // n[346] (keyed): (legal black (place p0011 3 3)), rules at quarto.kif:80
-                // n[347] (keyed): (legal black (place p0011 3 4)), rules at quarto.kif:80
-                // n[348] (keyed): (legal black (place p0011 4 1)), rules at quarto.kif:80
-                // n[349] (keyed): (legal black (place p0011 4 2)), rules at quarto.kif:80
-                // n[350] (keyed): (legal black (place p0011 4 3)), rules at quarto.kif:80
-                // n[351] (keyed): (legal black (place p0011 4 4)), rules at quarto.kif:80
-                // n[352] (keyed): (legal black (place p0100 1 1)), rules at quarto.kif:80
-                // n[353] (keyed): (legal black (place p0100 1 2)), rules at quarto.kif:80
-                // n[354] (keyed): (legal black (place p0100 1 3)), rules at quarto.kif:80
-                // n[355] (keyed): (legal black (place p0100 1 4)), rules at quarto.kif:80
-                // n[356] (keyed): (legal black (place p0100 2 1)), rules at quarto.kif:80
-                // n[357] (keyed): (legal black (place p0100 2 2)), rules at quarto.kif:80
-                // n[358] (keyed): (legal black (place p0100 2 3)), rules at quarto.kif:80
-                // n[359] (keyed): (legal black (place p0100 2 4)), rules at quarto.kif:80
-                // n[360] (keyed): (legal black (place p0100 3 1)), rules at quarto.kif:80
-                // n[361] (keyed): (legal black (place p0100 3 2)), rules at quarto.kif:80
-                // n[362] (keyed): (legal black (place p0100 3 3)), rules at quarto.kif:80
-                // n[363] (keyed): (legal black (place p0100 3 4)), rules at quarto.kif:80
-                // n[364] (keyed): (legal black (place p0100 4 1)), rules at quarto.kif:80
-                // n[365] (keyed): (legal black (place p0100 4 2)), rules at quarto.kif:80
-                // n[366] (keyed): (legal black (place p0100 4 3)), rules at quarto.kif:80
-                // n[367] (keyed): (legal black (place p0100 4 4)), rules at quarto.kif:80
-                // n[368] (keyed): (legal black (place p0101 1 1)), rules at quarto.kif:80
-                // n[369] (keyed): (legal black (place p0101 1 2)), rules at quarto.kif:80
-                // n[370] (keyed): (legal black (place p0101 1 3)), rules at quarto.kif:80
-                // n[371] (keyed): (legal black (place p0101 1 4)), rules at quarto.kif:80
-                // n[372] (keyed): (legal black (place p0101 2 1)), rules at quarto.kif:80
-                // n[373] (keyed): (legal black (place p0101 2 2)), rules at quarto.kif:80
-                // n[374] (keyed): (legal black (place p0101 2 3)), rules at quarto.kif:80
-                // n[375] (keyed): (legal black (place p0101 2 4)), rules at quarto.kif:80
-                // n[376] (keyed): (legal black (place p0101 3 1)), rules at quarto.kif:80
-                // n[377] (keyed): (legal black (place p0101 3 2)), rules at quarto.kif:80
-                // n[378] (keyed): (legal black (place p0101 3 3)), rules at quarto.kif:80
-                // n[379] (keyed): (legal black (place p0101 3 4)), rules at quarto.kif:80
-                // n[380] (keyed): (legal black (place p0101 4 1)), rules at quarto.kif:80
-                // n[381] (keyed): (legal black (place p0101 4 2)), rules at quarto.kif:80
-                // n[382] (keyed): (legal black (place p0101 4 3)), rules at quarto.kif:80
-                // n[383] (keyed): (legal black (place p0101 4 4)), rules at quarto.kif:80
-                // n[384] (keyed): (legal black (place p0110 1 1)), rules at quarto.kif:80
-                // n[385] (keyed): (legal black (place p0110 1 2)), rules at quarto.kif:80
-                // n[386] (keyed): (legal black (place p0110 1 3)), rules at quarto.kif:80
-                // n[387] (keyed): (legal black (place p0110 1 4)), rules at quarto.kif:80
-                // n[388] (keyed): (legal black (place p0110 2 1)), rules at quarto.kif:80
-                // n[389] (keyed): (legal black (place p0110 2 2)), rules at quarto.kif:80
-                // n[390] (keyed): (legal black (place p0110 2 3)), rules at quarto.kif:80
-                // n[391] (keyed): (legal black (place p0110 2 4)), rules at quarto.kif:80
-                // n[392] (keyed): (legal black (place p0110 3 1)), rules at quarto.kif:80
-                // n[393] (keyed): (legal black (place p0110 3 2)), rules at quarto.kif:80
-                // n[394] (keyed): (legal black (place p0110 3 3)), rules at quarto.kif:80
-                // n[395] (keyed): (legal black (place p0110 3 4)), rules at quarto.kif:80
-                // n[396] (keyed): (legal black (place p0110 4 1)), rules at quarto.kif:80
-                // n[397] (keyed): (legal black (place p0110 4 2)), rules at quarto.kif:80
-                // n[398] (keyed): (legal black (place p0110 4 3)), rules at quarto.kif:80
-                // n[399] (keyed): (legal black (place p0110 4 4)), rules at quarto.kif:80
-                // n[400] (keyed): (legal black (place p0111 1 1)), rules at quarto.kif:80
-                // n[401] (keyed): (legal black (place p0111 1 2)), rules at quarto.kif:80
-                // n[402] (keyed): (legal black (place p0111 1 3)), rules at quarto.kif:80
-                // n[403] (keyed): (legal black (place p0111 1 4)), rules at quarto.kif:80
-                // n[404] (keyed): (legal black (place p0111 2 1)), rules at quarto.kif:80
-                // n[405] (keyed): (legal black (place p0111 2 2)), rules at quarto.kif:80
-                // n[406] (keyed): (legal black (place p0111 2 3)), rules at quarto.kif:80
-                // n[407] (keyed): (legal black (place p0111 2 4)), rules at quarto.kif:80
-                // n[408] (keyed): (legal black (place p0111 3 1)), rules at quarto.kif:80
-                // n[409] (keyed): (legal black (place p0111 3 2)), rules at quarto.kif:80
-                // n[410] (keyed): (legal black (place p0111 3 3)), rules at quarto.kif:80
-                // n[411] (keyed): (legal black (place p0111 3 4)), rules at quarto.kif:80
-                // n[412] (keyed): (legal black (place p0111 4 1)), rules at quarto.kif:80
-                // n[413] (keyed): (legal black (place p0111 4 2)), rules at quarto.kif:80
-                // n[414] (keyed): (legal black (place p0111 4 3)), rules at quarto.kif:80
-                // n[415] (keyed): (legal black (place p0111 4 4)), rules at quarto.kif:80
-                // n[416] (keyed): (legal black (place p1000 1 1)), rules at quarto.kif:80
-                // n[417] (keyed): (legal black (place p1000 1 2)), rules at quarto.kif:80
-                // n[418] (keyed): (legal black (place p1000 1 3)), rules at quarto.kif:80
-                // n[419] (keyed): (legal black (place p1000 1 4)), rules at quarto.kif:80
-                // n[420] (keyed): (legal black (place p1000 2 1)), rules at quarto.kif:80
-                // n[421] (keyed): (legal black (place p1000 2 2)), rules at quarto.kif:80
-                // n[422] (keyed): (legal black (place p1000 2 3)), rules at quarto.kif:80
-                // n[423] (keyed): (legal black (place p1000 2 4)), rules at quarto.kif:80
-                // n[424] (keyed): (legal black (place p1000 3 1)), rules at quarto.kif:80
-                // n[425] (keyed): (legal black (place p1000 3 2)), rules at quarto.kif:80
-                // n[426] (keyed): (legal black (place p1000 3 3)), rules at quarto.kif:80
-                // n[427] (keyed): (legal black (place p1000 3 4)), rules at quarto.kif:80
-                // n[428] (keyed): (legal black (place p1000 4 1)), rules at quarto.kif:80
-                // n[429] (keyed): (legal black (place p1000 4 2)), rules at quarto.kif:80
-                // n[430] (keyed): (legal black (place p1000 4 3)), rules at quarto.kif:80
-                // n[431] (keyed): (legal black (place p1000 4 4)), rules at quarto.kif:80
-                // n[432] (keyed): (legal black (place p1001 1 1)), rules at quarto.kif:80
-                // n[433] (keyed): (legal black (place p1001 1 2)), rules at quarto.kif:80
-                // n[434] (keyed): (legal black (place p1001 1 3)), rules at quarto.kif:80
-                // n[435] (keyed): (legal black (place p1001 1 4)), rules at quarto.kif:80
-                // n[436] (keyed): (legal black (place p1001 2 1)), rules at quarto.kif:80
-                // n[437] (keyed): (legal black (place p1001 2 2)), rules at quarto.kif:80
-                // n[438] (keyed): (legal black (place p1001 2 3)), rules at quarto.kif:80
-                // n[439] (keyed): (legal black (place p1001 2 4)), rules at quarto.kif:80
-                // n[440] (keyed): (legal black (place p1001 3 1)), rules at quarto.kif:80
-                // n[441] (keyed): (legal black (place p1001 3 2)), rules at quarto.kif:80
-                // n[442] (keyed): (legal black (place p1001 3 3)), rules at quarto.kif:80
-                // n[443] (keyed): (legal black (place p1001 3 4)), rules at quarto.kif:80
-                // n[444] (keyed): (legal black (place p1001 4 1)), rules at quarto.kif:80
-                // n[445] (keyed): (legal black (place p1001 4 2)), rules at quarto.kif:80
-                // n[446] (keyed): (legal black (place p1001 4 3)), rules at quarto.kif:80
-                // n[447] (keyed): (legal black (place p1001 4 4)), rules at quarto.kif:80
-                // n[448] (keyed): (legal black (place p1010 1 1)), rules at quarto.kif:80
-                // n[449] (keyed): (legal black (place p1010 1 2)), rules at quarto.kif:80
-                // n[450] (keyed): (legal black (place p1010 1 3)), rules at quarto.kif:80
-                // n[451] (keyed): (legal black (place p1010 1 4)), rules at quarto.kif:80
-                // n[452] (keyed): (legal black (place p1010 2 1)), rules at quarto.kif:80
-                // n[453] (keyed): (legal black (place p1010 2 2)), rules at quarto.kif:80
-                // n[454] (keyed): (legal black (place p1010 2 3)), rules at quarto.kif:80
-                // n[455] (keyed): (legal black (place p1010 2 4)), rules at quarto.kif:80
-                // n[456] (keyed): (legal black (place p1010 3 1)), rules at quarto.kif:80
-                // n[457] (keyed): (legal black (place p1010 3 2)), rules at quarto.kif:80
-                // n[458] (keyed): (legal black (place p1010 3 3)), rules at quarto.kif:80
-                // n[459] (keyed): (legal black (place p1010 3 4)), rules at quarto.kif:80
-                // n[460] (keyed): (legal black (place p1010 4 1)), rules at quarto.kif:80
-                // n[461] (keyed): (legal black (place p1010 4 2)), rules at quarto.kif:80
-                // n[462] (keyed): (legal black (place p1010 4 3)), rules at quarto.kif:80
-                // n[463] (keyed): (legal black (place p1010 4 4)), rules at quarto.kif:80
-                // n[464] (keyed): (legal black (place p1011 1 1)), rules at quarto.kif:80
-                // n[465] (keyed): (legal black (place p1011 1 2)), rules at quarto.kif:80
-                // n[466] (keyed): (legal black (place p1011 1 3)), rules at quarto.kif:80
-                // n[467] (keyed): (legal black (place p1011 1 4)), rules at quarto.kif:80
-                // n[468] (keyed): (legal black (place p1011 2 1)), rules at quarto.kif:80
-                // n[469] (keyed): (legal black (place p1011 2 2)), rules at quarto.kif:80
-                // n[470] (keyed): (legal black (place p1011 2 3)), rules at quarto.kif:80
-                // n[471] (keyed): (legal black (place p1011 2 4)), rules at quarto.kif:80
-                // n[472] (keyed): (legal black (place p1011 3 1)), rules at quarto.kif:80
-                // n[473] (keyed): (legal black (place p1011 3 2)), rules at quarto.kif:80
-                // n[474] (keyed): (legal black (place p1011 3 3)), rules at quarto.kif:80
-                // n[475] (keyed): (legal black (place p1011 3 4)), rules at quarto.kif:80
-                // n[476] (keyed): (legal black (place p1011 4 1)), rules at quarto.kif:80
-                // n[477] (keyed): (legal black (place p1011 4 2)), rules at quarto.kif:80
-                // n[478] (keyed): (legal black (place p1011 4 3)), rules at quarto.kif:80
-                // n[479] (keyed): (legal black (place p1011 4 4)), rules at quarto.kif:80
-                // n[480] (keyed): (legal black (place p1100 1 1)), rules at quarto.kif:80
-                // n[481] (keyed): (legal black (place p1100 1 2)), rules at quarto.kif:80
-                // n[482] (keyed): (legal black (place p1100 1 3)), rules at quarto.kif:80
-                // n[483] (keyed): (legal black (place p1100 1 4)), rules at quarto.kif:80
-                // n[484] (keyed): (legal black (place p1100 2 1)), rules at quarto.kif:80
-                // n[485] (keyed): (legal black (place p1100 2 2)), rules at quarto.kif:80
-                // n[486] (keyed): (legal black (place p1100 2 3)), rules at quarto.kif:80
-                // n[487] (keyed): (legal black (place p1100 2 4)), rules at quarto.kif:80
-                // n[488] (keyed): (legal black (place p1100 3 1)), rules at quarto.kif:80
-                // n[489] (keyed): (legal black (place p1100 3 2)), rules at quarto.kif:80
-                // n[490] (keyed): (legal black (place p1100 3 3)), rules at quarto.kif:80
-                // n[491] (keyed): (legal black (place p1100 3 4)), rules at quarto.kif:80
-                // n[492] (keyed): (legal black (place p1100 4 1)), rules at quarto.kif:80
-                // n[493] (keyed): (legal black (place p1100 4 2)), rules at quarto.kif:80
-                // n[494] (keyed): (legal black (place p1100 4 3)), rules at quarto.kif:80
-                // n[495] (keyed): (legal black (place p1100 4 4)), rules at quarto.kif:80
-                // n[496] (keyed): (legal black (place p1101 1 1)), rules at quarto.kif:80
-                // n[497] (keyed): (legal black (place p1101 1 2)), rules at quarto.kif:80
-                // n[498] (keyed): (legal black (place p1101 1 3)), rules at quarto.kif:80
-                // n[499] (keyed): (legal black (place p1101 1 4)), rules at quarto.kif:80
-                // n[500] (keyed): (legal black (place p1101 2 1)), rules at quarto.kif:80
-                // n[501] (keyed): (legal black (place p1101 2 2)), rules at quarto.kif:80
-                // n[502] (keyed): (legal black (place p1101 2 3)), rules at quarto.kif:80
-                // n[503] (keyed): (legal black (place p1101 2 4)), rules at quarto.kif:80
-                // n[504] (keyed): (legal black (place p1101 3 1)), rules at quarto.kif:80
-                // n[505] (keyed): (legal black (place p1101 3 2)), rules at quarto.kif:80
-                // n[506] (keyed): (legal black (place p1101 3 3)), rules at quarto.kif:80
-                // n[507] (keyed): (legal black (place p1101 3 4)), rules at quarto.kif:80
-                // n[508] (keyed): (legal black (place p1101 4 1)), rules at quarto.kif:80
-                // n[509] (keyed): (legal black (place p1101 4 2)), rules at quarto.kif:80
-                // n[510] (keyed): (legal black (place p1101 4 3)), rules at quarto.kif:80
-                // n[511] (keyed): (legal black (place p1101 4 4)), rules at quarto.kif:80
-                // n[512] (keyed): (legal black (place p1110 1 1)), rules at quarto.kif:80
-                // n[513] (keyed): (legal black (place p1110 1 2)), rules at quarto.kif:80
-                // n[514] (keyed): (legal black (place p1110 1 3)), rules at quarto.kif:80
-                // n[515] (keyed): (legal black (place p1110 1 4)), rules at quarto.kif:80
-                // n[516] (keyed): (legal black (place p1110 2 1)), rules at quarto.kif:80
-                // n[517] (keyed): (legal black (place p1110 2 2)), rules at quarto.kif:80
-                // n[518] (keyed): (legal black (place p1110 2 3)), rules at quarto.kif:80
-                // n[519] (keyed): (legal black (place p1110 2 4)), rules at quarto.kif:80
-                // n[520] (keyed): (legal black (place p1110 3 1)), rules at quarto.kif:80
-                // n[521] (keyed): (legal black (place p1110 3 2)), rules at quarto.kif:80
-                // n[522] (keyed): (legal black (place p1110 3 3)), rules at quarto.kif:80
-                // n[523] (keyed): (legal black (place p1110 3 4)), rules at quarto.kif:80
-                // n[524] (keyed): (legal black (place p1110 4 1)), rules at quarto.kif:80
-                // n[525] (keyed): (legal black (place p1110 4 2)), rules at quarto.kif:80
-                // n[526] (keyed): (legal black (place p1110 4 3)), rules at quarto.kif:80
-                // n[527] (keyed): (legal black (place p1110 4 4)), rules at quarto.kif:80
-                // n[528] (keyed): (legal black (place p1111 1 1)), rules at quarto.kif:80
-                // n[529] (keyed): (legal black (place p1111 1 2)), rules at quarto.kif:80
-                // n[530] (keyed): (legal black (place p1111 1 3)), rules at quarto.kif:80
-                // n[531] (keyed): (legal black (place p1111 1 4)), rules at quarto.kif:80
-                // n[532] (keyed): (legal black (place p1111 2 1)), rules at quarto.kif:80
-                // n[533] (keyed): (legal black (place p1111 2 2)), rules at quarto.kif:80
-                // n[534] (keyed): (legal black (place p1111 2 3)), rules at quarto.kif:80
-                // n[535] (keyed): (legal black (place p1111 2 4)), rules at quarto.kif:80
-                // n[536] (keyed): (legal black (place p1111 3 1)), rules at quarto.kif:80
-                // n[537] (keyed): (legal black (place p1111 3 2)), rules at quarto.kif:80
-                // n[538] (keyed): (legal black (place p1111 3 3)), rules at quarto.kif:80
-                // n[539] (keyed): (legal black (place p1111 3 4)), rules at quarto.kif:80
-                // n[540] (keyed): (legal black (place p1111 4 1)), rules at quarto.kif:80
-                // n[541] (keyed): (legal black (place p1111 4 2)), rules at quarto.kif:80
-                // n[542] (keyed): (legal black (place p1111 4 3)), rules at quarto.kif:80
-                // n[543] (keyed): (legal black (place p1111 4 4)), rules at quarto.kif:80
-                let held = s.0[4] & 0xffff000000000;
-                if held != 0 {
-                    if held & 0x1000000000 != 0 {
-                        n[288] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[289]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[290]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[291]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[292]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[293]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[294]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[295]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[296]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[297]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[298]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[299]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[300]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[301]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[302]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[303]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x2000000000 != 0 {
-                        n[304] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[305]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[306]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[307]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[308]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[309]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[310]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[311]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[312]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[313]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[314]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[315]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[316]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[317]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[318]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[319]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x4000000000 != 0 {
-                        n[320] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[321]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[322]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[323]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[324]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[325]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[326]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[327]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[328]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[329]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[330]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[331]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[332]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[333]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[334]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[335]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x8000000000 != 0 {
-                        n[336] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[337]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[338]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[339]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[340]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[341]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[342]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[343]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[344]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[345]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[346]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[347]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[348]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[349]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[350]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[351]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x10000000000 != 0 {
-                        n[352] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[353]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[354]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[355]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[356]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[357]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[358]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[359]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[360]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[361]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[362]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[363]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[364]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[365]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[366]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[367]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x20000000000 != 0 {
-                        n[368] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[369]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[370]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[371]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[372]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[373]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[374]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[375]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[376]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[377]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[378]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[379]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[380]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[381]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[382]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[383]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x40000000000 != 0 {
-                        n[384] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[385]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[386]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[387]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[388]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[389]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[390]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[391]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[392]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[393]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[394]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[395]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[396]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[397]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[398]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[399]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x80000000000 != 0 {
-                        n[400] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[401]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[402]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[403]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[404]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[405]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[406]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[407]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[408]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[409]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[410]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[411]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[412]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[413]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[414]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[415]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x100000000000 != 0 {
-                        n[416] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[417]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[418]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[419]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[420]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[421]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[422]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[423]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[424]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[425]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[426]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[427]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[428]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[429]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[430]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[431]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x200000000000 != 0 {
-                        n[432] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[433]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[434]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[435]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[436]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[437]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[438]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[439]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[440]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[441]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[442]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[443]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[444]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[445]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[446]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[447]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x400000000000 != 0 {
-                        n[448] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[449]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[450]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[451]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[452]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[453]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[454]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[455]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[456]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[457]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[458]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[459]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[460]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[461]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[462]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[463]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x800000000000 != 0 {
-                        n[464] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[465]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[466]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[467]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[468]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[469]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[470]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[471]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[472]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[473]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[474]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[475]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[476]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[477]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[478]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[479]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x1000000000000 != 0 {
-                        n[480] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[481]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[482]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[483]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[484]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[485]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[486]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[487]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[488]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[489]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[490]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[491]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[492]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[493]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[494]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[495]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x2000000000000 != 0 {
-                        n[496] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[497]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[498]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[499]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[500]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[501]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[502]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[503]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[504]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[505]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[506]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[507]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[508]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[509]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[510]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[511]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x4000000000000 != 0 {
-                        n[512] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[513]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[514]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[515]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[516]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[517]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[518]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[519]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[520]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[521]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[522]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[523]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[524]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[525]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[526]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[527]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                    if held & 0x8000000000000 != 0 {
-                        n[528] |= (s.0[0] & 0x1 == 0x1) & (s.0[4] & 0x10000 == 0x10000);
-                        n[529]
-                            |= (s.0[0] & 0x20000 == 0x20000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[530]
-                            |= (s.0[0] & 0x400000000 == 0x400000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[531]
-                            |= (s.0[0] & 0x8000000000000 == 0x8000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[532]
-                            |= (s.0[1] & 0x10 == 0x10) & (s.0[4] & 0x10000 == 0x10000);
-                        n[533]
-                            |= (s.0[1] & 0x200000 == 0x200000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[534]
-                            |= (s.0[1] & 0x4000000000 == 0x4000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[535]
-                            |= (s.0[1] & 0x80000000000000 == 0x80000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[536]
-                            |= (s.0[2] & 0x100 == 0x100) & (s.0[4] & 0x10000 == 0x10000);
-                        n[537]
-                            |= (s.0[2] & 0x2000000 == 0x2000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[538]
-                            |= (s.0[2] & 0x40000000000 == 0x40000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[539]
-                            |= (s.0[2] & 0x800000000000000 == 0x800000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[540]
-                            |= (s.0[3] & 0x1000 == 0x1000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[541]
-                            |= (s.0[3] & 0x20000000 == 0x20000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[542]
-                            |= (s.0[3] & 0x400000000000 == 0x400000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                        n[543]
-                            |= (s.0[3] & 0x8000000000000000 == 0x8000000000000000)
-                                & (s.0[4] & 0x10000 == 0x10000);
-                    }
-                }
-            }
-        }
-        nodes_part_1(s, &mut n);
-        let parts: [u64; 5] = [
-            u64::from(n[288]) | (u64::from(n[289]) << 1) | (u64::from(n[290]) << 2)
-                | (u64::from(n[291]) << 3) | (u64::from(n[292]) << 4)
-                | (u64::from(n[293]) << 5) | (u64::from(n[294]) << 6)
-                | (u64::from(n[295]) << 7) | (u64::from(n[296]) << 8)
-                | (u64::from(n[297]) << 9) | (u64::from(n[298]) << 10)
-                | (u64::from(n[299]) << 11) | (u64::from(n[300]) << 12)
-                | (u64::from(n[301]) << 13) | (u64::from(n[302]) << 14)
-                | (u64::from(n[303]) << 15) | (u64::from(n[304]) << 16)
-                | (u64::from(n[305]) << 17) | (u64::from(n[306]) << 18)
-                | (u64::from(n[307]) << 19) | (u64::from(n[308]) << 20)
-                | (u64::from(n[309]) << 21) | (u64::from(n[310]) << 22)
-                | (u64::from(n[311]) << 23) | (u64::from(n[312]) << 24)
-                | (u64::from(n[313]) << 25) | (u64::from(n[314]) << 26)
-                | (u64::from(n[315]) << 27) | (u64::from(n[316]) << 28)
-                | (u64::from(n[317]) << 29) | (u64::from(n[318]) << 30)
-                | (u64::from(n[319]) << 31) | (u64::from(n[320]) << 32)
-                | (u64::from(n[321]) << 33) | (u64::from(n[322]) << 34)
-                | (u64::from(n[323]) << 35) | (u64::from(n[324]) << 36)
-                | (u64::from(n[325]) << 37) | (u64::from(n[326]) << 38)
-                | (u64::from(n[327]) << 39) | (u64::from(n[328]) << 40)
-                | (u64::from(n[329]) << 41) | (u64::from(n[330]) << 42)
-                | (u64::from(n[331]) << 43) | (u64::from(n[332]) << 44)
-                | (u64::from(n[333]) << 45) | (u64::from(n[334]) << 46)
-                | (u64::from(n[335]) << 47) | (u64::from(n[336]) << 48)
-                | (u64::from(n[337]) << 49) | (u64::from(n[338]) << 50)
-                | (u64::from(n[339]) << 51) | (u64::from(n[340]) << 52)
-                | (u64::from(n[341]) << 53) | (u64::from(n[342]) << 54)
-                | (u64::from(n[343]) << 55) | (u64::from(n[344]) << 56)
-                | (u64::from(n[345]) << 57) | (u64::from(n[346]) << 58)
-                | (u64::from(n[347]) << 59) | (u64::from(n[348]) << 60)
-                | (u64::from(n[349]) << 61) | (u64::from(n[350]) << 62)
-                | (u64::from(n[351]) << 63),
-            u64::from(n[352]) | (u64::from(n[353]) << 1) | (u64::from(n[354]) << 2)
-                | (u64::from(n[355]) << 3) | (u64::from(n[356]) << 4)
-                | (u64::from(n[357]) << 5) | (u64::from(n[358]) << 6)
-                | (u64::from(n[359]) << 7) | (u64::from(n[360]) << 8)
-                | (u64::from(n[361]) << 9) | (u64::from(n[362]) << 10)
-                | (u64::from(n[363]) << 11) | (u64::from(n[364]) << 12)
-                | (u64::from(n[365]) << 13) | (u64::from(n[366]) << 14)
-                | (u64::from(n[367]) << 15) | (u64::from(n[368]) << 16)
-                | (u64::from(n[369]) << 17) | (u64::from(n[370]) << 18)
-                | (u64::from(n[371]) << 19) | (u64::from(n[372]) << 20)
-                | (u64::from(n[373]) << 21) | (u64::from(n[374]) << 22)
-                | (u64::from(n[375]) << 23) | (u64::from(n[376]) << 24)
-                | (u64::from(n[377]) << 25) | (u64::from(n[378]) << 26)
-                | (u64::from(n[379]) << 27) | (u64::from(n[380]) << 28)
-                | (u64::from(n[381]) << 29) | (u64::from(n[382]) << 30)
-                | (u64::from(n[383]) << 31) | (u64::from(n[384]) << 32)
-                | (u64::from(n[385]) << 33) | (u64::from(n[386]) << 34)
-                | (u64::from(n[387]) << 35) | (u64::from(n[388]) << 36)
-                | (u64::from(n[389]) << 37) | (u64::from(n[390]) << 38)
-                | (u64::from(n[391]) << 39) | (u64::from(n[392]) << 40)
-                | (u64::from(n[393]) << 41) | (u64::from(n[394]) << 42)
-                | (u64::from(n[395]) << 43) | (u64::from(n[396]) << 44)
-                | (u64::from(n[397]) << 45) | (u64::from(n[398]) << 46)
-                | (u64::from(n[399]) << 47) | (u64::from(n[400]) << 48)
-                | (u64::from(n[401]) << 49) | (u64::from(n[402]) << 50)
-                | (u64::from(n[403]) << 51) | (u64::from(n[404]) << 52)
-                | (u64::from(n[405]) << 53) | (u64::from(n[406]) << 54)
-                | (u64::from(n[407]) << 55) | (u64::from(n[408]) << 56)
-                | (u64::from(n[409]) << 57) | (u64::from(n[410]) << 58)
-                | (u64::from(n[411]) << 59) | (u64::from(n[412]) << 60)
-                | (u64::from(n[413]) << 61) | (u64::from(n[414]) << 62)
-                | (u64::from(n[415]) << 63),
-            u64::from(n[416]) | (u64::from(n[417]) << 1) | (u64::from(n[418]) << 2)
-                | (u64::from(n[419]) << 3) | (u64::from(n[420]) << 4)
-                | (u64::from(n[421]) << 5) | (u64::from(n[422]) << 6)
-                | (u64::from(n[423]) << 7) | (u64::from(n[424]) << 8)
-                | (u64::from(n[425]) << 9) | (u64::from(n[426]) << 10)
-                | (u64::from(n[427]) << 11) | (u64::from(n[428]) << 12)
-                | (u64::from(n[429]) << 13) | (u64::from(n[430]) << 14)
-                | (u64::from(n[431]) << 15) | (u64::from(n[432]) << 16)
-                | (u64::from(n[433]) << 17) | (u64::from(n[434]) << 18)
-                | (u64::from(n[435]) << 19) | (u64::from(n[436]) << 20)
-                | (u64::from(n[437]) << 21) | (u64::from(n[438]) << 22)
-                | (u64::from(n[439]) << 23) | (u64::from(n[440]) << 24)
-                | (u64::from(n[441]) << 25) | (u64::from(n[442]) << 26)
-                | (u64::from(n[443]) << 27) | (u64::from(n[444]) << 28)
-                | (u64::from(n[445]) << 29) | (u64::from(n[446]) << 30)
-                | (u64::from(n[447]) << 31) | (u64::from(n[448]) << 32)
-                | (u64::from(n[449]) << 33) | (u64::from(n[450]) << 34)
-                | (u64::from(n[451]) << 35) | (u64::from(n[452]) << 36)
-                | (u64::from(n[453]) << 37) | (u64::from(n[454]) << 38)
-                | (u64::from(n[455]) << 39) | (u64::from(n[456]) << 40)
-                | (u64::from(n[457]) << 41) | (u64::from(n[458]) << 42)
-                | (u64::from(n[459]) << 43) | (u64::from(n[460]) << 44)
-                | (u64::from(n[461]) << 45) | (u64::from(n[462]) << 46)
-                | (u64::from(n[463]) << 47) | (u64::from(n[464]) << 48)
-                | (u64::from(n[465]) << 49) | (u64::from(n[466]) << 50)
-                | (u64::from(n[467]) << 51) | (u64::from(n[468]) << 52)
-                | (u64::from(n[469]) << 53) | (u64::from(n[470]) << 54)
-                | (u64::from(n[471]) << 55) | (u64::from(n[472]) << 56)
-                | (u64::from(n[473]) << 57) | (u64::from(n[474]) << 58)
-                | (u64::from(n[475]) << 59) | (u64::from(n[476]) << 60)
-                | (u64::from(n[477]) << 61) | (u64::from(n[478]) << 62)
-                | (u64::from(n[479]) << 63),
-            u64::from(n[480]) | (u64::from(n[481]) << 1) | (u64::from(n[482]) << 2)
-                | (u64::from(n[483]) << 3) | (u64::from(n[484]) << 4)
-                | (u64::from(n[485]) << 5) | (u64::from(n[486]) << 6)
-                | (u64::from(n[487]) << 7) | (u64::from(n[488]) << 8)
-                | (u64::from(n[489]) << 9) | (u64::from(n[490]) << 10)
-                | (u64::from(n[491]) << 11) | (u64::from(n[492]) << 12)
-                | (u64::from(n[493]) << 13) | (u64::from(n[494]) << 14)
-                | (u64::from(n[495]) << 15) | (u64::from(n[496]) << 16)
-                | (u64::from(n[497]) << 17) | (u64::from(n[498]) << 18)
-                | (u64::from(n[499]) << 19) | (u64::from(n[500]) << 20)
-                | (u64::from(n[501]) << 21) | (u64::from(n[502]) << 22)
-                | (u64::from(n[503]) << 23) | (u64::from(n[504]) << 24)
-                | (u64::from(n[505]) << 25) | (u64::from(n[506]) << 26)
-                | (u64::from(n[507]) << 27) | (u64::from(n[508]) << 28)
-                | (u64::from(n[509]) << 29) | (u64::from(n[510]) << 30)
-                | (u64::from(n[511]) << 31) | (u64::from(n[512]) << 32)
-                | (u64::from(n[513]) << 33) | (u64::from(n[514]) << 34)
-                | (u64::from(n[515]) << 35) | (u64::from(n[516]) << 36)
-                | (u64::from(n[517]) << 37) | (u64::from(n[518]) << 38)
-                | (u64::from(n[519]) << 39) | (u64::from(n[520]) << 40)
-                | (u64::from(n[521]) << 41) | (u64::from(n[522]) << 42)
-                | (u64::from(n[523]) << 43) | (u64::from(n[524]) << 44)
-                | (u64::from(n[525]) << 45) | (u64::from(n[526]) << 46)
-                | (u64::from(n[527]) << 47) | (u64::from(n[528]) << 48)
-                | (u64::from(n[529]) << 49) | (u64::from(n[530]) << 50)
-                | (u64::from(n[531]) << 51) | (u64::from(n[532]) << 52)
-                | (u64::from(n[533]) << 53) | (u64::from(n[534]) << 54)
-                | (u64::from(n[535]) << 55) | (u64::from(n[536]) << 56)
-                | (u64::from(n[537]) << 57) | (u64::from(n[538]) << 58)
-                | (u64::from(n[539]) << 59) | (u64::from(n[540]) << 60)
-                | (u64::from(n[541]) << 61) | (u64::from(n[542]) << 62)
-                | (u64::from(n[543]) << 63),
-            u64::from(n[16]) | (u64::from(n[17]) << 1) | (u64::from(n[18]) << 2)
-                | (u64::from(n[19]) << 3) | (u64::from(n[20]) << 4)
-                | (u64::from(n[21]) << 5) | (u64::from(n[22]) << 6)
-                | (u64::from(n[23]) << 7) | (u64::from(n[24]) << 8)
-                | (u64::from(n[25]) << 9) | (u64::from(n[26]) << 10)
-                | (u64::from(n[27]) << 11) | (u64::from(n[28]) << 12)
-                | (u64::from(n[29]) << 13) | (u64::from(n[30]) << 14)
-                | (u64::from(n[31]) << 15) | (u64::from(n[545]) << 16),
+    let drawn_1 = if s.0[1] & 0x1000000000 != 0 {
+        // g[64]: 4 node words, bit 0 (legal black (place p0000 1 1)), bit 17 (legal black (place p0000 2 1)), bit 34 (legal black (place p0000 3 1)), bit 51 (legal black (place p0000 4 1)); rules at quarto.kif:80
+        g[64] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[65]: 4 node words, bit 0 (legal black (place p0000 1 2)), bit 17 (legal black (place p0000 2 2)), bit 34 (legal black (place p0000 3 2)), bit 51 (legal black (place p0000 4 2)); rules at quarto.kif:80
+        g[65] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[66]: 4 node words, bit 0 (legal black (place p0000 1 3)), bit 17 (legal black (place p0000 2 3)), bit 34 (legal black (place p0000 3 3)), bit 51 (legal black (place p0000 4 3)); rules at quarto.kif:80
+        g[66] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[67]: 4 node words, bit 0 (legal black (place p0000 1 4)), bit 17 (legal black (place p0000 2 4)), bit 34 (legal black (place p0000 3 4)), bit 51 (legal black (place p0000 4 4)); rules at quarto.kif:80
+        g[67] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[68]: 4 node words, bit 0 (legal black (place p0001 1 1)), bit 17 (legal black (place p0001 2 1)), bit 34 (legal black (place p0001 3 1)), bit 51 (legal black (place p0001 4 1)); rules at quarto.kif:80
+        g[68] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[69]: 4 node words, bit 0 (legal black (place p0001 1 2)), bit 17 (legal black (place p0001 2 2)), bit 34 (legal black (place p0001 3 2)), bit 51 (legal black (place p0001 4 2)); rules at quarto.kif:80
+        g[69] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[70]: 4 node words, bit 0 (legal black (place p0001 1 3)), bit 17 (legal black (place p0001 2 3)), bit 34 (legal black (place p0001 3 3)), bit 51 (legal black (place p0001 4 3)); rules at quarto.kif:80
+        g[70] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[71]: 4 node words, bit 0 (legal black (place p0001 1 4)), bit 17 (legal black (place p0001 2 4)), bit 34 (legal black (place p0001 3 4)), bit 51 (legal black (place p0001 4 4)); rules at quarto.kif:80
+        g[71] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[72]: 4 node words, bit 0 (legal black (place p0010 1 1)), bit 17 (legal black (place p0010 2 1)), bit 34 (legal black (place p0010 3 1)), bit 51 (legal black (place p0010 4 1)); rules at quarto.kif:80
+        g[72] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[73]: 4 node words, bit 0 (legal black (place p0010 1 2)), bit 17 (legal black (place p0010 2 2)), bit 34 (legal black (place p0010 3 2)), bit 51 (legal black (place p0010 4 2)); rules at quarto.kif:80
+        g[73] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[74]: 4 node words, bit 0 (legal black (place p0010 1 3)), bit 17 (legal black (place p0010 2 3)), bit 34 (legal black (place p0010 3 3)), bit 51 (legal black (place p0010 4 3)); rules at quarto.kif:80
+        g[74] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[75]: 4 node words, bit 0 (legal black (place p0010 1 4)), bit 17 (legal black (place p0010 2 4)), bit 34 (legal black (place p0010 3 4)), bit 51 (legal black (place p0010 4 4)); rules at quarto.kif:80
+        g[75] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[76]: 4 node words, bit 0 (legal black (place p0011 1 1)), bit 17 (legal black (place p0011 2 1)), bit 34 (legal black (place p0011 3 1)), bit 51 (legal black (place p0011 4 1)); rules at quarto.kif:80
+        g[76] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[77]: 4 node words, bit 0 (legal black (place p0011 1 2)), bit 17 (legal black (place p0011 2 2)), bit 34 (legal black (place p0011 3 2)), bit 51 (legal black (place p0011 4 2)); rules at quarto.kif:80
+        g[77] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[78]: 4 node words, bit 0 (legal black (place p0011 1 3)), bit 17 (legal black (place p0011 2 3)), bit 34 (legal black (place p0011 3 3)), bit 51 (legal black (place p0011 4 3)); rules at quarto.kif:80
+        g[78] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[79]: 4 node words, bit 0 (legal black (place p0011 1 4)), bit 17 (legal black (place p0011 2 4)), bit 34 (legal black (place p0011 3 4)), bit 51 (legal black (place p0011 4 4)); rules at quarto.kif:80
+        g[79] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[80]: 4 node words, bit 0 (legal black (place p0100 1 1)), bit 17 (legal black (place p0100 2 1)), bit 34 (legal black (place p0100 3 1)), bit 51 (legal black (place p0100 4 1)); rules at quarto.kif:80
+        g[80] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[81]: 4 node words, bit 0 (legal black (place p0100 1 2)), bit 17 (legal black (place p0100 2 2)), bit 34 (legal black (place p0100 3 2)), bit 51 (legal black (place p0100 4 2)); rules at quarto.kif:80
+        g[81] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[82]: 4 node words, bit 0 (legal black (place p0100 1 3)), bit 17 (legal black (place p0100 2 3)), bit 34 (legal black (place p0100 3 3)), bit 51 (legal black (place p0100 4 3)); rules at quarto.kif:80
+        g[82] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[83]: 4 node words, bit 0 (legal black (place p0100 1 4)), bit 17 (legal black (place p0100 2 4)), bit 34 (legal black (place p0100 3 4)), bit 51 (legal black (place p0100 4 4)); rules at quarto.kif:80
+        g[83] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[84]: 4 node words, bit 0 (legal black (place p0101 1 1)), bit 17 (legal black (place p0101 2 1)), bit 34 (legal black (place p0101 3 1)), bit 51 (legal black (place p0101 4 1)); rules at quarto.kif:80
+        g[84] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[85]: 4 node words, bit 0 (legal black (place p0101 1 2)), bit 17 (legal black (place p0101 2 2)), bit 34 (legal black (place p0101 3 2)), bit 51 (legal black (place p0101 4 2)); rules at quarto.kif:80
+        g[85] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[86]: 4 node words, bit 0 (legal black (place p0101 1 3)), bit 17 (legal black (place p0101 2 3)), bit 34 (legal black (place p0101 3 3)), bit 51 (legal black (place p0101 4 3)); rules at quarto.kif:80
+        g[86] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[87]: 4 node words, bit 0 (legal black (place p0101 1 4)), bit 17 (legal black (place p0101 2 4)), bit 34 (legal black (place p0101 3 4)), bit 51 (legal black (place p0101 4 4)); rules at quarto.kif:80
+        g[87] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x2000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[88]: 4 node words, bit 0 (legal black (place p0110 1 1)), bit 17 (legal black (place p0110 2 1)), bit 34 (legal black (place p0110 3 1)), bit 51 (legal black (place p0110 4 1)); rules at quarto.kif:80
+        g[88] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[89]: 4 node words, bit 0 (legal black (place p0110 1 2)), bit 17 (legal black (place p0110 2 2)), bit 34 (legal black (place p0110 3 2)), bit 51 (legal black (place p0110 4 2)); rules at quarto.kif:80
+        g[89] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[90]: 4 node words, bit 0 (legal black (place p0110 1 3)), bit 17 (legal black (place p0110 2 3)), bit 34 (legal black (place p0110 3 3)), bit 51 (legal black (place p0110 4 3)); rules at quarto.kif:80
+        g[90] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[91]: 4 node words, bit 0 (legal black (place p0110 1 4)), bit 17 (legal black (place p0110 2 4)), bit 34 (legal black (place p0110 3 4)), bit 51 (legal black (place p0110 4 4)); rules at quarto.kif:80
+        g[91] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x4000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[92]: 4 node words, bit 0 (legal black (place p0111 1 1)), bit 17 (legal black (place p0111 2 1)), bit 34 (legal black (place p0111 3 1)), bit 51 (legal black (place p0111 4 1)); rules at quarto.kif:80
+        g[92] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[93]: 4 node words, bit 0 (legal black (place p0111 1 2)), bit 17 (legal black (place p0111 2 2)), bit 34 (legal black (place p0111 3 2)), bit 51 (legal black (place p0111 4 2)); rules at quarto.kif:80
+        g[93] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[94]: 4 node words, bit 0 (legal black (place p0111 1 3)), bit 17 (legal black (place p0111 2 3)), bit 34 (legal black (place p0111 3 3)), bit 51 (legal black (place p0111 4 3)); rules at quarto.kif:80
+        g[94] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[95]: 4 node words, bit 0 (legal black (place p0111 1 4)), bit 17 (legal black (place p0111 2 4)), bit 34 (legal black (place p0111 3 4)), bit 51 (legal black (place p0111 4 4)); rules at quarto.kif:80
+        g[95] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x8000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[96]: 4 node words, bit 0 (legal black (place p1000 1 1)), bit 17 (legal black (place p1000 2 1)), bit 34 (legal black (place p1000 3 1)), bit 51 (legal black (place p1000 4 1)); rules at quarto.kif:80
+        g[96] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[97]: 4 node words, bit 0 (legal black (place p1000 1 2)), bit 17 (legal black (place p1000 2 2)), bit 34 (legal black (place p1000 3 2)), bit 51 (legal black (place p1000 4 2)); rules at quarto.kif:80
+        g[97] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[98]: 4 node words, bit 0 (legal black (place p1000 1 3)), bit 17 (legal black (place p1000 2 3)), bit 34 (legal black (place p1000 3 3)), bit 51 (legal black (place p1000 4 3)); rules at quarto.kif:80
+        g[98] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[99]: 4 node words, bit 0 (legal black (place p1000 1 4)), bit 17 (legal black (place p1000 2 4)), bit 34 (legal black (place p1000 3 4)), bit 51 (legal black (place p1000 4 4)); rules at quarto.kif:80
+        g[99] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x10000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[100]: 4 node words, bit 0 (legal black (place p1001 1 1)), bit 17 (legal black (place p1001 2 1)), bit 34 (legal black (place p1001 3 1)), bit 51 (legal black (place p1001 4 1)); rules at quarto.kif:80
+        g[100] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[101]: 4 node words, bit 0 (legal black (place p1001 1 2)), bit 17 (legal black (place p1001 2 2)), bit 34 (legal black (place p1001 3 2)), bit 51 (legal black (place p1001 4 2)); rules at quarto.kif:80
+        g[101] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[102]: 4 node words, bit 0 (legal black (place p1001 1 3)), bit 17 (legal black (place p1001 2 3)), bit 34 (legal black (place p1001 3 3)), bit 51 (legal black (place p1001 4 3)); rules at quarto.kif:80
+        g[102] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[103]: 4 node words, bit 0 (legal black (place p1001 1 4)), bit 17 (legal black (place p1001 2 4)), bit 34 (legal black (place p1001 3 4)), bit 51 (legal black (place p1001 4 4)); rules at quarto.kif:80
+        g[103] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x20000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[104]: 4 node words, bit 0 (legal black (place p1010 1 1)), bit 17 (legal black (place p1010 2 1)), bit 34 (legal black (place p1010 3 1)), bit 51 (legal black (place p1010 4 1)); rules at quarto.kif:80
+        g[104] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[105]: 4 node words, bit 0 (legal black (place p1010 1 2)), bit 17 (legal black (place p1010 2 2)), bit 34 (legal black (place p1010 3 2)), bit 51 (legal black (place p1010 4 2)); rules at quarto.kif:80
+        g[105] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[106]: 4 node words, bit 0 (legal black (place p1010 1 3)), bit 17 (legal black (place p1010 2 3)), bit 34 (legal black (place p1010 3 3)), bit 51 (legal black (place p1010 4 3)); rules at quarto.kif:80
+        g[106] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[107]: 4 node words, bit 0 (legal black (place p1010 1 4)), bit 17 (legal black (place p1010 2 4)), bit 34 (legal black (place p1010 3 4)), bit 51 (legal black (place p1010 4 4)); rules at quarto.kif:80
+        g[107] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x40000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[108]: 4 node words, bit 0 (legal black (place p1011 1 1)), bit 17 (legal black (place p1011 2 1)), bit 34 (legal black (place p1011 3 1)), bit 51 (legal black (place p1011 4 1)); rules at quarto.kif:80
+        g[108] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[109]: 4 node words, bit 0 (legal black (place p1011 1 2)), bit 17 (legal black (place p1011 2 2)), bit 34 (legal black (place p1011 3 2)), bit 51 (legal black (place p1011 4 2)); rules at quarto.kif:80
+        g[109] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[110]: 4 node words, bit 0 (legal black (place p1011 1 3)), bit 17 (legal black (place p1011 2 3)), bit 34 (legal black (place p1011 3 3)), bit 51 (legal black (place p1011 4 3)); rules at quarto.kif:80
+        g[110] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[111]: 4 node words, bit 0 (legal black (place p1011 1 4)), bit 17 (legal black (place p1011 2 4)), bit 34 (legal black (place p1011 3 4)), bit 51 (legal black (place p1011 4 4)); rules at quarto.kif:80
+        g[111] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x80000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[112]: 4 node words, bit 0 (legal black (place p1100 1 1)), bit 17 (legal black (place p1100 2 1)), bit 34 (legal black (place p1100 3 1)), bit 51 (legal black (place p1100 4 1)); rules at quarto.kif:80
+        g[112] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[113]: 4 node words, bit 0 (legal black (place p1100 1 2)), bit 17 (legal black (place p1100 2 2)), bit 34 (legal black (place p1100 3 2)), bit 51 (legal black (place p1100 4 2)); rules at quarto.kif:80
+        g[113] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[114]: 4 node words, bit 0 (legal black (place p1100 1 3)), bit 17 (legal black (place p1100 2 3)), bit 34 (legal black (place p1100 3 3)), bit 51 (legal black (place p1100 4 3)); rules at quarto.kif:80
+        g[114] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[115]: 4 node words, bit 0 (legal black (place p1100 1 4)), bit 17 (legal black (place p1100 2 4)), bit 34 (legal black (place p1100 3 4)), bit 51 (legal black (place p1100 4 4)); rules at quarto.kif:80
+        g[115] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x100000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[116]: 4 node words, bit 0 (legal black (place p1101 1 1)), bit 17 (legal black (place p1101 2 1)), bit 34 (legal black (place p1101 3 1)), bit 51 (legal black (place p1101 4 1)); rules at quarto.kif:80
+        g[116] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[117]: 4 node words, bit 0 (legal black (place p1101 1 2)), bit 17 (legal black (place p1101 2 2)), bit 34 (legal black (place p1101 3 2)), bit 51 (legal black (place p1101 4 2)); rules at quarto.kif:80
+        g[117] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[118]: 4 node words, bit 0 (legal black (place p1101 1 3)), bit 17 (legal black (place p1101 2 3)), bit 34 (legal black (place p1101 3 3)), bit 51 (legal black (place p1101 4 3)); rules at quarto.kif:80
+        g[118] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[119]: 4 node words, bit 0 (legal black (place p1101 1 4)), bit 17 (legal black (place p1101 2 4)), bit 34 (legal black (place p1101 3 4)), bit 51 (legal black (place p1101 4 4)); rules at quarto.kif:80
+        g[119] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x200000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[120]: 4 node words, bit 0 (legal black (place p1110 1 1)), bit 17 (legal black (place p1110 2 1)), bit 34 (legal black (place p1110 3 1)), bit 51 (legal black (place p1110 4 1)); rules at quarto.kif:80
+        g[120] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[121]: 4 node words, bit 0 (legal black (place p1110 1 2)), bit 17 (legal black (place p1110 2 2)), bit 34 (legal black (place p1110 3 2)), bit 51 (legal black (place p1110 4 2)); rules at quarto.kif:80
+        g[121] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[122]: 4 node words, bit 0 (legal black (place p1110 1 3)), bit 17 (legal black (place p1110 2 3)), bit 34 (legal black (place p1110 3 3)), bit 51 (legal black (place p1110 4 3)); rules at quarto.kif:80
+        g[122] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[123]: 4 node words, bit 0 (legal black (place p1110 1 4)), bit 17 (legal black (place p1110 2 4)), bit 34 (legal black (place p1110 3 4)), bit 51 (legal black (place p1110 4 4)); rules at quarto.kif:80
+        g[123] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x400000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[124]: 4 node words, bit 0 (legal black (place p1111 1 1)), bit 17 (legal black (place p1111 2 1)), bit 34 (legal black (place p1111 3 1)), bit 51 (legal black (place p1111 4 1)); rules at quarto.kif:80
+        g[124] = 0x8000400020001 & s.0[0]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[125]: 4 node words, bit 0 (legal black (place p1111 1 2)), bit 17 (legal black (place p1111 2 2)), bit 34 (legal black (place p1111 3 2)), bit 51 (legal black (place p1111 4 2)); rules at quarto.kif:80
+        g[125] = 0x8000400020001 & s.0[2]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[126]: 4 node words, bit 0 (legal black (place p1111 1 3)), bit 17 (legal black (place p1111 2 3)), bit 34 (legal black (place p1111 3 3)), bit 51 (legal black (place p1111 4 3)); rules at quarto.kif:80
+        g[126] = 0x8000400020001 & s.0[4]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        // g[127]: 4 node words, bit 0 (legal black (place p1111 1 4)), bit 17 (legal black (place p1111 2 4)), bit 34 (legal black (place p1111 3 4)), bit 51 (legal black (place p1111 4 4)); rules at quarto.kif:80
+        g[127] = 0x8000400020001 & s.0[6]
+            & 0u64.wrapping_sub((s.0[1] & 0x800000000 != 0) as u64)
+            & 0u64.wrapping_sub((s.0[1] & 0x1000000000 != 0) as u64);
+        let parts: [u64; 64] = [
+            (u64::from(n[16]) << 1) | (u64::from(n[17]) << 2) | (u64::from(n[18]) << 3)
+                | (u64::from(n[19]) << 4) | (u64::from(n[20]) << 5)
+                | (u64::from(n[21]) << 6) | (u64::from(n[22]) << 7)
+                | (u64::from(n[23]) << 8) | (u64::from(n[24]) << 9)
+                | (u64::from(n[25]) << 10) | (u64::from(n[26]) << 11)
+                | (u64::from(n[27]) << 12) | (u64::from(n[28]) << 13)
+                | (u64::from(n[29]) << 14) | (u64::from(n[30]) << 15)
+                | (u64::from(n[31]) << 16) | (u64::from(n[33]) << 18)
+                | (g[64] & 0x8000400020001),
+            (g[65] & 0x8000400020001),
+            (g[66] & 0x8000400020001),
+            (g[67] & 0x8000400020001),
+            (g[68] & 0x8000400020001),
+            (g[69] & 0x8000400020001),
+            (g[70] & 0x8000400020001),
+            (g[71] & 0x8000400020001),
+            (g[72] & 0x8000400020001),
+            (g[73] & 0x8000400020001),
+            (g[74] & 0x8000400020001),
+            (g[75] & 0x8000400020001),
+            (g[76] & 0x8000400020001),
+            (g[77] & 0x8000400020001),
+            (g[78] & 0x8000400020001),
+            (g[79] & 0x8000400020001),
+            (g[80] & 0x8000400020001),
+            (g[81] & 0x8000400020001),
+            (g[82] & 0x8000400020001),
+            (g[83] & 0x8000400020001),
+            (g[84] & 0x8000400020001),
+            (g[85] & 0x8000400020001),
+            (g[86] & 0x8000400020001),
+            (g[87] & 0x8000400020001),
+            (g[88] & 0x8000400020001),
+            (g[89] & 0x8000400020001),
+            (g[90] & 0x8000400020001),
+            (g[91] & 0x8000400020001),
+            (g[92] & 0x8000400020001),
+            (g[93] & 0x8000400020001),
+            (g[94] & 0x8000400020001),
+            (g[95] & 0x8000400020001),
+            (g[96] & 0x8000400020001),
+            (g[97] & 0x8000400020001),
+            (g[98] & 0x8000400020001),
+            (g[99] & 0x8000400020001),
+            (g[100] & 0x8000400020001),
+            (g[101] & 0x8000400020001),
+            (g[102] & 0x8000400020001),
+            (g[103] & 0x8000400020001),
+            (g[104] & 0x8000400020001),
+            (g[105] & 0x8000400020001),
+            (g[106] & 0x8000400020001),
+            (g[107] & 0x8000400020001),
+            (g[108] & 0x8000400020001),
+            (g[109] & 0x8000400020001),
+            (g[110] & 0x8000400020001),
+            (g[111] & 0x8000400020001),
+            (g[112] & 0x8000400020001),
+            (g[113] & 0x8000400020001),
+            (g[114] & 0x8000400020001),
+            (g[115] & 0x8000400020001),
+            (g[116] & 0x8000400020001),
+            (g[117] & 0x8000400020001),
+            (g[118] & 0x8000400020001),
+            (g[119] & 0x8000400020001),
+            (g[120] & 0x8000400020001),
+            (g[121] & 0x8000400020001),
+            (g[122] & 0x8000400020001),
+            (g[123] & 0x8000400020001),
+            (g[124] & 0x8000400020001),
+            (g[125] & 0x8000400020001),
+            (g[126] & 0x8000400020001),
+            (g[127] & 0x8000400020001),
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * p + b as usize,
             None => return false,
         }
     } else {
-        const AT: [usize; 1] = [4];
+        const AT: [usize; 1] = [0];
         let parts: [u64; 1] = [
-            u64::from(n[16]) | (u64::from(n[17]) << 1) | (u64::from(n[18]) << 2)
-                | (u64::from(n[19]) << 3) | (u64::from(n[20]) << 4)
-                | (u64::from(n[21]) << 5) | (u64::from(n[22]) << 6)
-                | (u64::from(n[23]) << 7) | (u64::from(n[24]) << 8)
-                | (u64::from(n[25]) << 9) | (u64::from(n[26]) << 10)
-                | (u64::from(n[27]) << 11) | (u64::from(n[28]) << 12)
-                | (u64::from(n[29]) << 13) | (u64::from(n[30]) << 14)
-                | (u64::from(n[31]) << 15) | (u64::from(n[545]) << 16),
+            (u64::from(n[16]) << 1) | (u64::from(n[17]) << 2) | (u64::from(n[18]) << 3)
+                | (u64::from(n[19]) << 4) | (u64::from(n[20]) << 5)
+                | (u64::from(n[21]) << 6) | (u64::from(n[22]) << 7)
+                | (u64::from(n[23]) << 8) | (u64::from(n[24]) << 9)
+                | (u64::from(n[25]) << 10) | (u64::from(n[26]) << 11)
+                | (u64::from(n[27]) << 12) | (u64::from(n[28]) << 13)
+                | (u64::from(n[29]) << 14) | (u64::from(n[30]) << 15)
+                | (u64::from(n[31]) << 16) | (u64::from(n[33]) << 18),
         ];
         match ::gdl_runtime::bits::pick(&parts, rng) {
             Some((p, b)) => 64 * AT[p] + b as usize,
             None => return false,
         }
     };
+    let drawn_1 = drawn_1 & 4095;
     joint[1] = Move(LEGAL_MOVE_OF_1[drawn_1 / 64][drawn_1 % 64]);
     let joint = &joint;
-    // n[546]: (next (pool p0000)), rules at quarto.kif:95
-    n[546] = (s.0[4] & 0x40000 == 0x40000) & (joint[0].0 != 256) & (joint[1].0 != 256);
-    // n[547]: (next (pool p0001)), rules at quarto.kif:95
-    n[547] = (s.0[4] & 0x80000 == 0x80000) & (joint[0].0 != 257) & (joint[1].0 != 257);
-    // n[548]: (next (pool p0010)), rules at quarto.kif:95
-    n[548] = (s.0[4] & 0x100000 == 0x100000) & (joint[0].0 != 258) & (joint[1].0 != 258);
-    // n[549]: (next (pool p0011)), rules at quarto.kif:95
-    n[549] = (s.0[4] & 0x200000 == 0x200000) & (joint[0].0 != 259) & (joint[1].0 != 259);
-    // n[550]: (next (pool p0100)), rules at quarto.kif:95
-    n[550] = (s.0[4] & 0x400000 == 0x400000) & (joint[0].0 != 260) & (joint[1].0 != 260);
-    // n[551]: (next (pool p0101)), rules at quarto.kif:95
-    n[551] = (s.0[4] & 0x800000 == 0x800000) & (joint[0].0 != 261) & (joint[1].0 != 261);
-    // n[552]: (next (pool p0110)), rules at quarto.kif:95
-    n[552] = (s.0[4] & 0x1000000 == 0x1000000) & (joint[0].0 != 262)
-        & (joint[1].0 != 262);
-    // n[553]: (next (pool p0111)), rules at quarto.kif:95
-    n[553] = (s.0[4] & 0x2000000 == 0x2000000) & (joint[0].0 != 263)
-        & (joint[1].0 != 263);
-    // n[554]: (next (pool p1000)), rules at quarto.kif:95
-    n[554] = (s.0[4] & 0x4000000 == 0x4000000) & (joint[0].0 != 264)
-        & (joint[1].0 != 264);
-    // n[555]: (next (pool p1001)), rules at quarto.kif:95
-    n[555] = (s.0[4] & 0x8000000 == 0x8000000) & (joint[0].0 != 265)
-        & (joint[1].0 != 265);
-    // n[556]: (next (pool p1010)), rules at quarto.kif:95
-    n[556] = (s.0[4] & 0x10000000 == 0x10000000) & (joint[0].0 != 266)
-        & (joint[1].0 != 266);
-    // n[557]: (next (pool p1011)), rules at quarto.kif:95
-    n[557] = (s.0[4] & 0x20000000 == 0x20000000) & (joint[0].0 != 267)
-        & (joint[1].0 != 267);
-    // n[558]: (next (pool p1100)), rules at quarto.kif:95
-    n[558] = (s.0[4] & 0x40000000 == 0x40000000) & (joint[0].0 != 268)
-        & (joint[1].0 != 268);
-    // n[559]: (next (pool p1101)), rules at quarto.kif:95
-    n[559] = (s.0[4] & 0x80000000 == 0x80000000) & (joint[0].0 != 269)
-        & (joint[1].0 != 269);
-    // n[560]: (next (pool p1110)), rules at quarto.kif:95
-    n[560] = (s.0[4] & 0x100000000 == 0x100000000) & (joint[0].0 != 270)
-        & (joint[1].0 != 270);
-    // n[561]: (next (pool p1111)), rules at quarto.kif:95
-    n[561] = (s.0[4] & 0x200000000 == 0x200000000) & (joint[0].0 != 271)
-        & (joint[1].0 != 271);
-    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
-    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0];
-    for [k, x] in [&FRAMES_AT_0[drawn_0], &FRAMES_AT_1[drawn_1]] {
+    // n[34]: (next (pool p0000)), rules at quarto.kif:95
+    n[34] = (s.0[1] & 0x10 == 0x10) & (joint[0].0 != 256) & (joint[1].0 != 256);
+    // n[35]: (next (pool p0001)), rules at quarto.kif:95
+    n[35] = (s.0[1] & 0x20 == 0x20) & (joint[0].0 != 257) & (joint[1].0 != 257);
+    // n[36]: (next (pool p0010)), rules at quarto.kif:95
+    n[36] = (s.0[1] & 0x40 == 0x40) & (joint[0].0 != 258) & (joint[1].0 != 258);
+    // n[37]: (next (pool p0011)), rules at quarto.kif:95
+    n[37] = (s.0[1] & 0x80 == 0x80) & (joint[0].0 != 259) & (joint[1].0 != 259);
+    // n[38]: (next (pool p0100)), rules at quarto.kif:95
+    n[38] = (s.0[1] & 0x100 == 0x100) & (joint[0].0 != 260) & (joint[1].0 != 260);
+    // n[39]: (next (pool p0101)), rules at quarto.kif:95
+    n[39] = (s.0[1] & 0x200 == 0x200) & (joint[0].0 != 261) & (joint[1].0 != 261);
+    // n[40]: (next (pool p0110)), rules at quarto.kif:95
+    n[40] = (s.0[1] & 0x400 == 0x400) & (joint[0].0 != 262) & (joint[1].0 != 262);
+    // n[41]: (next (pool p0111)), rules at quarto.kif:95
+    n[41] = (s.0[1] & 0x800 == 0x800) & (joint[0].0 != 263) & (joint[1].0 != 263);
+    // n[42]: (next (pool p1000)), rules at quarto.kif:95
+    n[42] = (s.0[1] & 0x1000 == 0x1000) & (joint[0].0 != 264) & (joint[1].0 != 264);
+    // n[43]: (next (pool p1001)), rules at quarto.kif:95
+    n[43] = (s.0[1] & 0x2000 == 0x2000) & (joint[0].0 != 265) & (joint[1].0 != 265);
+    // n[44]: (next (pool p1010)), rules at quarto.kif:95
+    n[44] = (s.0[1] & 0x4000 == 0x4000) & (joint[0].0 != 266) & (joint[1].0 != 266);
+    // n[45]: (next (pool p1011)), rules at quarto.kif:95
+    n[45] = (s.0[1] & 0x8000 == 0x8000) & (joint[0].0 != 267) & (joint[1].0 != 267);
+    // n[46]: (next (pool p1100)), rules at quarto.kif:95
+    n[46] = (s.0[1] & 0x10000 == 0x10000) & (joint[0].0 != 268) & (joint[1].0 != 268);
+    // n[47]: (next (pool p1101)), rules at quarto.kif:95
+    n[47] = (s.0[1] & 0x20000 == 0x20000) & (joint[0].0 != 269) & (joint[1].0 != 269);
+    // n[48]: (next (pool p1110)), rules at quarto.kif:95
+    n[48] = (s.0[1] & 0x40000 == 0x40000) & (joint[0].0 != 270) & (joint[1].0 != 270);
+    // n[49]: (next (pool p1111)), rules at quarto.kif:95
+    n[49] = (s.0[1] & 0x80000 == 0x80000) & (joint[0].0 != 271) & (joint[1].0 != 271);
+    let mut w: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    let mut keep: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    let mut set: [u64; WORDS] = [0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0];
+    for [k, x] in [&FRAMES[0][joint[0].0 as usize], &FRAMES[1][joint[1].0 as usize]] {
         for i in 0..WORDS {
             keep[i] |= k[i];
             set[i] |= x[i];
@@ -17020,44 +8404,44 @@ pub fn random_step_into(
     for i in 0..WORDS {
         w[i] |= (s.0[i] & keep[i]) | set[i];
     }
-    // BASE[274]: (next (pool p0000)), rules at quarto.kif:95
-    w[4] |= u64::from(n[546]) << 18;
-    // BASE[275]: (next (pool p0001)), rules at quarto.kif:95
-    w[4] |= u64::from(n[547]) << 19;
-    // BASE[276]: (next (pool p0010)), rules at quarto.kif:95
-    w[4] |= u64::from(n[548]) << 20;
-    // BASE[277]: (next (pool p0011)), rules at quarto.kif:95
-    w[4] |= u64::from(n[549]) << 21;
-    // BASE[278]: (next (pool p0100)), rules at quarto.kif:95
-    w[4] |= u64::from(n[550]) << 22;
-    // BASE[279]: (next (pool p0101)), rules at quarto.kif:95
-    w[4] |= u64::from(n[551]) << 23;
-    // BASE[280]: (next (pool p0110)), rules at quarto.kif:95
-    w[4] |= u64::from(n[552]) << 24;
-    // BASE[281]: (next (pool p0111)), rules at quarto.kif:95
-    w[4] |= u64::from(n[553]) << 25;
-    // BASE[282]: (next (pool p1000)), rules at quarto.kif:95
-    w[4] |= u64::from(n[554]) << 26;
-    // BASE[283]: (next (pool p1001)), rules at quarto.kif:95
-    w[4] |= u64::from(n[555]) << 27;
-    // BASE[284]: (next (pool p1010)), rules at quarto.kif:95
-    w[4] |= u64::from(n[556]) << 28;
-    // BASE[285]: (next (pool p1011)), rules at quarto.kif:95
-    w[4] |= u64::from(n[557]) << 29;
-    // BASE[286]: (next (pool p1100)), rules at quarto.kif:95
-    w[4] |= u64::from(n[558]) << 30;
-    // BASE[287]: (next (pool p1101)), rules at quarto.kif:95
-    w[4] |= u64::from(n[559]) << 31;
-    // BASE[288]: (next (pool p1110)), rules at quarto.kif:95
-    w[4] |= u64::from(n[560]) << 32;
-    // BASE[289]: (next (pool p1111)), rules at quarto.kif:95
-    w[4] |= u64::from(n[561]) << 33;
-    // BASE[272]: (next (placecontrol black)), rules at quarto.kif:117, 121
-    w[4] |= u64::from(s.0[4] & 0x800000000 != 0) << 16;
-    // BASE[273]: (next (placecontrol white)), rules at quarto.kif:117, 121
-    w[4] |= u64::from(s.0[4] & 0x400000000 != 0) << 17;
-    // BASE[290] and 1 more of w[4]: (next (selectcontrol black)), rules at quarto.kif:115, 119
-    w[4] |= (s.0[4] << 18u32) & 0xc00000000;
+    // BASE[68]: (next (pool p0000)), rules at quarto.kif:95
+    w[1] |= u64::from(n[34]) << 4;
+    // BASE[69]: (next (pool p0001)), rules at quarto.kif:95
+    w[1] |= u64::from(n[35]) << 5;
+    // BASE[70]: (next (pool p0010)), rules at quarto.kif:95
+    w[1] |= u64::from(n[36]) << 6;
+    // BASE[71]: (next (pool p0011)), rules at quarto.kif:95
+    w[1] |= u64::from(n[37]) << 7;
+    // BASE[72]: (next (pool p0100)), rules at quarto.kif:95
+    w[1] |= u64::from(n[38]) << 8;
+    // BASE[73]: (next (pool p0101)), rules at quarto.kif:95
+    w[1] |= u64::from(n[39]) << 9;
+    // BASE[74]: (next (pool p0110)), rules at quarto.kif:95
+    w[1] |= u64::from(n[40]) << 10;
+    // BASE[75]: (next (pool p0111)), rules at quarto.kif:95
+    w[1] |= u64::from(n[41]) << 11;
+    // BASE[76]: (next (pool p1000)), rules at quarto.kif:95
+    w[1] |= u64::from(n[42]) << 12;
+    // BASE[77]: (next (pool p1001)), rules at quarto.kif:95
+    w[1] |= u64::from(n[43]) << 13;
+    // BASE[78]: (next (pool p1010)), rules at quarto.kif:95
+    w[1] |= u64::from(n[44]) << 14;
+    // BASE[79]: (next (pool p1011)), rules at quarto.kif:95
+    w[1] |= u64::from(n[45]) << 15;
+    // BASE[80]: (next (pool p1100)), rules at quarto.kif:95
+    w[1] |= u64::from(n[46]) << 16;
+    // BASE[81]: (next (pool p1101)), rules at quarto.kif:95
+    w[1] |= u64::from(n[47]) << 17;
+    // BASE[82]: (next (pool p1110)), rules at quarto.kif:95
+    w[1] |= u64::from(n[48]) << 18;
+    // BASE[83]: (next (pool p1111)), rules at quarto.kif:95
+    w[1] |= u64::from(n[49]) << 19;
+    // BASE[100]: (next (placecontrol black)), rules at quarto.kif:117, 121
+    w[1] |= u64::from(s.0[1] & 0x8000000000 != 0) << 36;
+    // BASE[101]: (next (placecontrol white)), rules at quarto.kif:117, 121
+    w[1] |= u64::from(s.0[1] & 0x4000000000 != 0) << 37;
+    // BASE[102] and 1 more of w[1]: (next (selectcontrol black)), rules at quarto.kif:115, 119
+    w[1] |= (s.0[1] << 2u32) & 0xc000000000;
     out.0 = w;
     true
 }

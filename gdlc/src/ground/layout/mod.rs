@@ -32,7 +32,7 @@ pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
 /// the facts in byte order (or, when a relation is led by the board of another, than its blocks
 /// wider than a word from a word each) or changes nothing.
 pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> {
-    let (blocks, led_by_shared_board, holes) = blocks(base, coordinates);
+    let (blocks, holes) = blocks(base, coordinates);
     // Blocks wider than a word start at a word boundary and take whole words; the others go,
     // widest first, into the first word with room.
     let mut order: Vec<usize> = (0..blocks.len()).collect();
@@ -67,17 +67,17 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
     }
     let dense_words = base.len().div_ceil(WORD).max(1);
     let identity = bit_of.iter().enumerate().all(|(i, &b)| b as usize == i);
-    // A relation led by the board of another, wider than a word, starts each of its blocks at a
-    // word, so that rules reading the two at one cell shift a word onto a word: allowed the
-    // words that blocks wider than a word take whole, beside the others' facts packed densely.
-    // Only facts count: a board with holes is allowed no more than its facts need, unless it
-    // is one of the boards led by a single argument, which share words and are allowed their
-    // holes.
+    // A board wider than a word (a colour's, or one led by another relation's board) starts
+    // at a word, so that rules reading two boards at one cell shift a word onto a word:
+    // allowed the words that blocks wider than a word take whole, beside the others' facts
+    // packed densely. Only facts count: a board with holes is allowed no more than its facts
+    // need, unless it is one of the boards led by a single argument, which share words and are
+    // allowed their holes.
     let narrow: usize =
         blocks.iter().filter(|b| b.len() <= WORD).map(|b| b.iter().flatten().count()).sum::<usize>() + holes;
     let padded: usize =
         blocks.iter().filter(|b| b.len() > WORD).map(|b| b.len().div_ceil(WORD)).sum::<usize>() + narrow.div_ceil(WORD);
-    let allowed = if led_by_shared_board { dense_words.max(padded) } else { dense_words };
+    let allowed = dense_words.max(padded);
     (fill.len() <= allowed && !identity).then_some(bit_of)
 }
 
@@ -86,10 +86,9 @@ pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> 
 /// every value has the same board (see [`uniform`]); else the relation's facts in byte order,
 /// as one block. Blocks are in the order of their relation and that value. The leading argument
 /// is the one with the fewest values, unless that leaves blocks wider than a word and another
-/// argument leaves the board of another relation ([`shared_board`]). With whether a relation is
-/// led so, and the bits of the holes in the boards led by a single argument (see
-/// [`lead_boards`]).
-fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, usize) {
+/// argument leaves the board of another relation ([`shared_board`]). With the bits of the holes
+/// in the boards led by a single argument (see [`lead_boards`]).
+fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, usize) {
     // A relation with coordinates is grouped under its own arity, then read by them.
     let mut parsed: Vec<(String, Vec<String>)> = base.iter().map(|fact| split(fact)).collect();
     let mut relations: BTreeMap<(String, usize), Vec<usize>> = BTreeMap::new();
@@ -110,7 +109,6 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, us
     let other_boards: Vec<Option<usize>> = (relations.values().zip(&fewest).enumerate())
         .map(|(r, (facts, &fewest))| shared_board(facts, &parsed, fewest, r, &boards))
         .collect();
-    let mut shared = other_boards.iter().any(Option::is_some);
     let mut blocks: Vec<Block> = Vec::new();
     let mut holes = 0;
     for ((facts, other_board), fewest) in relations.into_values().zip(other_boards).zip(fewest) {
@@ -119,11 +117,9 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, us
                 holes += led.iter().flatten().filter(|fact| fact.is_none()).count();
             }
             blocks.extend(led);
-            shared = true;
             continue;
         }
         let by_word_board = other_board.is_none().then(|| word_board(&facts, &parsed, fewest)).flatten();
-        shared |= by_word_board.is_some();
         let outer = other_board.or(by_word_board).or(fewest);
         let arity = facts.first().map_or(0, |&f| parsed[f].1.len());
         let key = |f: usize| -> Vec<&str> {
@@ -158,12 +154,11 @@ fn blocks(base: &[String], coordinates: &[Coordinates]) -> (Vec<Block>, bool, us
         if let Some(completed_blocks) = completed_blocks {
             holes += completed_blocks.iter().flatten().filter(|fact| fact.is_none()).count();
             blocks.extend(completed_blocks);
-            shared = true;
             continue;
         }
         blocks.extend(chunks.map(|c| c.iter().copied().map(Some).collect()));
     }
-    (blocks, shared, holes)
+    (blocks, holes)
 }
 
 /// The cells of a board with holes, completed: when `cells` (sorted, of two coordinates or more)

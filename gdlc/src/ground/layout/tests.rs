@@ -185,9 +185,8 @@ fn a_pair_of_coordinates_leads_no_board() {
 #[test]
 fn a_relation_is_not_led_by_a_block_of_less_than_half_a_word() {
     // Two colours on a 9x9 board: a colour's 81 cells are wider than a word, and a row's
-    // 18 facts of (column, colour) are no board. Led by the colour, the two boards would
-    // take four words where byte order takes three, so the facts keep byte order; led by
-    // the row, they would fit in three.
+    // 18 facts of (column, colour) are no board. Led by the row, they would fit in three
+    // words; they are led by the colour, each board from a word's start, in four.
     let mut base = Vec::new();
     for m in ["a", "b", "c", "d", "e", "f", "g", "h", "i"] {
         for n in 1..=9 {
@@ -197,7 +196,11 @@ fn a_relation_is_not_led_by_a_block_of_less_than_half_a_word() {
         }
     }
     base.sort();
-    assert_eq!(layout(&base, &[]), None);
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    assert_eq!((bit("(cell a 1 blue)"), bit("(cell a 1 red)")), (0, 128));
+    assert_eq!(bit("(cell b 1 blue)"), 9);
+    assert_eq!(bit("(cell i 9 red)"), 128 + 80);
 }
 
 #[test]
@@ -508,4 +511,27 @@ fn a_board_with_more_holes_than_a_quarter_is_not_completed() {
     for piece in pieces {
         assert_eq!(bit(&format!("(cell 3 7 {piece})")), bit(&format!("(cell 3 1 {piece})")) + 1);
     }
+}
+
+#[test]
+fn a_colour_board_wider_than_a_word_starts_at_a_word_though_that_takes_one_more() {
+    // Blokus's 14 by 14 board of two colours: 392 facts fit seven words, but each colour's
+    // board starts at a word only in eight. There the same cell of the two colours is the same
+    // bit of their words, and a piece's cells read shifted onto its places.
+    let mut base = Vec::new();
+    for x in 1..=14 {
+        for y in 1..=14 {
+            for c in ["orange", "purple"] {
+                base.push(format!("(cell {x} {y} {c})"));
+            }
+        }
+    }
+    base.sort();
+    let bit_of = layout(&base, &[]).expect("a new layout");
+    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    assert_eq!(bit("(cell 1 1 orange)") % 64, 0);
+    assert_eq!(bit("(cell 1 1 purple)") % 64, 0);
+    assert_eq!(bit("(cell 1 1 purple)") - bit("(cell 1 1 orange)"), 256);
+    assert_eq!(bit("(cell 2 1 orange)"), bit("(cell 1 1 orange)") + 14);
+    assert_eq!(bit_of.iter().max().map(|&b| b / 64 + 1), Some(8));
 }
