@@ -5,8 +5,10 @@
 //! word of the state and a line test over it costs a shift and an or per word. This pass lays
 //! out each relation by the argument with the fewest values (the colour, the mark): the facts
 //! with the same value of it form a block, ordered by their other arguments (numbers by value),
-//! and a block that fits in a word is kept within one word. One colour's board is then one
-//! word (or a contiguous run of words), and a rule family over it shifts one word.
+//! a block that fits in a word is kept within one word, and a wider one starts at a word, even
+//! where that takes a word more than the facts need (blokus's two boards of 196 cells: eight
+//! words, not seven). One colour's board is then one word (or a contiguous run of words from a
+//! word's start), and a rule family over it shifts one word.
 //!
 //! Keeping blocks within words may leave bits no fact uses: [`Ground::base`] names them with
 //! an empty string, and nothing ever sets them.
@@ -19,7 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 const WORD: usize = 64;
 
-/// Renumbers the base facts of `ground` by [`layout`], unless it would need more words.
+/// Renumbers the base facts of `ground` by [`layout`], unless it would need more words than
+/// it allows.
 /// The facts of a relation that the rules of `description` read through a one-to-one static
 /// map onto numbers are ordered by those numbers (see [`super::coordinates`]).
 pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
@@ -28,9 +31,9 @@ pub fn lay_out(ground: &mut Ground, description: &crate::ast::Description) {
     renumber(ground, &bit_of);
 }
 
-/// The bit of every base fact under the block layout, or `None` when it needs more words than
-/// the facts in byte order (or, when a relation is led by the board of another, than its blocks
-/// wider than a word from a word each) or changes nothing.
+/// The bit of every base fact under the block layout, or `None` when it changes nothing or needs
+/// more words than the facts in byte order and than its blocks wider than a word from a word
+/// each, beside the other facts packed densely.
 pub fn layout(base: &[String], coordinates: &[Coordinates]) -> Option<Vec<u32>> {
     let (blocks, holes) = blocks(base, coordinates);
     // Blocks wider than a word start at a word boundary and take whole words; the others go,
