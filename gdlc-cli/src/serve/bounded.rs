@@ -3,10 +3,10 @@
 //! too, and then every query costs a bounded time and memory. The session's own queries (the
 //! moves it applies, its legal moves) share a play clock's budget per PLAY and report a limit
 //! they go past; the search's queries each get a slice of it and take a limit for no
-//! information. A game whose rules explode in some state is thus refused at START (or taken,
-//! and played once grounded, while its grounding goes on), or answers with a move it knows, or
-//! gets an error naming the limit and the relation, and the process and its other matches live
-//! on.
+//! information. A game whose rules explode in its initial state is thus refused at START (one
+//! that only needs more than the start clock is taken, and played once grounded, while its
+//! grounding goes on); in a later state it answers with a move it knows, or gets an error
+//! naming the limit and the relation; and the process and its other matches live on.
 
 use gdl_player::player::{Kind, Player};
 use gdl_player::rename::Spelling;
@@ -26,12 +26,13 @@ const SEARCH_SLICES: u32 = 4;
 /// Why the interpreter cannot play a match.
 #[derive(Debug)]
 pub(super) enum Unplayable {
-    /// It could not load the game, or evaluate its initial state, within the start clock and
-    /// the cap on facts: limits of START, which the game's program engine, once grounded, may
-    /// well play within.
+    /// It could not load the game within the start clock and the cap on facts, or evaluate its
+    /// initial state within the start clock: limits of START (a loaded machine's, where the
+    /// clock ran out), which the game's program engine, once grounded, may well play within.
     NotReady(String),
-    /// It loaded the game but cannot play it: the role is not the game's, or a GDL-II match
-    /// cannot begin.
+    /// It loaded the game but cannot play it: its initial state alone derives more facts than
+    /// the cap (as many atoms as no ground program of the game would be smaller than), or the
+    /// role is not the game's, or a GDL-II match cannot begin.
     Refused(String),
 }
 
@@ -62,9 +63,12 @@ pub(super) fn interpreter_session(
     let checked =
         interpreter.try_is_terminal(&initial, &limits).and_then(|_| interpreter.try_legal_moves(&initial, &limits));
     if let Err(e) = checked {
-        return Err(Unplayable::NotReady(format!(
-            "the initial state cannot be evaluated within the start clock (--max-facts {max_facts}): {e}"
-        )));
+        let why =
+            format!("the initial state cannot be evaluated within the start clock (--max-facts {max_facts}): {e}");
+        return Err(match e {
+            Exceeded::Deadline { .. } => Unplayable::NotReady(why),
+            Exceeded::Facts { .. } => Unplayable::Refused(why),
+        });
     }
     let per_query = (think_time(start.play_clock) / SEARCH_SLICES).max(Duration::from_millis(10));
     let game = Arc::new(Bounded::new(interpreter, per_query, max_facts));
@@ -266,36 +270,51 @@ mod tests {
 
     use super::*;
 
-    /// A game of twenty cells whose one legal move is justified by any three of them: its
-    /// initial state derives 8,000 triples, its loading no fact of the state.
-    const TRIPLES: &str = "(role player)
-        (init (cell 1)) (init (cell 2)) (init (cell 3)) (init (cell 4)) (init (cell 5))
-        (init (cell 6)) (init (cell 7)) (init (cell 8)) (init (cell 9)) (init (cell 10))
-        (init (cell 11)) (init (cell 12)) (init (cell 13)) (init (cell 14)) (init (cell 15))
-        (init (cell 16)) (init (cell 17)) (init (cell 18)) (init (cell 19)) (init (cell 20))
-        (<= (triple ?x ?y ?z) (true (cell ?x)) (true (cell ?y)) (true (cell ?z)))
-        (<= (legal player go) (triple ?x ?y ?z))
-        (<= (next (cell ?x)) (true (cell ?x)) (true (cell 1)))
-        (<= terminal (not (true (cell 1))))
-        (goal player 100)";
+    /// A game of twenty cells whose one legal move is justified by any `arity` of them: its
+    /// initial state derives 20 to the `arity` tuples, its loading no fact of the state.
+    fn tuples(arity: usize) -> String {
+        let cells: String = (1..=20).map(|n| format!("(init (cell {n})) ")).collect();
+        let vars: Vec<String> = (0..arity).map(|k| format!("?v{k}")).collect();
+        let body: String = vars.iter().map(|v| format!("(true (cell {v})) ")).collect();
+        format!(
+            "(role player) {cells}
+             (<= (tuple {}) {body})
+             (<= (legal player go) (tuple {}))
+             (<= (next (cell ?x)) (true (cell ?x)) (true (cell 1)))
+             (<= terminal (not (true (cell 1))))
+             (goal player 100)",
+            vars.join(" "),
+            vars.join(" ")
+        )
+    }
 
-    fn session_within(max_facts: usize) -> Result<Box<dyn MatchSession>, Unplayable> {
-        let rules = kif::parse_all(TRIPLES).unwrap();
+    fn session_within(game: &str, clock: Duration, max_facts: usize) -> Result<Box<dyn MatchSession>, Unplayable> {
+        let rules = kif::parse_all(game).unwrap();
         let description = crate::play::description_of(&rules).unwrap();
         let role = Sx::Atom("player".into());
-        let clock = Duration::from_secs(10);
         let start = Start { id: "m", role: &role, rules: &rules, start_clock: clock, play_clock: clock };
         interpreter_session(&description, &start, Kind::First, Instant::now() + clock, max_facts)
     }
 
     #[test]
-    fn an_initial_state_past_the_cap_on_facts_is_not_ready_rather_than_refused() {
-        // The match is then taken while the game is grounded, not refused at START.
-        match session_within(1000) {
+    fn an_initial_state_past_the_start_clock_is_not_ready_rather_than_refused() {
+        // 20^6 tuples are not derived in a tenth of a second: the match is taken while the game
+        // is grounded, not refused at START.
+        match session_within(&tuples(6), Duration::from_millis(100), usize::MAX) {
             Err(Unplayable::NotReady(why)) => assert!(why.contains("initial state"), "{why}"),
             Err(Unplayable::Refused(why)) => panic!("refused: {why}"),
+            Ok(_) => panic!("20^6 tuples were derived within a tenth of a second"),
+        }
+    }
+
+    #[test]
+    fn an_initial_state_past_the_cap_on_facts_is_refused() {
+        let clock = Duration::from_secs(10);
+        match session_within(&tuples(3), clock, 1000) {
+            Err(Unplayable::Refused(why)) => assert!(why.contains("initial state"), "{why}"),
+            Err(Unplayable::NotReady(why)) => panic!("not ready: {why}"),
             Ok(_) => panic!("the initial state was evaluated within 1,000 facts"),
         }
-        assert!(session_within(100_000).is_ok());
+        assert!(session_within(&tuples(3), clock, 100_000).is_ok());
     }
 }
