@@ -11,7 +11,7 @@ fn moves_played(text: &str) -> Vec<(bool, bool)> {
     let emitter = Emitter::straight_line(&ground, families);
     (0..ground.nodes.len() as u32)
         .filter(|&n| ground.nodes[n as usize].move_played().is_some())
-        .map(|n| (emitter.table_bit(n).is_some(), emitter.in_template_group(n)))
+        .map(|n| (emitter.table_bit(n).is_some(), emitter.words.in_template_group(n)))
         .collect()
 }
 

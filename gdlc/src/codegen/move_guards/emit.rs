@@ -19,7 +19,7 @@ impl Body<'_> {
         let ground = self.emitter.ground;
         let mut plain = vec![false; ground.nodes.len()];
         for &n in after {
-            plain[n as usize] = self.emitter.rule_by_rule(n) && !self.emitter.in_template_group(n);
+            plain[n as usize] = self.emitter.rule_by_rule(n) && !self.emitter.words.in_template_group(n);
         }
         let in_cycle = ground.in_cycle();
         let guards = super::find(ground, after, &plain, &in_cycle);

@@ -159,11 +159,6 @@ impl Emitter<'_> {
             }
         })
     }
-
-    /// Whether node `n` is in a group computed by its templates.
-    pub(crate) fn in_template_group(&self, n: u32) -> bool {
-        self.words.in_template_group(n)
-    }
 }
 
 impl NodeWords {
