@@ -8,10 +8,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use rustc_hash::FxHashMap;
 
-/// The program of a grounded game in the runtime's table form, its shared literals factored
-/// out first ([`crate::ground::factor`]) for the incremental evaluation.
+/// The program of a grounded game in the runtime's table form, for the incremental evaluation:
+/// the negated "or"s read once spread into their readers first
+/// ([`crate::ground::de_morgan`]), and shared literals factored out
+/// ([`crate::ground::factor`]).
 pub fn program(ground: &Ground) -> Program {
     let mut factored = ground.clone();
+    crate::ground::de_morgan::spread_negated_disjunctions(&mut factored);
     crate::ground::factor::factor(&mut factored);
     let ground = &factored;
     let mut encoder = Encoder { program: Program::default(), does: FxHashMap::default() };

@@ -9,14 +9,16 @@
 //! equal propositions and removes what no output needs; [`legal_play`] takes for granted, in
 //! the rules that read a move, what the move's legality requires; [`thresholds`] turns rules
 //! that choose k of n conditions into a chain of counts; [`order`] finds the evaluation order
-//! and the recursive groups with petgraph. For the table form, [`factor`] then takes literals
-//! that many rules of a proposition share out of them. Failures are [`Error`]s.
+//! and the recursive groups with petgraph. For the table form, [`de_morgan`] spreads a negated
+//! "or" of literals into the one rule that reads it, and [`factor`] then takes literals that
+//! many rules of a proposition share out of them. Failures are [`Error`]s.
 
 mod budget;
 mod builder;
 pub(crate) mod cone;
 pub mod constant_fluents;
 pub mod coordinates;
+pub mod de_morgan;
 pub mod decompose;
 pub mod deferrable;
 mod deferred;
