@@ -10,7 +10,8 @@
 //! value from before, which nothing reads. Nodes that the values (`terminal`, the legal moves,
 //! `next`, the goals) read themselves are never skipped.
 
-use crate::ground::{Ground, Lit, Prop, Value};
+use crate::ground::readers::Readers;
+use crate::ground::{Ground, Prop};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The fewest literals the rules of the nodes behind one gate must have for the gate to be
@@ -19,52 +20,13 @@ use std::collections::{BTreeMap, BTreeSet};
 /// state change with them).
 pub(crate) const MIN_GATED_LITERALS: usize = 64;
 
-/// For every node, the rules that read it: the reading node and the rule's index.
-pub(crate) struct Readers {
-    of: Vec<Vec<(u32, u32)>>,
-}
-
-impl Readers {
-    pub(crate) fn new(ground: &Ground) -> Readers {
-        let mut of = vec![Vec::new(); ground.nodes.len()];
-        for (head, node) in ground.nodes.iter().enumerate() {
-            for (r, rule) in node.rules.iter().enumerate() {
-                for lit in rule {
-                    if let Prop::Node(m) = lit.prop {
-                        if of[m as usize].last() != Some(&(head as u32, r as u32)) {
-                            of[m as usize].push((head as u32, r as u32));
-                        }
-                    }
-                }
-            }
-        }
-        Readers { of }
-    }
-
-    /// The nodes whose rules read node `n`.
-    pub(crate) fn reading(&self, n: u32) -> impl Iterator<Item = u32> + '_ {
-        self.of[n as usize].iter().map(|&(head, _)| head)
-    }
-}
-
-/// The nodes that one of `values` is: read by a value rather than by a rule.
-pub(crate) fn read_by_values<'a>(nodes: usize, values: impl IntoIterator<Item = &'a Value>) -> Vec<bool> {
-    let mut read = vec![false; nodes];
-    for value in values {
-        if let Value::Lit(Lit { prop: Prop::Node(n), .. }) = *value {
-            read[n as usize] = true;
-        }
-    }
-    read
-}
-
 /// What the gates of a block are found from.
 pub(crate) struct Block<'a> {
     pub(crate) ground: &'a Ground,
     pub(crate) readers: &'a Readers,
     /// The block's nodes, in the order they are computed.
     pub(crate) order: &'a [u32],
-    /// The nodes that the values read (see [`read_by_values`]).
+    /// The nodes that the values read (see [`crate::ground::readers::read_by_values`]).
     pub(crate) read_by_values: &'a [bool],
     /// The nodes computed only in other blocks, before or after this one, each of which
     /// computes again what it reads of this block's nodes: their rules are not this block's
@@ -138,7 +100,7 @@ fn unit_candidates(block: &Block, members: &[u32], in_block: &[bool], gate: &[Op
         if block.read_by_values[m as usize] || !(block.may_skip)(m) {
             return BTreeSet::new();
         }
-        for &(head, r) in &block.readers.of[m as usize] {
+        for &(head, r) in block.readers.rules_reading(m) {
             if !in_block[head as usize] && (block.elsewhere)(head) {
                 continue;
             }

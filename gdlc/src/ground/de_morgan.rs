@@ -10,7 +10,8 @@
 //! the counts of that rule's false literals directly: the same literals, one proposition fewer
 //! per cell, and no proposition in between to settle.
 
-use super::{Ground, Lit, Prop, Value};
+use super::readers::{read_by_values, Readers};
+use super::{Ground, Lit, Prop};
 
 /// The most literals a rule may have once a negated "or" is spread into it: the runtime counts
 /// a rule's false literals in a byte, and watches a longer rule instead, searching its literals
@@ -18,54 +19,31 @@ use super::{Ground, Lit, Prop, Value};
 /// one rule of 286 literals, cost its playouts 7%).
 const MOST_LITERALS: usize = u8::MAX as usize;
 
-/// Where a proposition is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reads {
-    Nowhere,
-    /// Once, negated, by rule `rule` of node `node`.
-    OnceNegated {
-        node: u32,
-        rule: u32,
-    },
-    /// Positively, more than once, or by an output.
-    Otherwise,
-}
-
-impl Reads {
-    fn and(self, node: u32, rule: u32, positive: bool) -> Reads {
-        match self {
-            Reads::Nowhere if !positive => Reads::OnceNegated { node, rule },
-            _ => Reads::Otherwise,
-        }
-    }
-}
-
 /// Replaces every negated "or" of literals read by one rule alone with the negations of its
 /// literals (see the module's documentation), where that rule stays within [`MOST_LITERALS`],
 /// then drops the propositions no longer read and numbers the rest in evaluation order again.
 /// Returns whether anything changed.
 pub fn spread_negated_disjunctions(ground: &mut Ground) -> bool {
-    let candidates = candidates(ground);
-    let mut changed = false;
-    for &(m, node, rule) in &candidates {
+    let mut readers = Vec::new();
+    for (m, node, rule) in candidates(ground) {
         let negations: Vec<Lit> = ground.nodes[m as usize].rules.iter().map(|r| r[0].negated()).collect();
         let reader = &mut ground.nodes[node as usize].rules[rule as usize];
         if reader.len() - 1 + negations.len() > MOST_LITERALS {
             continue;
         }
-        changed = true;
         reader.retain(|lit| lit.prop != Prop::Node(m));
         reader.extend(negations);
         reader.sort_unstable();
         reader.dedup();
         ground.nodes[m as usize].rules.clear();
+        readers.push(node);
     }
-    if !changed {
+    if readers.is_empty() {
         return false;
     }
     // A rule that now reads a literal and its negation never holds.
-    for node in &mut ground.nodes {
-        node.rules.retain(|rule| !rule.windows(2).any(|w| w[0].prop == w[1].prop));
+    for node in readers {
+        ground.nodes[node as usize].rules.retain(|rule| !rule.windows(2).any(|w| w[0].prop == w[1].prop));
     }
     super::simplify::keep_needed_in_order(ground);
     true
@@ -75,39 +53,32 @@ pub fn spread_negated_disjunctions(ground: &mut Ground) -> bool {
 /// groups, every rule one literal that is no proposition proved at run time nor another of
 /// these, read once, negated, by a rule and by no output.
 fn candidates(ground: &Ground) -> Vec<(u32, u32, u32)> {
-    let mut reads = vec![Reads::Nowhere; ground.nodes.len()];
-    for (v, node) in ground.nodes.iter().enumerate() {
-        for (r, rule) in node.rules.iter().enumerate() {
-            for lit in rule {
-                if let Prop::Node(m) = lit.prop {
-                    reads[m as usize] = reads[m as usize].and(v as u32, r as u32, lit.positive);
-                }
-            }
-        }
-    }
-    for output in ground.outputs() {
-        if let Value::Lit(Lit { prop: Prop::Node(m), .. }) = *output {
-            reads[m as usize] = Reads::Otherwise;
-        }
-    }
+    let readers = Readers::new(ground);
+    let read_by_outputs = read_by_values(ground.nodes.len(), ground.outputs());
     let in_cycle = ground.in_cycle();
+    // The one rule that reads node `m`, when it reads it negated and no output reads it.
+    let negated_reader = |m: usize| match readers.rules_reading(m as u32) {
+        &[(node, rule)] if !read_by_outputs[m] => {
+            let mut reads =
+                ground.nodes[node as usize].rules[rule as usize].iter().filter(|l| l.prop == Prop::Node(m as u32));
+            reads.all(|l| !l.positive).then_some((node, rule))
+        }
+        _ => None,
+    };
     let disjunction = |m: usize| {
         let rules = &ground.nodes[m].rules;
         !in_cycle[m] && !rules.is_empty() && rules.iter().all(|rule| rule.len() == 1)
     };
-    let once_negated = |m: usize| matches!(reads[m], Reads::OnceNegated { .. });
-    let is_candidate: Vec<bool> = (0..ground.nodes.len()).map(|m| once_negated(m) && disjunction(m)).collect();
+    let reader: Vec<Option<(u32, u32)>> =
+        (0..ground.nodes.len()).map(|m| negated_reader(m).filter(|_| disjunction(m))).collect();
     let plain = |lit: &Lit| match lit.prop {
-        Prop::Node(q) => !is_candidate[q as usize],
+        Prop::Node(q) => reader[q as usize].is_none(),
         Prop::Deferred(_) => false,
         Prop::Base(_) | Prop::Does(..) => true,
     };
     (0..ground.nodes.len())
-        .filter(|&m| is_candidate[m] && ground.nodes[m].rules.iter().flatten().all(plain))
-        .filter_map(|m| match reads[m] {
-            Reads::OnceNegated { node, rule } => Some((m as u32, node, rule)),
-            Reads::Nowhere | Reads::Otherwise => None,
-        })
+        .filter(|&m| ground.nodes[m].rules.iter().flatten().all(plain))
+        .filter_map(|m| reader[m].map(|(node, rule)| (m as u32, node, rule)))
         .collect()
 }
 

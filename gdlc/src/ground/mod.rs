@@ -30,6 +30,7 @@ mod instantiate;
 pub mod layout;
 pub mod legal_play;
 pub mod order;
+pub(crate) mod readers;
 mod relaxed;
 pub mod simplify;
 mod strategy;

@@ -10,7 +10,8 @@ use super::step::StepValues;
 use super::{Body, Emitter};
 use crate::codegen::guard_reads::{self, Need};
 use crate::codegen::legal_parts::{guards_move, RoleLegal};
-use crate::codegen::node_gates::{self, Readers};
+use crate::codegen::node_gates;
+use crate::ground::readers::{read_by_values, Readers};
 use crate::ground::{Lit, Prop, Value};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -53,8 +54,7 @@ impl Emitter<'_> {
             return split;
         }
         let readers = Readers::new(self.ground);
-        let read =
-            node_gates::read_by_values(self.ground.nodes.len(), values.of_next().iter().chain(self.ground.outputs()));
+        let read = read_by_values(self.ground.nodes.len(), values.of_next().iter().chain(self.ground.outputs()));
         let twins = self.twins(needed);
         let may_skip = |n: u32| {
             let i = n as usize;
