@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// The bit that `bit_of` gives each fact of `base`, by the fact's text.
+fn bits<'a>(base: &'a [String], bit_of: &'a [u32]) -> impl Fn(&str) -> u32 + 'a {
+    move |fact| bit_of[base.iter().position(|b| b == fact).expect("a fact of the base")]
+}
+
 fn facts(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| s.to_string()).collect()
 }
@@ -18,7 +23,7 @@ fn a_colour_board_is_one_block_in_board_order() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     assert_eq!(bit("(cell 2 red)"), bit("(cell 1 red)") + 1);
     assert_eq!(bit("(cell 10 red)"), bit("(cell 1 red)") + 9);
     assert_eq!(bit("(cell 10 white)"), bit("(cell 1 white)") + 9);
@@ -33,7 +38,7 @@ fn a_counter_is_laid_out_in_the_order_of_its_numbers() {
     base.push("(control white)".to_string());
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for k in 1..12 {
         assert_eq!(bit(&format!("(step {})", k + 1)), bit(&format!("(step {k})")) + 1, "step {k}");
     }
@@ -85,7 +90,7 @@ fn a_relation_wider_than_a_word_takes_the_board_of_another() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for k in 1..=12 {
         let first = bit(&format!("(connected {k} a 1)"));
         assert_eq!(first % 64, 0, "group {k} starts a word");
@@ -112,7 +117,7 @@ fn pieces_on_a_board_of_a_word_are_led_by_the_piece() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for piece in pieces {
         let first = bit(&format!("(location 1 1 {piece})"));
         assert_eq!(first % 64, 0, "{piece} starts a word");
@@ -141,7 +146,7 @@ fn a_player_and_a_piece_lead_a_board_of_a_word_with_holes() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for player in ["black", "white"] {
         for piece in ["king", "knight", "pawn"] {
             let first = match piece {
@@ -197,7 +202,7 @@ fn a_relation_is_not_led_by_a_block_of_less_than_half_a_word() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     assert_eq!((bit("(cell a 1 blue)"), bit("(cell a 1 red)")), (0, 128));
     assert_eq!(bit("(cell b 1 blue)"), 9);
     assert_eq!(bit("(cell i 9 red)"), 128 + 80);
@@ -228,7 +233,7 @@ fn coordinates_order_a_board() {
     let coordinates =
         Coordinates { relation: ("c".to_string(), 3), positions: vec![0, 1], map: map.into_iter().collect() };
     let bit_of = layout(&base, &[coordinates]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for colour in ["o", "x"] {
         let bits: Vec<u32> =
             ["(c 2 1", "(c 2 2", "(c 1 1", "(c 1 2"].iter().map(|c| bit(&format!("{c} {colour})"))).collect();
@@ -319,7 +324,7 @@ fn a_player_a_piece_and_its_promotion_lead_a_board_of_two_words() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for player in ["black", "white"] {
         for (piece, promotion) in [("gold", "unpromotable"), ("pawn", "promoted"), ("pawn", "unpromoted")] {
             let first = bit(&format!("(cell 1 a {player} {piece} {promotion})"));
@@ -353,7 +358,7 @@ fn pieces_on_cells_they_may_not_all_reach_are_led_by_the_piece_with_holes() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     let start = |piece: &str| bit(&format!("(cell 1 1 {piece})"));
     for piece in ["knight", "pawn"] {
         assert_eq!(bit(&format!("(cell 1 2 {piece})")), start(piece) + 1);
@@ -426,7 +431,7 @@ fn a_piece_named_like_a_column_still_leads_boards_of_the_pieces() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for piece in ["b", "bk", "bp", "wk", "wp"] {
         let cell = |x: &str, y: u32| bit(&format!("(cell {x} {y} {piece})"));
         assert_eq!(cell("c", 5) - cell("b", 4), 9, "{piece}: the next column's cell a row up");
@@ -462,7 +467,7 @@ fn a_board_with_holes_punched_in_keeps_every_cell_at_its_bit() {
     base.extend((1..=9).map(|n| format!("(step {n})")));
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for piece in pieces {
         let first = bit(&format!("(location 1 1 {piece})"));
         assert_eq!(first % 64, 0, "{piece} starts a word");
@@ -487,7 +492,7 @@ fn a_board_of_half_a_word_is_not_completed() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     assert_eq!(bit("(cell 1 3 black)"), bit("(cell 1 1 black)") + 1);
     assert_eq!(bit("(cell 2 2 white)"), bit("(cell 1 1 white)") + 4);
 }
@@ -507,7 +512,7 @@ fn a_board_with_more_holes_than_a_quarter_is_not_completed() {
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     for piece in pieces {
         assert_eq!(bit(&format!("(cell 3 7 {piece})")), bit(&format!("(cell 3 1 {piece})")) + 1);
     }
@@ -528,7 +533,7 @@ fn a_colour_board_wider_than_a_word_starts_at_a_word_though_that_takes_one_more(
     }
     base.sort();
     let bit_of = layout(&base, &[]).expect("a new layout");
-    let bit = |f: &str| bit_of[base.iter().position(|b| b == f).unwrap()];
+    let bit = bits(&base, &bit_of);
     assert_eq!(bit("(cell 1 1 orange)") % 64, 0);
     assert_eq!(bit("(cell 1 1 purple)") % 64, 0);
     assert_eq!(bit("(cell 1 1 purple)") - bit("(cell 1 1 orange)"), 256);
