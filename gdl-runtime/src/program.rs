@@ -11,20 +11,23 @@
 mod choice;
 mod gates;
 mod incremental;
+mod lazy;
 mod net;
 mod sample;
 mod text;
+mod values;
 
 pub use choice::{with_engine, Engine, TablesOrLifted};
 pub(crate) use sample::state_of;
 pub use text::{text_to_words, words_to_text};
 
-use crate::prover::{Deferred, StateRows};
+use crate::prover::Deferred;
 use incremental::Live;
 use net::{Net, Outputs};
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
+use values::Values;
 
 const NEGATED: u32 = 1 << 31;
 const KIND_SHIFT: u32 = 28;
@@ -34,6 +37,9 @@ const KIND_DOES: u32 = 1;
 const KIND_NODE: u32 = 2;
 const KIND_CONST: u32 = 3;
 const KIND_DEFERRED: u32 = 4;
+/// A derived proposition asked for when read rather than kept (see [`lazy`]): only in the
+/// program a network evaluates, never in an encoded table.
+const KIND_LAZY: u32 = 5;
 
 /// The first word of an encoded program, so that stale or foreign data is refused.
 const MAGIC: u32 = 0x6764_6c33;
@@ -113,6 +119,8 @@ pub struct Program {
     /// The network that evaluates the program incrementally, built on first use; `None` for a
     /// program that is evaluated in full passes (see [`Net::new`]).
     net: OnceLock<Option<Net>>,
+    /// Whether some rule reads a proposition asked for (see [`lazy`]).
+    lazy: bool,
 }
 
 impl Program {
@@ -318,6 +326,12 @@ impl Program {
         self.net.get_or_init(|| Net::new(self)).as_ref()
     }
 
+    /// Whether some rule reads an atom proved at run time or a proposition asked for, whose
+    /// values a new state forgets.
+    fn asks_at_run_time(&self) -> bool {
+        self.lazy || !self.deferred.atoms.is_empty()
+    }
+
     /// Gives the program a new identity, so that no thread's cache of node values is taken for
     /// its own: for a program whose tables may have changed since it was last evaluated.
     pub(crate) fn renew_identity(&mut self) {
@@ -519,44 +533,8 @@ impl Program {
                 joint.get(role as usize) == Some(&m)
             }
             KIND_DEFERRED => values.check(&self.deferred, state, index),
+            KIND_LAZY => values.ask(self, index, state, joint),
             _ => index == 1,
-        }
-    }
-}
-
-/// The values of one state: its nodes, and the check atoms read so far (0 when not yet read,
-/// else 1 + the value), which depend on the state alone.
-#[derive(Default)]
-struct Values {
-    nodes: Vec<bool>,
-    checks: Vec<Cell<u8>>,
-    /// The state's rows that the searches for check atoms read, once the first is asked for.
-    state_rows: OnceCell<StateRows>,
-}
-
-impl Values {
-    fn reset(&mut self, program: &Program) {
-        self.nodes.clear();
-        self.nodes.resize(program.node_rules.len() - 1, false);
-        self.checks.resize(program.deferred.atoms.len(), Cell::new(0));
-        self.forget_checks();
-    }
-
-    /// Forgets the check atoms read so far, for a new state.
-    fn forget_checks(&mut self) {
-        self.checks.iter_mut().for_each(|c| *c.get_mut() = 0);
-        self.state_rows = OnceCell::new();
-    }
-
-    fn check(&self, checks: &Deferred, state: &[u64], atom: usize) -> bool {
-        match self.checks[atom].get() {
-            0 => {
-                let rows = self.state_rows.get_or_init(|| StateRows::new(checks, state));
-                let value = checks.holds_with(state, rows, atom as u32);
-                self.checks[atom].set(1 + u8::from(value));
-                value
-            }
-            known => known == 2,
         }
     }
 }

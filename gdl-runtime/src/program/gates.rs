@@ -21,7 +21,7 @@
 //! [`super::net::Net`]).
 
 use super::net::{is_deferred, output_literals, NONE};
-use super::{Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_NODE, KIND_SHIFT, NEGATED};
+use super::{Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_LAZY, KIND_NODE, KIND_SHIFT, NEGATED};
 use std::sync::OnceLock;
 
 /// A program whose propositions are gated: the rules of each gated proposition without its
@@ -117,7 +117,7 @@ fn propose(
                 match code >> KIND_SHIFT & 7 {
                     // A rule that asks a search of the state stays as it is: without its gate it
                     // would search in states where the gate does not hold.
-                    KIND_DEFERRED => {
+                    KIND_DEFERRED | KIND_LAZY => {
                         of_rule.clear();
                         break;
                     }
@@ -219,6 +219,7 @@ fn rewritten(program: &Program, gate: &[u32], mut added: Vec<(usize, u32)>) -> P
         initial: program.initial.clone(),
         identity: OnceLock::new(),
         net: OnceLock::new(),
+        lazy: program.lazy,
     }
 }
 

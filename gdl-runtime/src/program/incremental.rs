@@ -28,7 +28,9 @@
 //! literals (a watched one waits on one of those), and while those all hold it is armed, and
 //! asks for its run-time atoms when it becomes armed and again in every new state. A playout's
 //! state has few armed rules (chess's moves that would be legal if they left the king safe), so
-//! the searches are those a full pass makes.
+//! the searches are those a full pass makes. Propositions asked for rather than kept (see
+//! [`super::lazy`]) are read the same way, searched for through their rules and remembered
+//! until the state changes.
 
 mod count;
 mod jump;
@@ -186,7 +188,7 @@ impl Live {
         if self.changed.is_empty() {
             return;
         }
-        if !program.deferred.atoms.is_empty() {
+        if program.asks_at_run_time() {
             self.values.forget_checks();
         }
         for k in 0..self.changed.len() {

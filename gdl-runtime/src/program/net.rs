@@ -5,7 +5,7 @@
 
 use super::gates::Gated;
 use super::sample::Tally;
-use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_NODE, KIND_SHIFT, NEGATED};
+use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_LAZY, KIND_NODE, KIND_SHIFT, NEGATED};
 use crate::rng::Rng;
 
 mod watched;
@@ -42,6 +42,8 @@ pub(crate) struct Net {
     /// rule is counted on its other literals, and its run-time atoms are asked about again in
     /// every state while the others all hold.
     pub(super) volatile: Vec<bool>,
+    /// Whether some rule is volatile.
+    pub(super) any_volatile: bool,
     /// Whether some watched rule reads each atom: the others' watch lists stay empty, and a
     /// change of them does not look at them.
     pub(super) watched_atom: Vec<bool>,
@@ -74,8 +76,9 @@ pub(crate) struct Net {
     /// that need it.
     pub(super) gate_start: Vec<u32>,
     pub(super) gate_words: Vec<(u32, u64)>,
-    /// The program without the gates of its gated propositions, which the network evaluates
-    /// instead of the one it was built for; `None` when none is gated.
+    /// The program the network evaluates instead of the one it was built for: without the
+    /// gates of its gated propositions, and with its propositions asked for read as such (see
+    /// [`super::lazy`]); `None` when none is gated or asked for.
     pub(super) gated_program: Option<Box<Program>>,
     /// For every rule, the literal its count leaves out (the fact of a mixed proposition's rule
     /// counted apart, see [`super::gates`]), or [`NONE`].
@@ -100,8 +103,21 @@ impl Net {
     /// steps gates (see [`super::gates`]) are evaluated without it, in a program of their own.
     /// The rules of an atom that many rules read may be watched (see [`Net::watch_crowded`]);
     /// how many readers make an atom crowded is chosen by a race of the two networks, when they
-    /// differ (see [`super::sample::faster`]).
+    /// differ (see [`super::sample::faster`]). When some propositions could be asked for rather
+    /// than kept (see [`super::lazy`]), a network that asks for them races the one that keeps
+    /// them: which is faster depends on how often the moves that read them are played.
     pub(crate) fn new(program: &Program) -> Option<Net> {
+        let kept = Net::crowded_or_wide(program)?;
+        let Some(asked) = super::lazy::recode(program) else { return Some(kept) };
+        let Some(mut lazy) = Net::crowded_or_wide(&asked) else { return Some(kept) };
+        lazy.gated_program.get_or_insert_with(|| Box::new(asked));
+        Some(super::sample::faster(program, kept, lazy))
+    }
+
+    /// The network of `program` whose crowded atoms are those that more than
+    /// [`CROWDED_READERS`] rules read, or [`WIDE_READERS`], whichever a race finds faster when
+    /// they differ.
+    fn crowded_or_wide(program: &Program) -> Option<Net> {
         let crowded = Net::shaped(program, CROWDED_READERS)?;
         let Some(wide) = Net::shaped(program, WIDE_READERS) else { return Some(crowded) };
         if wide.same_shape(&crowded) {
@@ -143,7 +159,8 @@ impl Net {
             && self.rule_skip == other.rule_skip
     }
 
-    /// The program the network evaluates: `program` itself, or its gated form.
+    /// The program the network evaluates: `program` itself, or its gated form, or the form
+    /// that asks for some propositions (see [`super::lazy`]).
     pub(crate) fn program<'p>(&'p self, program: &'p Program) -> &'p Program {
         self.gated_program.as_deref().unwrap_or(program)
     }
@@ -206,6 +223,7 @@ impl Net {
             cycle_members,
             watched: Vec::new(),
             volatile: Vec::new(),
+            any_volatile: false,
             watched_atom: Vec::new(),
             watch_literals: Vec::new(),
             fan_runs: Vec::new(),
@@ -523,7 +541,8 @@ fn reads_earlier(code: u32, n: u32, group: &[u32]) -> bool {
     m < n || (group[n as usize] != NONE && group[m as usize] == group[n as usize])
 }
 
-/// Whether a literal reads an atom proved at run time.
+/// Whether a literal reads an atom proved at run time, or a proposition asked for (see
+/// [`super::lazy`]): the network keeps no count of either.
 pub(super) fn is_deferred(code: u32) -> bool {
-    code >> KIND_SHIFT & 7 == KIND_DEFERRED
+    matches!(code >> KIND_SHIFT & 7, KIND_DEFERRED | KIND_LAZY)
 }

@@ -193,25 +193,29 @@ fn random_steps_follow_full_passes(always_jump: bool) {
     let turns = [(1, false, 0b001), (2, false, 0b011), (1, true, 0b001), (2, true, 0b011)];
     let crowded = turns.map(|(other, turn, start)| (crowded(other, turn), start));
     let tens = turns.map(|(other, turn, start)| (crowded_by(40, other, turn), start));
-    let programs = singles.into_iter().chain(others).chain(crowded).chain(counted).chain(long).chain(tens);
+    let asked = [(asked(), 0b000u64), (asked(), 0b011), (asked(), 0b101), (asked(), 0b111)];
+    let programs = singles.into_iter().chain(others).chain(crowded).chain(counted).chain(long).chain(tens).chain(asked);
     let shapes = programs.flat_map(|(program, start)| {
         [net::CROWDED_READERS, net::WIDE_READERS].map(|readers| (program.clone(), start, readers))
     });
     for (program, start, readers) in shapes {
-        let net = net::Net::shaped(&program, readers).expect("the program reads no run-time atom");
-        let mut live = Live::new(net.program(&program), &net);
+        // The network of the program that asks for its propositions that can be (see
+        // [`lazy`]), when it has some, against full passes of the program itself.
+        let evaluated = lazy::recode(&program).unwrap_or_else(|| program.clone());
+        let net = net::Net::shaped(&evaluated, readers).expect("the program reads no run-time atom");
+        let mut live = Live::new(net.program(&evaluated), &net);
         // An evaluation brought to every state fact by fact, which one that jumps agrees with.
-        let mut by_facts = Live::new(net.program(&program), &net);
+        let mut by_facts = Live::new(net.program(&evaluated), &net);
         if always_jump {
             live.always_jump();
         }
         let (mut joint, mut passes_joint) = (Vec::new(), Vec::new());
-        for seed in 0..5 {
+        for seed in 0..60 {
             let (mut rng, mut passes_rng) = (Rng::seeded(seed), Rng::seeded(seed));
             let mut state = vec![start];
             for _ in 0..12 {
                 let (mut out, mut passes_out) = (vec![0u64], vec![0u64]);
-                let stepped = live.random_step(net.program(&program), &net, &state, &mut joint, &mut rng, &mut out);
+                let stepped = live.random_step(net.program(&evaluated), &net, &state, &mut joint, &mut rng, &mut out);
                 let passes_stepped =
                     step_in_passes(&program, &state, &mut passes_rng, &mut passes_joint, &mut passes_out);
                 assert_eq!((stepped, &out), (passes_stepped, &passes_out), "seed {seed}, state {state:?}");
@@ -219,8 +223,8 @@ fn random_steps_follow_full_passes(always_jump: bool) {
                     break;
                 }
                 assert_eq!(joint, passes_joint, "seed {seed}, state {state:?}");
-                by_facts.set_state(net.program(&program), &net, &state);
-                by_facts.set_joint(net.program(&program), &net, &joint);
+                by_facts.set_state(net.program(&evaluated), &net, &state);
+                by_facts.set_joint(net.program(&evaluated), &net, &joint);
                 assert!(live.agrees_with(&by_facts), "seed {seed}, state {state:?}");
                 state = out;
             }
@@ -267,6 +271,57 @@ fn counted() -> Program {
     p.terminal = literal_code(Literal::Const(false), true);
     p.goals = vec![vec![(0, always)]];
     p
+}
+
+/// A one-role game over facts p, q and r (bases 0 to 2): node 0 :- p, q. node 1 :- node 0,
+/// not r. node 2 :- q. node 2 :- r. node 3 :- does 1, node 1. node 3 :- does 0, not p. node 4
+/// :- does 2, node 2. node 4 :- does 0, q. node 5 :- node 2, p. node 6 :- does 1, not q. node 6
+/// :- does 2, r. Moves 0 and 1 are always legal, move 2 when node 5 holds; next p, q and r are
+/// nodes 3, 4 and 6. Nodes 0 and 1 are read only by each other and by a rule played by move 1:
+/// they can be asked for. Node 2 is read by node 5 too, which no move plays, and node 5 by an
+/// output: both are kept.
+fn asked() -> Program {
+    let base = |i, positive| literal_code(Literal::Base(i), positive);
+    let node = |i| literal_code(Literal::Node(i), true);
+    let does = |i| literal_code(Literal::Does(i), true);
+    let rules = [
+        vec![vec![base(0, true), base(1, true)]],
+        vec![vec![node(0), base(2, false)]],
+        vec![vec![base(1, true)], vec![base(2, true)]],
+        vec![vec![does(1), node(1)], vec![does(0), base(0, false)]],
+        vec![vec![does(2), node(2)], vec![does(0), base(1, true)]],
+        vec![vec![node(2), base(0, true)]],
+        vec![vec![does(1), base(1, false)], vec![does(2), base(2, true)]],
+    ];
+    let mut p = Program::default();
+    add_rules(&mut p, rules);
+    p.state_cone = vec![0, 1, 2, 5];
+    p.move_cone = vec![3, 4, 6];
+    p.does = (0..3).map(|m| (0, m)).collect();
+    let always = literal_code(Literal::Const(true), true);
+    p.legal = vec![vec![(0, always), (1, always), (2, node(5))]];
+    p.next = vec![node(3), node(4), node(6)];
+    p.terminal = literal_code(Literal::Const(false), true);
+    p.goals = vec![vec![(0, always)]];
+    p.initial = vec![0, 1];
+    p
+}
+
+/// The propositions that only the state decides and only rules played by a move read are
+/// asked for, and read through literals of their own kind; the others are kept.
+#[test]
+fn propositions_read_only_by_played_rules_are_asked_for() {
+    let program = asked();
+    let recoded = lazy::recode(&program).expect("nodes 0 and 1 can be asked for");
+    let asked: Vec<u32> = recoded
+        .literals
+        .iter()
+        .filter(|&&code| code >> KIND_SHIFT & 7 == KIND_LAZY)
+        .map(|&code| code & INDEX_MASK)
+        .collect();
+    assert_eq!(asked, [0, 1], "node 1 reads node 0, and move 1's rule reads node 1");
+    assert_eq!(recoded.state_cone, [2, 5], "the nodes asked for are not kept");
+    assert!(lazy::recode(&counted()).is_none(), "node 0 of `counted` is read by an output");
 }
 
 /// [`counted`] with node 0's rule `p, q` written 150 times over: 300 literals, more than a

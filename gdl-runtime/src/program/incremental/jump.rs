@@ -100,11 +100,13 @@ impl Live {
         }
     }
 
-    /// Copies the snapshot back into the evaluation.
+    /// Copies the snapshot back into the evaluation. The propositions asked for in the state
+    /// it left are forgotten (see [`crate::program::lazy`]).
     fn restore(&mut self, net: &Net) {
         if let Some(snapshot) = self.snapshot.take() {
             self.copy_from(&snapshot, net);
             self.snapshot = Some(snapshot);
+            self.values.forget_checks();
         }
     }
 
@@ -123,7 +125,8 @@ impl Live {
     }
 
     /// Makes this evaluation that of `other`, at rest (nothing queued), in the network `net`.
-    /// Only a program without run-time atoms jumps, so none is armed.
+    /// Only a program without atoms proved at run time jumps; rules that read propositions
+    /// asked for may be armed.
     fn copy_from(&mut self, other: &Live, net: &Net) {
         self.state.clone_from(&other.state);
         self.joint.clone_from(&other.joint);
@@ -133,9 +136,13 @@ impl Live {
         self.enabled.clone_from(&other.enabled);
         self.unsat.clone_from(&other.unsat);
         self.support.clone_from(&other.support);
-        // What only watched rules use (and rules that read run-time atoms, which do not jump).
-        if !net.watch_literals.is_empty() {
+        // What only watched rules and rules that ask for propositions use.
+        if !net.watch_literals.is_empty() || net.any_volatile {
             self.holds.clone_from(&other.holds);
+            self.armed.clone_from(&other.armed);
+            self.armed_at.clone_from(&other.armed_at);
+        }
+        if !net.watch_literals.is_empty() {
             self.epoch.clone_from(&other.epoch);
             self.watch.clone_from(&other.watch);
             self.waiting.clone_from(&other.waiting);

@@ -49,6 +49,7 @@ impl Net {
         self.volatile = (0..self.rule_node.len())
             .map(|rule| self.rule_node[rule] != NONE && program.body(rule).iter().any(|&code| is_deferred(code)))
             .collect();
+        self.any_volatile = self.volatile.contains(&true);
         let watched: Vec<bool> = crowd.iter().map(|&atom| atom != NONE).collect();
         self.lay_out(program, watched);
         if self.watched.contains(&true) {
