@@ -38,9 +38,9 @@ pub(crate) struct Net {
     pub(super) cycle_members: Vec<Vec<u32>>,
     /// Whether each rule is watched rather than counted.
     pub(super) watched: Vec<bool>,
-    /// Whether each rule reads an atom proved at run time (see [`super::incremental`]): such a
-    /// rule is counted on its other literals, and its run-time atoms are asked about again in
-    /// every state while the others all hold.
+    /// Whether each rule reads an atom proved at run time or a proposition asked for (see
+    /// [`super::incremental`]): such a rule is counted on its other literals, and its run-time
+    /// atoms are asked about again in every state while the others all hold.
     pub(super) volatile: Vec<bool>,
     /// Whether some rule is volatile.
     pub(super) any_volatile: bool,

@@ -13,8 +13,8 @@ pub(super) struct Values {
     pub(super) checks: Vec<Cell<u8>>,
     /// The state's rows that the searches for check atoms read, once the first is asked for.
     pub(super) state_rows: OnceCell<StateRows>,
-    /// For every proposition asked for (see [`lazy`]), `stamp << 1 | value` when it was found
-    /// in the current state, an older stamp (or 0) when not.
+    /// For every proposition asked for (see [`super::lazy`]), `stamp << 1 | value` when it was
+    /// found in the current state, an older stamp (or 0) when not.
     pub(super) asked: Vec<Cell<u32>>,
     /// The number of the current state among those this evaluation was brought to, from 1.
     pub(super) stamp: u32,
@@ -44,7 +44,7 @@ impl Values {
         }
     }
 
-    /// The value of proposition `node`, asked for (see [`lazy`]): searched for through its
+    /// The value of proposition `node`, asked for (see [`super::lazy`]): searched for through its
     /// rules the first time in a state.
     pub(super) fn ask(&self, program: &Program, node: usize, state: &[u64], joint: &[u32]) -> bool {
         let known = self.asked[node].get();
