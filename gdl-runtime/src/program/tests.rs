@@ -308,20 +308,32 @@ fn asked() -> Program {
 }
 
 /// The propositions that only the state decides and only rules played by a move read are
-/// asked for, and read through literals of their own kind; the others are kept.
+/// asked for, and read through literals of their own kind; the others are kept, and all are
+/// when the rules of those asked for are a small share of the program.
 #[test]
 fn propositions_read_only_by_played_rules_are_asked_for() {
     let program = asked();
     let recoded = lazy::recode(&program).expect("nodes 0 and 1 can be asked for");
-    let asked: Vec<u32> = recoded
+    let read: Vec<u32> = recoded
         .literals
         .iter()
         .filter(|&&code| code >> KIND_SHIFT & 7 == KIND_LAZY)
         .map(|&code| code & INDEX_MASK)
         .collect();
-    assert_eq!(asked, [0, 1], "node 1 reads node 0, and move 1's rule reads node 1");
+    assert_eq!(read, [0, 1], "node 1 reads node 0, and move 1's rule reads node 1");
     assert_eq!(recoded.state_cone, [2, 5], "the nodes asked for are not kept");
     assert!(lazy::recode(&counted()).is_none(), "node 0 of `counted` is read by an output");
+    // Node 5's rule written 200 times over: the 4 literals of nodes 0 and 1 are less than a
+    // 64th of the program's, too few to pay for a second network.
+    let mut long = asked();
+    let rule = long.rules_of(5).start;
+    let body: Vec<u32> = long.body(rule).iter().copied().cycle().take(400).collect();
+    let at = long.rule_literals[rule] as usize;
+    long.literals.splice(at..at + 2, body);
+    for end in &mut long.rule_literals[rule + 1..] {
+        *end += 398;
+    }
+    assert!(lazy::recode(&long).is_none(), "4 literals of {}", long.literals.len());
 }
 
 /// [`counted`] with node 0's rule `p, q` written 150 times over: 300 literals, more than a
