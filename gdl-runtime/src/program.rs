@@ -41,6 +41,12 @@ const KIND_DEFERRED: u32 = 4;
 /// program a network evaluates, never in an encoded table.
 const KIND_LAZY: u32 = 5;
 
+/// The kind of a literal ([`KIND_BASE`] to [`KIND_LAZY`]).
+#[inline(always)]
+fn kind_of(code: u32) -> u32 {
+    code >> KIND_SHIFT & 7
+}
+
 /// The first word of an encoded program, so that stale or foreign data is refused.
 const MAGIC: u32 = 0x6764_6c33;
 
@@ -215,7 +221,7 @@ impl Program {
         }
         let literal_ok = |code: u32| {
             let index = (code & INDEX_MASK) as usize;
-            match code >> KIND_SHIFT & 7 {
+            match kind_of(code) {
                 KIND_BASE => true,
                 KIND_DOES => index < self.does.len(),
                 KIND_NODE => index < nodes,
@@ -512,7 +518,7 @@ impl Program {
     #[inline]
     fn holds(&self, code: u32, state: &[u64], joint: &[u32], values: &Values) -> bool {
         let index = (code & INDEX_MASK) as usize;
-        let kind = code >> KIND_SHIFT & 7;
+        let kind = kind_of(code);
         // Derived propositions and base facts are most literals: tested first, with branches
         // that follow the rules' pattern of kinds rather than one indirect jump for all kinds.
         let value = if kind == KIND_NODE {

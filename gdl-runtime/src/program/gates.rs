@@ -21,7 +21,9 @@
 //! [`super::net::Net`]).
 
 use super::net::{is_deferred, output_literals, NONE};
-use super::{Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_LAZY, KIND_NODE, KIND_SHIFT, NEGATED};
+use super::{
+    kind_of, Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_LAZY, KIND_NODE, KIND_SHIFT, NEGATED,
+};
 use std::sync::OnceLock;
 
 /// A program whose propositions are gated: the rules of each gated proposition without its
@@ -114,7 +116,7 @@ fn propose(
             of_rule.clear();
             for &code in program.body(rule) {
                 let index = code & INDEX_MASK;
-                match code >> KIND_SHIFT & 7 {
+                match kind_of(code) {
                     // A rule that asks a search of the state stays as it is: without its gate it
                     // would search in states where the gate does not hold.
                     KIND_DEFERRED | KIND_LAZY => {
@@ -149,7 +151,7 @@ fn propose(
 fn readers(program: &Program, members: &[u32], group: &[u32], gate: &[u32]) -> (Vec<u32>, Vec<Added>) {
     let gated = |code: u32| -> Option<u32> {
         let index = code & INDEX_MASK;
-        (code >> KIND_SHIFT & 7 == KIND_NODE && gate[index as usize] != NONE).then_some(index)
+        (kind_of(code) == KIND_NODE && gate[index as usize] != NONE).then_some(index)
     };
     let (mut misread, mut added) = (Vec::new(), Vec::new());
     for &n in members {
@@ -239,9 +241,10 @@ fn mixed(program: &Program, members: &[u32], group: &[u32], gate: &[u32], often:
             if body.iter().any(|&code| is_deferred(code)) {
                 continue;
             }
-            facts.extend(body.iter().filter(|&&code| {
-                code >> KIND_SHIFT & 7 == KIND_BASE && code & NEGATED == 0 && often(code & INDEX_MASK)
-            }));
+            facts.extend(
+                body.iter()
+                    .filter(|&&code| kind_of(code) == KIND_BASE && code & NEGATED == 0 && often(code & INDEX_MASK)),
+            );
         }
         facts.sort_unstable();
         let runs = facts.chunk_by(|a, b| a == b);

@@ -15,7 +15,8 @@
 
 use super::net::output_literals;
 use super::{
-    Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_DOES, KIND_LAZY, KIND_NODE, KIND_SHIFT, NEGATED,
+    kind_of, Program, INDEX_MASK, KIND_BASE, KIND_CONST, KIND_DEFERRED, KIND_DOES, KIND_LAZY, KIND_NODE, KIND_SHIFT,
+    NEGATED,
 };
 
 /// The longest chain of propositions asked for one through another, counting the first: the
@@ -41,7 +42,7 @@ pub(super) fn recode(program: &Program) -> Option<Program> {
     let mut recoded = program.clone();
     recoded.renew_identity();
     for code in &mut recoded.literals {
-        if kind(*code) == KIND_NODE && lazy[(*code & INDEX_MASK) as usize] {
+        if kind_of(*code) == KIND_NODE && lazy[(*code & INDEX_MASK) as usize] {
             *code = *code & NEGATED | KIND_LAZY << KIND_SHIFT | *code & INDEX_MASK;
         }
     }
@@ -65,7 +66,7 @@ fn asked_for(program: &Program) -> Vec<bool> {
     let mut pinned = grouped.clone();
     let queries = program.goals.iter().chain(&program.sees).flatten().map(|&(_, code)| code);
     for code in output_literals(program).copied().chain([program.terminal]).chain(queries) {
-        if kind(code) == KIND_NODE {
+        if kind_of(code) == KIND_NODE {
             pinned[(code & INDEX_MASK) as usize] = true;
         }
     }
@@ -79,7 +80,7 @@ fn asked_for(program: &Program) -> Vec<bool> {
         let mut deepest = 0;
         let by_state = program.rules_of(n as u32).flat_map(|rule| program.body(rule)).all(|&code| {
             let index = (code & INDEX_MASK) as usize;
-            match kind(code) {
+            match kind_of(code) {
                 KIND_BASE | KIND_CONST | KIND_DEFERRED => true,
                 KIND_NODE if index < n && depth[index] > 0 => {
                     deepest = deepest.max(depth[index]);
@@ -109,7 +110,7 @@ fn asked_for(program: &Program) -> Vec<bool> {
             if !grouped[m] && body.iter().any(|&code| played(code, &moving)) {
                 continue;
             }
-            for &code in body.iter().filter(|&&code| kind(code) == KIND_NODE) {
+            for &code in body.iter().filter(|&&code| kind_of(code) == KIND_NODE) {
                 depth[(code & INDEX_MASK) as usize] = 0;
             }
         }
@@ -134,9 +135,6 @@ fn played_by_moves(program: &Program, grouped: &[bool]) -> Vec<bool> {
 /// reads it holds only when a move is played.
 fn played(code: u32, moving: &[bool]) -> bool {
     let index = (code & INDEX_MASK) as usize;
-    code & NEGATED == 0 && (kind(code) == KIND_DOES || kind(code) == KIND_NODE && moving.get(index) == Some(&true))
-}
-
-fn kind(code: u32) -> u32 {
-    code >> KIND_SHIFT & 7
+    code & NEGATED == 0
+        && (kind_of(code) == KIND_DOES || kind_of(code) == KIND_NODE && moving.get(index) == Some(&true))
 }

@@ -5,7 +5,7 @@
 
 use super::gates::Gated;
 use super::sample::Tally;
-use super::{Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_LAZY, KIND_NODE, KIND_SHIFT, NEGATED};
+use super::{kind_of, Program, INDEX_MASK, KIND_BASE, KIND_DEFERRED, KIND_DOES, KIND_LAZY, KIND_NODE, NEGATED};
 use crate::rng::Rng;
 
 mod watched;
@@ -276,7 +276,7 @@ impl Net {
         let slots = output_literals(program);
         let mut effects: Vec<(u32, u32, u64)> = Vec::new();
         for (slot, &code) in slots.enumerate() {
-            if code >> KIND_SHIFT & 7 != KIND_NODE || code & NEGATED != 0 {
+            if kind_of(code) != KIND_NODE || code & NEGATED != 0 {
                 continue;
             }
             let Some(&fact) = gate.get((code & INDEX_MASK) as usize).filter(|&&fact| fact != NONE) else { continue };
@@ -436,7 +436,7 @@ impl Net {
     /// constant, which never changes.
     pub(super) fn watch_of(&self, code: u32) -> Option<u32> {
         let index = code & INDEX_MASK;
-        let atom = match code >> KIND_SHIFT & 7 {
+        let atom = match kind_of(code) {
             KIND_BASE => index,
             KIND_DOES => self.bases + index,
             KIND_NODE => self.first_node + index,
@@ -521,18 +521,12 @@ pub(super) fn output_literals(program: &Program) -> impl Iterator<Item = &u32> {
 
 /// The largest index of a literal of `kind` in the rules, 0 when there is none.
 fn max_index(program: &Program, kind: u32) -> usize {
-    program
-        .literals
-        .iter()
-        .filter(|&&c| c >> KIND_SHIFT & 7 == kind)
-        .map(|&c| (c & INDEX_MASK) as usize)
-        .max()
-        .unwrap_or(0)
+    program.literals.iter().filter(|&&c| kind_of(c) == kind).map(|&c| (c & INDEX_MASK) as usize).max().unwrap_or(0)
 }
 
 /// Whether a literal of a rule of proposition `n` reads only what is evaluated before `n`.
 fn reads_earlier(code: u32, n: u32, group: &[u32]) -> bool {
-    let kind = code >> KIND_SHIFT & 7;
+    let kind = kind_of(code);
     // A run-time atom is searched for in the state alone.
     if kind != KIND_NODE {
         return true;
@@ -544,5 +538,5 @@ fn reads_earlier(code: u32, n: u32, group: &[u32]) -> bool {
 /// Whether a literal reads an atom proved at run time, or a proposition asked for (see
 /// [`super::lazy`]): the network keeps no count of either.
 pub(super) fn is_deferred(code: u32) -> bool {
-    matches!(code >> KIND_SHIFT & 7, KIND_DEFERRED | KIND_LAZY)
+    matches!(kind_of(code), KIND_DEFERRED | KIND_LAZY)
 }

@@ -8,19 +8,32 @@ use crate::rng::Rng;
 /// q holds; goal 100 when q, else 0.
 pub(crate) fn sample() -> Program {
     let mut p = Program::default();
-    let base = |i| literal_code(Literal::Base(i), true);
-    let node = |i| literal_code(Literal::Node(i), true);
     // Node 0: reach_a :- p. | reach_a :- reach_b.   Node 1: reach_b :- reach_a.
-    add_rules(&mut p, [vec![vec![base(0)], vec![node(1)]], vec![vec![node(0)]]]);
+    add_rules(&mut p, [vec![vec![base(0, true)], vec![node(1)]], vec![vec![node(0)]]]);
     p.cycles = vec![(0, 2)];
     p.move_cone = vec![0, 1];
     p.does = vec![(0, 0)];
     let always = literal_code(Literal::Const(true), true);
-    p.legal = vec![vec![(0, base(0)), (1, always)]];
+    p.legal = vec![vec![(0, base(0, true)), (1, always)]];
     p.next = vec![literal_code(Literal::Does(0), true), node(1)];
-    p.terminal = base(1);
-    p.goals = vec![vec![(100, base(1)), (0, literal_code(Literal::Base(1), false))]];
+    p.terminal = base(1, true);
+    p.goals = vec![vec![(100, base(1, true)), (0, base(1, false))]];
     p
+}
+
+/// The literal of base fact `i`, or of its negation.
+fn base(i: u32, positive: bool) -> u32 {
+    literal_code(Literal::Base(i), positive)
+}
+
+/// The literal of proposition `i`.
+fn node(i: u32) -> u32 {
+    literal_code(Literal::Node(i), true)
+}
+
+/// The literal of entry `i` of [`Program::does`], played.
+fn does(i: u32) -> u32 {
+    literal_code(Literal::Does(i), true)
 }
 
 /// Gives empty program `p` the rules `rules`: for every proposition in order, the bodies of its
@@ -114,11 +127,9 @@ fn crowded(other: u32, turn: bool) -> Program {
 
 /// [`crowded`] with `rules` propositions rather than 1100.
 fn crowded_by(rules: u32, other: u32, turn: bool) -> Program {
-    let base = |i, positive| literal_code(Literal::Base(i), positive);
     let always = literal_code(Literal::Const(true), true);
     let mut p = Program::default();
     add_rules(&mut p, (0..rules).map(|_| vec![vec![base(0, turn), base(other, true)]]));
-    let node = |k| literal_code(Literal::Node(k), true);
     p.legal = vec![std::iter::once((0, always)).chain((0..rules).map(|k| (k + 1, node(k)))).collect()];
     p.next = vec![base(0, false), base(0, true), base(2, true)];
     p.terminal = literal_code(Literal::Const(false), true);
@@ -250,9 +261,6 @@ fn toggled() -> Program {
 /// 4 :- p, does 0. Moves 0 to 2 are always legal, move 3 when node 0 holds, move 4 when node 1
 /// does; next p, q and r are nodes 2, 3 and 4.
 fn counted() -> Program {
-    let base = |i, positive| literal_code(Literal::Base(i), positive);
-    let node = |i| literal_code(Literal::Node(i), true);
-    let does = |i| literal_code(Literal::Does(i), true);
     let rules = [
         vec![vec![base(0, true), base(1, true)]],
         vec![vec![base(1, true), base(2, false)]],
@@ -281,9 +289,6 @@ fn counted() -> Program {
 /// they can be asked for. Node 2 is read by node 5 too, which no move plays, and node 5 by an
 /// output: both are kept.
 fn asked() -> Program {
-    let base = |i, positive| literal_code(Literal::Base(i), positive);
-    let node = |i| literal_code(Literal::Node(i), true);
-    let does = |i| literal_code(Literal::Does(i), true);
     let rules = [
         vec![vec![base(0, true), base(1, true)]],
         vec![vec![node(0), base(2, false)]],
@@ -314,12 +319,8 @@ fn asked() -> Program {
 fn propositions_read_only_by_played_rules_are_asked_for() {
     let program = asked();
     let recoded = lazy::recode(&program).expect("nodes 0 and 1 can be asked for");
-    let read: Vec<u32> = recoded
-        .literals
-        .iter()
-        .filter(|&&code| code >> KIND_SHIFT & 7 == KIND_LAZY)
-        .map(|&code| code & INDEX_MASK)
-        .collect();
+    let read: Vec<u32> =
+        recoded.literals.iter().filter(|&&code| kind_of(code) == KIND_LAZY).map(|&code| code & INDEX_MASK).collect();
     assert_eq!(read, [0, 1], "node 1 reads node 0, and move 1's rule reads node 1");
     assert_eq!(recoded.state_cone, [2, 5], "the nodes asked for are not kept");
     assert!(lazy::recode(&counted()).is_none(), "node 0 of `counted` is read by an output");
@@ -390,7 +391,6 @@ fn step_in_passes(program: &Program, state: &[u64], rng: &mut Rng, joint: &mut V
 /// node 2 holds, move 1 always, move 2 when node 0 holds; next p is move 0 played, next q is
 /// not node 1.
 fn singles() -> Program {
-    let base = |i, positive| literal_code(Literal::Base(i), positive);
     let node = |i, positive| literal_code(Literal::Node(i), positive);
     let mut p = Program::default();
     p.node_rules.push(0);
@@ -457,8 +457,6 @@ fn propositions_that_the_turn_gates_are_evaluated_without_it() {
 /// that read one gate to be mixed ([`gates::MIXED_RULES`], `K`); proposition `K`, `h` :- p_k
 /// for every k, and h :- not a. Move 0 is legal when `h` holds, move 1 always.
 pub(crate) fn mixed_turns() -> Program {
-    let base = |i, positive| literal_code(Literal::Base(i), positive);
-    let node = |i| literal_code(Literal::Node(i), true);
     let mut p = Program::default();
     p.node_rules.push(0);
     p.rule_literals.push(0);
