@@ -189,7 +189,7 @@ impl Live {
             return;
         }
         if program.asks_at_run_time() {
-            self.values.forget_checks();
+            self.values.forget_state();
         }
         for k in 0..self.changed.len() {
             let change = self.changed[k];

@@ -1,8 +1,8 @@
 //! Propositions asked for rather than kept: a proposition that the state alone decides (its
 //! rules read base facts, run-time atoms and other such propositions) and that only rules
-//! played by a move read (rules that read a move, or a proposition that depends on the joint
-//! move, positively) need not be kept up to date by the incremental evaluation at every change
-//! of the state. It is searched for top-down when a rule that reads it has all its other
+//! played by a move read (rules that read a move, or a proposition each of whose rules does,
+//! positively) need not be kept up to date by the incremental evaluation at every change of
+//! the state. It is searched for top-down when a rule that reads it has all its other
 //! literals true, which happens when its move is played, and its value is kept until the state
 //! changes. blobwars' neighbour counts (eight levels of rules a cell and a colour) are read only
 //! by the score of a jump, at the jump's target: kept, a step changes some 300 propositions and

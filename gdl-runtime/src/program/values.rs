@@ -5,8 +5,8 @@ use super::Program;
 use crate::prover::{Deferred, StateRows};
 use std::cell::{Cell, OnceCell};
 
-/// The values of one state: its nodes, and the check atoms read so far (0 when not yet read,
-/// else 1 + the value), which depend on the state alone.
+/// The values of one state: its nodes, the check atoms read so far (0 when not yet read, else
+/// 1 + the value) and the propositions asked for so far, which depend on the state alone.
 #[derive(Default)]
 pub(super) struct Values {
     pub(super) nodes: Vec<bool>,
@@ -30,11 +30,11 @@ impl Values {
             self.asked.resize(program.node_rules.len() - 1, Cell::new(0));
         }
         self.stamp = 0;
-        self.forget_checks();
+        self.forget_state();
     }
 
     /// Forgets the check atoms and the propositions asked for read so far, for a new state.
-    pub(super) fn forget_checks(&mut self) {
+    pub(super) fn forget_state(&mut self) {
         self.checks.iter_mut().for_each(|c| *c.get_mut() = 0);
         self.state_rows = OnceCell::new();
         self.stamp += 1;

@@ -106,7 +106,7 @@ impl Live {
         if let Some(snapshot) = self.snapshot.take() {
             self.copy_from(&snapshot, net);
             self.snapshot = Some(snapshot);
-            self.values.forget_checks();
+            self.values.forget_state();
         }
     }
 
