@@ -69,6 +69,12 @@ differential! {
     bidding_tic_tac_toe => "../shared/games/biddingTicTacToe.kif", 5;
     nim => "../shared/games/nim1.kif", 10;
     six_player_tic_tac_toe => "../shared/games/tictactoe_3d_small_6player.kif", 2;
+    // Frames read through what a move affects (`gdlc::ground::affected`): a jump keeps the
+    // cells it does not reach, a sowing the pits it does not empty while the hand is not down
+    // to its last seed.
+    blobwars => "../shared/games/blobwars.kif", 3;
+    lamps => "gdlc/tests/fixtures/lamps.kif", 100;
+    kalaha => "../shared/games/kalaha5x2x3.kif", 3;
 }
 
 /// Every relation that can be checked at run time left out of grounding: the engine asks the

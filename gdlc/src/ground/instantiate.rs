@@ -1,8 +1,9 @@
 //! One attempt at grounding under a [`Strategy`]: the passes that rewrite the rules (constant
-//! fluents, inlining, run-time checks, decomposition, demand), the relaxed fixpoint of the
-//! rules (see [`super::relaxed`]) under the grounder's budget, and every rule instantiated over
-//! it (see [`super::builder`]). Static relations keep their negations and are computed exactly;
-//! in each ground rule the static literals are already known to hold.
+//! fluents, frames read through what a move affects, inlining, run-time checks, decomposition,
+//! demand), the relaxed fixpoint of the rules (see [`super::relaxed`]) under the grounder's
+//! budget, and every rule instantiated over it (see [`super::builder`]). Static relations keep
+//! their negations and are computed exactly; in each ground rule the static literals are
+//! already known to hold.
 
 use super::budget::Budget;
 use super::builder::Builder;
@@ -98,6 +99,10 @@ impl Passes {
     fn run(description: &Description, options: &Options, strategy: &Strategy) -> Result<Passes, Failure> {
         let prepared = prepare(description)?;
         let prepared = if options.fold_constant_fluents { super::constant_fluents::fold(prepared) } else { prepared };
+        // Reading each role's move as exactly one holds for the games that take legal play
+        // for granted (not rtGDL's, whose facts also change between moves).
+        let frames = options.assume_legal_play && options.frames_through_moves;
+        let prepared = if frames { super::affected::rewrite(prepared) } else { prepared };
         if prepared.roles().is_empty() {
             return Err(Error::NoRole.into());
         }

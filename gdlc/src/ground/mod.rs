@@ -2,17 +2,19 @@
 //! derived propositions, the form the code generator compiles to straight-line Rust.
 //!
 //! The passes, one file each: [`strategy`] tries the grounding strategies in turn, each attempt
-//! ([`instantiate`]) rewriting the rules ([`constant_fluents`], [`inline`], [`deferrable`],
-//! [`decompose`], [`demand`]), computing what can ever hold ([`relaxed`], a fixpoint under the
-//! grounder's [`budget`]) and instantiating every rule over it ([`builder`], with the relations
-//! deferred to run time in [`deferred`]); [`simplify`] folds constants, forwards aliases, merges
-//! equal propositions and removes what no output needs; [`legal_play`] takes for granted, in
-//! the rules that read a move, what the move's legality requires; [`thresholds`] turns rules
-//! that choose k of n conditions into a chain of counts; [`order`] finds the evaluation order
-//! and the recursive groups with petgraph. For the table form, [`de_morgan`] spreads a negated
-//! "or" of literals into the one rule that reads it, and [`factor`] then takes literals that
-//! many rules of a proposition share out of them. Failures are [`Error`]s.
+//! ([`instantiate`]) rewriting the rules ([`constant_fluents`], [`affected`], [`inline`],
+//! [`deferrable`], [`decompose`], [`demand`]), computing what can ever hold ([`relaxed`], a
+//! fixpoint under the grounder's [`budget`]) and instantiating every rule over it ([`builder`],
+//! with the relations deferred to run time in [`deferred`]); [`simplify`] folds constants,
+//! forwards aliases, merges equal propositions and removes what no output needs; [`legal_play`]
+//! takes for granted, in the rules that read a move, what the move's legality requires;
+//! [`thresholds`] turns rules that choose k of n conditions into a chain of counts; [`order`]
+//! finds the evaluation order and the recursive groups with petgraph. For the table form,
+//! [`de_morgan`] spreads a negated "or" of literals into the one rule that reads it, and
+//! [`factor`] then takes literals that many rules of a proposition share out of them. Failures
+//! are [`Error`]s.
 
+pub mod affected;
 mod budget;
 mod builder;
 pub(crate) mod cone;
@@ -68,6 +70,11 @@ pub struct Options {
     /// compiles such a game lifted (see [`crate::compile::prefers_lifted`]) and needs only its
     /// base facts and moves from the grounding, not the rest of a program that large.
     pub lift_at_checks: Option<usize>,
+    /// Read a frame through what its move affects (see [`affected`]): what incremental
+    /// evaluation wants. Straight-line code reads a frame's moves through tables of moves, and
+    /// `--form auto` leaves frames as written for the games it writes so (see
+    /// [`crate::compile`]). Only with `assume_legal_play`.
+    pub frames_through_moves: bool,
 }
 
 impl Default for Options {
@@ -80,6 +87,7 @@ impl Default for Options {
             drop_unreachable: true,
             case: crate::parse::Case::Insensitive,
             lift_at_checks: None,
+            frames_through_moves: true,
         }
     }
 }
