@@ -134,7 +134,7 @@ fn compile_noted(source: &str, options: &Options, notes: Option<&Notes>) -> Resu
 /// straight-line code reads a frame's moves through tables of moves, so the game is grounded
 /// again with its frames as written. When that program is written in straight-line code too, it
 /// is the module; when it is too large and takes the tables, the tables are those of the
-/// frames read through moves (blobwars: 1.4-1.7x faster tables).
+/// frames read through moves (blobwars: 1.4x faster tables).
 fn frames_for_tables(
     description: &Description,
     compiled: Compiled,
