@@ -21,6 +21,7 @@
 //! written when a rule the rewriting makes would not be safe, when `B` has `or`, or when `C`
 //! reads a variable of its own.
 
+use super::decompose::vars_of;
 use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
 use crate::unify::{rename_atom, rename_literal, unify};
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,7 +35,7 @@ const MAX_DENIALS: usize = 16;
 
 /// `description` with every `next` rule that qualifies read through what its move affects.
 pub fn rewrite(description: Description) -> Description {
-    let changing = crate::graph::Dependencies::build(&description).dependents_of(&["true"]);
+    let changing = changing(&description);
     let mut rules = Vec::with_capacity(description.rules.len());
     let mut made = 0;
     for rule in description.rules {
@@ -54,8 +55,13 @@ pub fn rewrite(description: Description) -> Description {
 pub fn rewrites_any(description: &Description) -> bool {
     let Ok(prepared) = crate::datalog::prepare(description) else { return false };
     let prepared = super::constant_fluents::fold(prepared);
-    let changing = crate::graph::Dependencies::build(&prepared).dependents_of(&["true"]);
+    let changing = changing(&prepared);
     prepared.rules.iter().enumerate().any(|(k, rule)| rewritten(rule, k, &changing).is_some())
+}
+
+/// The relations of `description` that depend on the state.
+fn changing(description: &Description) -> BTreeSet<String> {
+    crate::graph::Dependencies::build(description).dependents_of(&["true"])
 }
 
 /// The rules that replace `rule`, the `k`-th rewritten, or `None` when it stays as written.
@@ -78,20 +84,19 @@ fn rewritten(rule: &Rule, k: usize, changing: &BTreeSet<String>) -> Option<Vec<R
         return None;
     }
     let others = rule.body.iter().enumerate().filter(|&(i, _)| i != at).map(|(_, l)| l);
-    let (tied, kept): (Vec<&Literal>, Vec<&Literal>) =
-        others.partition(|l| vars_of_literal(l).iter().any(|v| own.contains(v)));
+    let (tied, kept): (Vec<&Literal>, Vec<&Literal>) = others.partition(|l| vars_of(l).iter().any(|v| own.contains(v)));
     if !tied.iter().any(|l| reads_state(l, changing)) || !kept.iter().all(|l| is_plain(l)) {
         return None;
     }
     kept.iter().for_each(|l| known.add_literal(l));
-    let foreign = |l: &&Literal| vars_of_literal(l).iter().any(|v| !own.contains(v) && !known.set.contains(v));
+    let foreign = |l: &&Literal| vars_of(l).iter().any(|v| !own.contains(v) && !known.set.contains(v));
     if tied.iter().any(foreign) {
         return None;
     }
     // The fact's variables that the tied literals read, and the role's: with two roles playing,
     // one move affecting the fact must not hide the other's that keeps it.
     let mut read = vars_of_term(role);
-    tied.iter().for_each(|l| read.extend(vars_of_literal(l)));
+    tied.iter().for_each(|l| read.extend(vars_of(l)));
     let span = rule.span;
     let key = Atom {
         name: format!("{AFFECTED} {k})"),
@@ -99,7 +104,11 @@ fn rewritten(rule: &Rule, k: usize, changing: &BTreeSet<String>) -> Option<Vec<R
         span,
     };
     let kept: Vec<Literal> = kept.into_iter().cloned().collect();
-    let mut rules = vec![frame_rule(rule, &kept, does, &own, &key)];
+    let frame = frame_rule(rule, &kept, does, &own, &key);
+    if !is_safe(&frame.head, &frame.body) {
+        return None;
+    }
+    let mut rules = vec![frame];
     for literal in tied {
         for (denied, equal) in denials(literal)? {
             let mut unifier = BTreeMap::new();
@@ -114,27 +123,20 @@ fn rewritten(rule: &Rule, k: usize, changing: &BTreeSet<String>) -> Option<Vec<R
             rules.push(Rule { head, body, span });
         }
     }
-    rules.iter().all(is_safe).then_some(rules)
+    Some(rules)
 }
 
 /// Adds to `body` the atoms of `binders` (the positive atoms the rule kept, which hold wherever
 /// the new rule is read) that bind the variables `head` and `body` need and nothing binds yet;
-/// `None` when some stay unbound.
+/// `None` when the rule stays unsafe.
 fn bind(head: &Atom, body: &mut Vec<Literal>, binders: Vec<Literal>) -> Option<()> {
-    let mut needed = vars_of_atom(head);
-    let mut bound = BTreeSet::new();
-    for literal in body.iter() {
-        match literal {
-            Literal::Atom(a) => bound.extend(vars_of_atom(a)),
-            _ => needed.extend(vars_of_literal(literal)),
-        }
-    }
+    let (needed, mut bound) = needed_and_bound(head, body)?;
     let mut at = 1;
     for binder in binders {
         if needed.iter().all(|v| bound.contains(v)) {
             break;
         }
-        let vars = vars_of_literal(&binder);
+        let vars = vars_of(&binder);
         if vars.iter().any(|v| needed.contains(v) && !bound.contains(v)) {
             bound.extend(vars);
             body.insert(at, binder);
@@ -148,7 +150,7 @@ fn bind(head: &Atom, body: &mut Vec<Literal>, binders: Vec<Literal>) -> Option<(
 /// variables renamed apart, and none that affects the fact.
 fn frame_rule(rule: &Rule, kept: &[Literal], does: &Atom, own: &BTreeSet<String>, key: &Atom) -> Rule {
     let mut taken = vars_of_atom(&rule.head);
-    rule.body.iter().for_each(|l| taken.extend(vars_of_literal(l)));
+    rule.body.iter().for_each(|l| taken.extend(vars_of(l)));
     let mut renamed = BTreeMap::new();
     for v in own {
         let mut fresh = format!("{v}_played");
@@ -219,19 +221,26 @@ fn denials(literal: &Literal) -> Option<Vec<Denial>> {
     (denied.len() <= MAX_DENIALS).then_some(denied)
 }
 
-/// Whether every variable of `rule`'s head, of its negated literals and of its `distinct`s occurs
-/// in a positive atom of its body (the rules this pass makes have no `or`).
-fn is_safe(rule: &Rule) -> bool {
+/// Whether every variable of `head`, of the negated literals of `body` and of its `distinct`s
+/// occurs in a positive atom of `body`.
+fn is_safe(head: &Atom, body: &[Literal]) -> bool {
+    needed_and_bound(head, body).is_some_and(|(needed, bound)| needed.is_subset(&bound))
+}
+
+/// The variables that `head` and the negated literals and `distinct`s of `body` need bound,
+/// and those its positive atoms bind; `None` for a body with `or` or `and`, which the rules
+/// this pass makes never have.
+fn needed_and_bound(head: &Atom, body: &[Literal]) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
+    let mut needed = vars_of_atom(head);
     let mut bound = BTreeSet::new();
-    let mut needed = vars_of_atom(&rule.head);
-    for literal in &rule.body {
+    for literal in body {
         match literal {
             Literal::Atom(a) => bound.extend(vars_of_atom(a)),
-            Literal::Not(..) | Literal::Distinct(..) => needed.extend(vars_of_literal(literal)),
-            Literal::Or(..) | Literal::And(..) => return false,
+            Literal::Not(..) | Literal::Distinct(..) => needed.extend(vars_of(literal)),
+            Literal::Or(..) | Literal::And(..) => return None,
         }
     }
-    needed.is_subset(&bound)
+    Some((needed, bound))
 }
 
 /// Variables in the order they are first met, and as a set.
@@ -272,14 +281,6 @@ fn vars_of_term(term: &Term) -> BTreeSet<String> {
 fn vars_of_atom(atom: &Atom) -> BTreeSet<String> {
     let mut vars = BTreeSet::new();
     atom.for_each_var(&mut |v, _| {
-        vars.insert(v.to_string());
-    });
-    vars
-}
-
-fn vars_of_literal(literal: &Literal) -> BTreeSet<String> {
-    let mut vars = BTreeSet::new();
-    literal.for_each_var(&mut |v, _| {
         vars.insert(v.to_string());
     });
     vars
