@@ -208,6 +208,13 @@ struct Limits {
     words: usize,
 }
 
+impl Limits {
+    /// The most tokens of functions, as written, that either limit lets through.
+    fn most(&self) -> usize {
+        self.budget.max(self.words)
+    }
+}
+
 /// [`generate_noted_ground`], where [`Form::Auto`] writes straight-line functions within
 /// `limits`.
 fn generate_ground_within(
@@ -223,7 +230,10 @@ fn generate_ground_within(
         Form::Straight => emit::generate_functions(ground, notes, Purpose::Straight),
         Form::Parts => emit::generate_functions(ground, notes, Purpose::Parts),
         Form::Auto if !ground.deferred.atoms.is_empty() || ground.size() > WORDS_FORM_LITERALS => None,
-        Form::Auto => emit::generate_functions(ground, notes, Purpose::Auto { words_needed: past_literals(ground) }),
+        Form::Auto => {
+            let purpose = Purpose::Auto { words_needed: past_literals(ground), give_up_over: limits.most() };
+            emit::generate_functions(ground, notes, purpose)
+        }
     };
     let fits = |functions: &emit::Functions| {
         functions.budget_tokens.is_none_or(|tokens| tokens <= limits.budget)

@@ -113,7 +113,9 @@ fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
 fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
+    let functions =
+        emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
+            .expect("written");
     let written = token_count(&functions.tokens);
     let budget = functions.budget_tokens.expect("asked for");
     assert!(budget > written + 1000, "{budget} against {written}");
@@ -129,7 +131,9 @@ fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
 fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_written_in() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
+    let functions =
+        emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
+            .expect("written");
     assert!(functions.mostly_words);
     let written = token_count(&functions.tokens);
     assert!(
@@ -143,12 +147,31 @@ fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_writte
 }
 
 #[test]
+fn writing_gives_up_once_the_functions_pass_the_tokens_the_form_would_take() {
+    let ground =
+        crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
+    let all = Purpose::Auto { words_needed: false, give_up_over: usize::MAX };
+    let written = token_count(&emit::generate_functions(&ground, None, all).expect("written").tokens);
+    let within = Purpose::Auto { words_needed: false, give_up_over: written };
+    assert!(emit::generate_functions(&ground, None, within).is_some());
+    let under = Purpose::Auto { words_needed: false, give_up_over: written / 2 };
+    assert!(emit::generate_functions(&ground, None, under).is_none());
+    assert!(
+        generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written / 2 }, &no_lifted_rules)
+            .tables
+    );
+}
+
+#[test]
 fn past_the_literals_only_a_game_mostly_in_node_words_is_written() {
     for source in [include_str!("../../../games/gather.kif"), include_str!("../../../games/eightPuzzle.kif")] {
         let ground = crate::compile::ground_source(source, &Options::default()).expect("grounds");
-        let all = emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false }).expect("written");
+        let all =
+            emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
+                .expect("written");
         assert_eq!(
-            emit::generate_functions(&ground, None, Purpose::Auto { words_needed: true }).is_some(),
+            emit::generate_functions(&ground, None, Purpose::Auto { words_needed: true, give_up_over: usize::MAX })
+                .is_some(),
             all.mostly_words
         );
     }
@@ -156,7 +179,7 @@ fn past_the_literals_only_a_game_mostly_in_node_words_is_written() {
         crate::compile::ground_source(include_str!("../../../games/eightPuzzle.kif"), &Options::default())
             .expect("grounds");
     assert!(
-        !emit::generate_functions(&eight_puzzle, None, Purpose::Auto { words_needed: false })
+        !emit::generate_functions(&eight_puzzle, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
             .expect("written")
             .mostly_words
     );

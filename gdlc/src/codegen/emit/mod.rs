@@ -62,12 +62,15 @@ pub(super) enum Purpose {
     /// [`super::Form::Parts`]: every function in parts (see `nodes.rs`), whatever its length.
     Parts,
     /// [`super::Form::Auto`]: with their budget tokens (counting them writes the served
-    /// functions apart), and, with `words_needed`, only for a game mostly in node words.
-    Auto { words_needed: bool },
+    /// functions apart), and, with `words_needed`, only for a game mostly in node words;
+    /// abandoned once the functions written pass `give_up_over` tokens, which the caller
+    /// would not take.
+    Auto { words_needed: bool, give_up_over: usize },
 }
 
 /// The game's straight-line functions, written for `purpose`: `None`, with nothing written,
-/// when it needs node words and fewer than half of the derived propositions are.
+/// when it needs node words and fewer than half of the derived propositions are, or when they
+/// pass the tokens it gives up over.
 pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose: Purpose) -> Option<Functions> {
     let mut vectorized = ground.clone();
     let families = super::families::vectorize(&mut vectorized);
@@ -75,24 +78,27 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose
     let in_words = emitter.words.member.iter().filter(|m| m.is_some()).count();
     let mostly_words = 2 * in_words >= emitter.words.member.len().max(1);
     emitter.split_over = match purpose {
-        Purpose::Auto { words_needed: true } if !mostly_words => return None,
-        Purpose::Auto { words_needed: true } => SPLIT_LARGE_FUNCTION_TOKENS,
+        Purpose::Auto { words_needed: true, .. } if !mostly_words => return None,
+        Purpose::Auto { words_needed: true, .. } => SPLIT_LARGE_FUNCTION_TOKENS,
         Purpose::Parts => 0,
-        Purpose::Straight | Purpose::Auto { words_needed: false } => SPLIT_FUNCTION_TOKENS,
+        Purpose::Straight | Purpose::Auto { words_needed: false, .. } => SPLIT_FUNCTION_TOKENS,
     };
+    if let Purpose::Auto { give_up_over, .. } = purpose {
+        emitter.give_up_over = give_up_over;
+    }
     emitter.notes = notes;
     let legal_plans = emitter.legal_plans();
     let statics = emitter.generate_move_tables();
     let step_size = |step: &Option<FusedStep>| step.as_ref().map_or(0, |step| super::token_count(&step.code));
-    let step = emitter.split_if_long(|| emitter.generate_random_step_fn(&legal_plans), step_size);
+    let step = emitter.split_if_long(|| emitter.generate_random_step_fn(&legal_plans), step_size)?;
     // The functions the fused step's code serves are not written again.
     let shared = step.as_ref().map(|step| step.shared).unwrap_or_default();
     let size = super::token_count;
-    let legal = (!shared.legal).then(|| emitter.split_if_long(|| emitter.generate_legal_fns(&legal_plans), size));
-    let next = emitter.split_if_long(|| emitter.generate_next_fn(), size);
-    let terminal = (!shared.terminal).then(|| emitter.split_if_long(|| emitter.generate_terminal_fn(), size));
-    let goals = (!shared.goals).then(|| emitter.split_if_long(|| emitter.generate_goals_fn(), size));
-    let sees = ground.gdl_ii.then(|| emitter.split_if_long(|| emitter.generate_sees_fns(), size));
+    let legal = unless(shared.legal, || emitter.split_if_long(|| emitter.generate_legal_fns(&legal_plans), size))?;
+    let next = emitter.split_if_long(|| emitter.generate_next_fn(), size)?;
+    let terminal = unless(shared.terminal, || emitter.split_if_long(|| emitter.generate_terminal_fn(), size))?;
+    let goals = unless(shared.goals, || emitter.split_if_long(|| emitter.generate_goals_fn(), size))?;
+    let sees = unless(!ground.gdl_ii, || emitter.split_if_long(|| emitter.generate_sees_fns(), size))?;
     // After every function: the tables of the kinds of moves they read.
     let move_places = emitter.move_place_tables();
     let near_places = emitter.near_place_tables();
@@ -123,6 +129,15 @@ pub(super) fn generate_functions(ground: &Ground, notes: Option<&Notes>, purpose
         super::token_count(&tokens) + apart.iter().flatten().map(super::token_count).sum::<usize>()
     });
     Some(Functions { tokens, fused, budget_tokens, mostly_words })
+}
+
+/// `Some(None)` when `skip`, else what `write` writes: `None` when the writer gave up.
+fn unless<T>(skip: bool, write: impl FnOnce() -> Option<T>) -> Option<Option<T>> {
+    if skip {
+        Some(None)
+    } else {
+        write().map(Some)
+    }
 }
 
 /// The functions of an rtGDL game's erased form: `legal`, `next`, `terminal` and `goals`, with
@@ -247,6 +262,11 @@ pub(crate) struct Emitter<'g> {
     /// The most tokens of a function written whole: [`SPLIT_FUNCTION_TOKENS`], or
     /// [`SPLIT_LARGE_FUNCTION_TOKENS`] for a game past the literals of the budget.
     split_over: usize,
+    /// The most tokens of functions written, whole, before [`Emitter::split_if_long`] gives up
+    /// (see [`Purpose::Auto`]).
+    give_up_over: usize,
+    /// The tokens of the functions written so far, each counted whole.
+    written: Cell<usize>,
     /// How many functions of node statements split from long functions are written so far,
     /// which numbers the next one.
     parts: Cell<u32>,
@@ -279,6 +299,8 @@ impl<'g> Emitter<'g> {
             lazy_loops: OnceCell::new(),
             split: Cell::new(false),
             split_over: SPLIT_FUNCTION_TOKENS,
+            give_up_over: usize::MAX,
+            written: Cell::new(0),
             parts: Cell::new(0),
         }
     }
@@ -437,16 +459,24 @@ impl<'g> Emitter<'g> {
     }
 
     /// What `write` writes, written again with its node statements split into parts when it
-    /// has over `split_over` tokens (`size` counts them).
-    fn split_if_long<T>(&self, write: impl Fn() -> T, size: impl Fn(&T) -> usize) -> T {
+    /// has over `split_over` tokens (`size` counts them); `None`, not split, once the functions
+    /// written so far pass `give_up_over` tokens. Split functions are never shorter than
+    /// whole ones (they add the parts' signatures and calls), so the whole ones' count is a
+    /// floor of the module's.
+    fn split_if_long<T>(&self, write: impl Fn() -> T, size: impl Fn(&T) -> usize) -> Option<T> {
         let whole = write();
-        if size(&whole) <= self.split_over {
-            return whole;
+        let tokens = size(&whole);
+        self.written.set(self.written.get().saturating_add(tokens));
+        if self.written.get() > self.give_up_over {
+            return None;
+        }
+        if tokens <= self.split_over {
+            return Some(whole);
         }
         self.split.set(true);
         let parts = write();
         self.split.set(false);
-        parts
+        Some(parts)
     }
 
     /// The name of the next function of node statements split from a long function.
