@@ -3,6 +3,7 @@
 //! Every symbol is stored in lower case (GDL is case-insensitive), and every node carries the byte
 //! span of the text it came from so that diagnostics can point at it.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 /// A half-open byte range `start..end` into the source text.
@@ -41,6 +42,20 @@ impl Term {
             Term::Const(..) => {}
             Term::Func(_, args, _) => args.iter().for_each(|a| a.for_each_var(f)),
         }
+    }
+
+    /// Adds the names of this term's variables to `out`.
+    pub fn vars_into(&self, out: &mut BTreeSet<String>) {
+        self.for_each_var(&mut |v, _| {
+            out.insert(v.to_string());
+        });
+    }
+
+    /// The names of this term's variables.
+    pub fn vars(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.vars_into(&mut out);
+        out
     }
 
     pub fn is_ground(&self) -> bool {
@@ -85,6 +100,13 @@ pub struct Atom {
 impl Atom {
     pub fn for_each_var<'a>(&'a self, f: &mut impl FnMut(&'a str, Span)) {
         self.args.iter().for_each(|a| a.for_each_var(f));
+    }
+
+    /// The names of this atom's variables.
+    pub fn vars(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.args.iter().for_each(|a| a.vars_into(&mut out));
+        out
     }
 
     pub fn arity(&self) -> usize {
@@ -145,6 +167,15 @@ impl Literal {
             }
             Literal::Or(ls, _) | Literal::And(ls, _) => ls.iter().for_each(|l| l.for_each_var(f)),
         }
+    }
+
+    /// The names of this literal's variables.
+    pub fn vars(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.for_each_var(&mut |v, _| {
+            out.insert(v.to_string());
+        });
+        out
     }
 
     fn clear_spans(&mut self) {

@@ -21,8 +21,7 @@
 //! written when a rule the rewriting makes would not be safe, when `B` has `or`, or when `C`
 //! reads a variable of its own.
 
-use super::decompose::vars_of;
-use crate::ast::{Atom, Description, Literal, Rule, Span, Term};
+use crate::ast::{Atom, Description, Literal, Rule, Term};
 use crate::unify::{rename_atom, rename_literal, unify};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -79,24 +78,24 @@ fn rewritten(rule: &Rule, k: usize, changing: &BTreeSet<String>) -> Option<Vec<R
     let mut known = Vars::default();
     known.add_atom(&rule.head);
     known.add_term(role);
-    let own: BTreeSet<String> = vars_of_term(played).into_iter().filter(|v| !known.set.contains(v)).collect();
+    let own: BTreeSet<String> = played.vars().into_iter().filter(|v| !known.set.contains(v)).collect();
     if own.is_empty() {
         return None;
     }
     let others = rule.body.iter().enumerate().filter(|&(i, _)| i != at).map(|(_, l)| l);
-    let (tied, kept): (Vec<&Literal>, Vec<&Literal>) = others.partition(|l| vars_of(l).iter().any(|v| own.contains(v)));
+    let (tied, kept): (Vec<&Literal>, Vec<&Literal>) = others.partition(|l| l.vars().iter().any(|v| own.contains(v)));
     if !tied.iter().any(|l| reads_state(l, changing)) || !kept.iter().all(|l| is_plain(l)) {
         return None;
     }
     kept.iter().for_each(|l| known.add_literal(l));
-    let foreign = |l: &&Literal| vars_of(l).iter().any(|v| !own.contains(v) && !known.set.contains(v));
+    let foreign = |l: &&Literal| l.vars().iter().any(|v| !own.contains(v) && !known.set.contains(v));
     if tied.iter().any(foreign) {
         return None;
     }
     // The fact's variables that the tied literals read, and the role's: with two roles playing,
     // one move affecting the fact must not hide the other's that keeps it.
-    let mut read = vars_of_term(role);
-    tied.iter().for_each(|l| read.extend(vars_of(l)));
+    let mut read = role.vars();
+    tied.iter().for_each(|l| read.extend(l.vars()));
     let span = rule.span;
     let key = Atom {
         name: format!("{AFFECTED} {k})"),
@@ -136,7 +135,7 @@ fn bind(head: &Atom, body: &mut Vec<Literal>, binders: Vec<Literal>) -> Option<(
         if needed.iter().all(|v| bound.contains(v)) {
             break;
         }
-        let vars = vars_of(&binder);
+        let vars = binder.vars();
         if vars.iter().any(|v| needed.contains(v) && !bound.contains(v)) {
             bound.extend(vars);
             body.insert(at, binder);
@@ -149,8 +148,8 @@ fn bind(head: &Atom, body: &mut Vec<Literal>, binders: Vec<Literal>) -> Option<(
 /// `(<= (next F) B (does ?r M') (not K))`: the role plays a move of the form, with the move's own
 /// variables renamed apart, and none that affects the fact.
 fn frame_rule(rule: &Rule, kept: &[Literal], does: &Atom, own: &BTreeSet<String>, key: &Atom) -> Rule {
-    let mut taken = vars_of_atom(&rule.head);
-    rule.body.iter().for_each(|l| taken.extend(vars_of(l)));
+    let mut taken = rule.head.vars();
+    rule.body.iter().for_each(|l| taken.extend(l.vars()));
     let mut renamed = BTreeMap::new();
     for v in own {
         let mut fresh = format!("{v}_played");
@@ -231,12 +230,12 @@ fn is_safe(head: &Atom, body: &[Literal]) -> bool {
 /// and those its positive atoms bind; `None` for a body with `or` or `and`, which the rules
 /// this pass makes never have.
 fn needed_and_bound(head: &Atom, body: &[Literal]) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
-    let mut needed = vars_of_atom(head);
+    let mut needed = head.vars();
     let mut bound = BTreeSet::new();
     for literal in body {
         match literal {
-            Literal::Atom(a) => bound.extend(vars_of_atom(a)),
-            Literal::Not(..) | Literal::Distinct(..) => needed.extend(vars_of(literal)),
+            Literal::Atom(a) => bound.extend(a.vars()),
+            Literal::Not(..) | Literal::Distinct(..) => needed.extend(literal.vars()),
             Literal::Or(..) | Literal::And(..) => return None,
         }
     }
@@ -268,22 +267,6 @@ impl Vars {
     fn add_literal(&mut self, literal: &Literal) {
         literal.for_each_var(&mut |v, _| self.add(v));
     }
-}
-
-fn vars_of_term(term: &Term) -> BTreeSet<String> {
-    let mut vars = BTreeSet::new();
-    term.for_each_var(&mut |v, _: Span| {
-        vars.insert(v.to_string());
-    });
-    vars
-}
-
-fn vars_of_atom(atom: &Atom) -> BTreeSet<String> {
-    let mut vars = BTreeSet::new();
-    atom.for_each_var(&mut |v, _| {
-        vars.insert(v.to_string());
-    });
-    vars
 }
 
 #[cfg(test)]

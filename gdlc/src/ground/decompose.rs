@@ -90,14 +90,6 @@ pub(crate) fn to_literal(b: &Basic<'_>) -> Literal {
     }
 }
 
-pub(crate) fn vars_of(literal: &Literal) -> BTreeSet<String> {
-    let mut vars = BTreeSet::new();
-    literal.for_each_var(&mut |v, _| {
-        vars.insert(v.to_string());
-    });
-    vars
-}
-
 fn is_dynamic(literal: &Literal, dynamic: &BTreeSet<String>) -> bool {
     let mut found = false;
     literal.for_each_atom(false, &mut |a, _| found |= dynamic.contains(&a.name));
@@ -170,13 +162,7 @@ fn decompose_rule(
     aux: &mut Aux<'_>,
     out: &mut Vec<Rule>,
 ) {
-    let head_vars = {
-        let mut vars = BTreeSet::new();
-        head.for_each_var(&mut |v, _| {
-            vars.insert(v.to_string());
-        });
-        vars
-    };
+    let head_vars = head.vars();
     while let Some(step) = best_step(&head_vars, &body, dynamic, keep, aux.projections_only) {
         let Elimination { group, binders, exported } = step;
         let is_dynamic_group = group.iter().any(|&j| is_dynamic(&body[j], dynamic));
@@ -233,11 +219,11 @@ fn static_filters(
     aux_body: &[Literal],
     dynamic: &BTreeSet<String>,
 ) -> Vec<Literal> {
-    let aux_vars: BTreeSet<String> = aux_body.iter().flat_map(vars_of).collect();
+    let aux_vars: BTreeSet<String> = aux_body.iter().flat_map(Literal::vars).collect();
     body.iter()
         .enumerate()
         .filter(|&(j, literal)| {
-            let vars = vars_of(literal);
+            let vars = literal.vars();
             !group.contains(&j)
                 && !binders.contains(&j)
                 && binds(literal, dynamic)
@@ -266,7 +252,7 @@ fn best_step(
     keep: &BTreeSet<String>,
     projections_only: bool,
 ) -> Option<Elimination> {
-    let literal_vars: Vec<BTreeSet<String>> = body.iter().map(vars_of).collect();
+    let literal_vars: Vec<BTreeSet<String>> = body.iter().map(Literal::vars).collect();
     let candidates: BTreeSet<&String> =
         literal_vars.iter().flatten().filter(|v| !head_vars.contains(v.as_str())).collect();
     let mut best: Option<((usize, usize), Elimination)> = None;

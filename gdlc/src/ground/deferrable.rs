@@ -19,7 +19,7 @@
 //! folds that literal into a new checked relation of the variables it shares, which the rule
 //! binds.
 
-use super::decompose::{to_literal, vars_of as literal_vars};
+use super::decompose::to_literal;
 use crate::ast::{Atom, Description, Literal, Span, Term};
 use crate::check::keywords::RELATION_KEYWORDS;
 use crate::datalog::compile::{dnf, product, Basic};
@@ -126,22 +126,10 @@ fn checkable_rule(rule: &Rule<'_, '_>, dynamic: &BTreeSet<String>) -> bool {
     })
 }
 
-fn vars(term: &Term, out: &mut BTreeSet<String>) {
-    term.for_each_var(&mut |v, _| {
-        out.insert(v.to_string());
-    });
-}
-
-fn atom_vars(atom: &Atom) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    atom.args.iter().for_each(|t| vars(t, &mut out));
-    out
-}
-
 fn bound_mask(atom: &Atom, bound: &BTreeSet<String>) -> u64 {
     atom.args.iter().enumerate().fold(0, |mask, (i, t)| {
         let mut v = BTreeSet::new();
-        vars(t, &mut v);
+        t.vars_into(&mut v);
         if v.is_subset(bound) {
             mask | 1 << i
         } else {
@@ -194,7 +182,7 @@ fn orders(
         for b in rule.body {
             if let Basic::Pos(a) = *b {
                 if !checked.contains(a.name.as_str()) {
-                    a.args.iter().for_each(|t| vars(t, &mut bound));
+                    a.args.iter().for_each(|t| t.vars_into(&mut bound));
                 }
             }
         }
@@ -203,11 +191,11 @@ fn orders(
             if !checked.contains(a.name.as_str()) {
                 continue;
             }
-            let free: BTreeSet<String> = atom_vars(a).difference(&bound).cloned().collect();
+            let free: BTreeSet<String> = a.vars().difference(&bound).cloned().collect();
             // Variables of this literal alone, which absorbing it into a new relation hides.
             let private = foldable && matches!(b, Basic::Pos(_)) && free.iter().all(|v| only_in(rule, j, v));
             if a.args.len() > 64 || !(free.is_empty() || private) {
-                debug(&format!("{} reads {} {:?} with {:?} bound", rule.head.name, a.name, atom_vars(a), bound));
+                debug(&format!("{} reads {} {:?} with {:?} bound", rule.head.name, a.name, a.vars(), bound));
                 return Err(a.name.clone());
             }
             queue.push((a.name.clone(), bound_mask(a, &bound)));
@@ -230,7 +218,7 @@ fn orders(
             let mut head_bound = BTreeSet::new();
             for (k, t) in rule.head.args.iter().enumerate() {
                 if mask >> k & 1 != 0 {
-                    vars(t, &mut head_bound);
+                    t.vars_into(&mut head_bound);
                 }
             }
             let order = order_body(rule, head_bound.clone(), checked, deps, fanout).ok_or_else(|| {
@@ -246,7 +234,7 @@ fn orders(
                     }
                 }
                 if let Basic::Pos(a) = rule.body[j] {
-                    a.args.iter().for_each(|t| vars(t, &mut bound));
+                    a.args.iter().for_each(|t| t.vars_into(&mut bound));
                 }
             }
             ordered.push((i, order));
@@ -274,16 +262,16 @@ fn orders(
 /// Whether variable `v` occurs in no literal of `rule` but the `j`th, nor in its head.
 fn only_in(rule: &Rule<'_, '_>, j: usize, v: &str) -> bool {
     let mut head = BTreeSet::new();
-    rule.head.args.iter().for_each(|t| vars(t, &mut head));
+    rule.head.args.iter().for_each(|t| t.vars_into(&mut head));
     !head.contains(v)
         && rule.body.iter().enumerate().all(|(k, b)| {
             k == j || {
                 let mut of = BTreeSet::new();
                 match *b {
-                    Basic::Pos(a) | Basic::Neg(a) => a.args.iter().for_each(|t| vars(t, &mut of)),
+                    Basic::Pos(a) | Basic::Neg(a) => a.args.iter().for_each(|t| t.vars_into(&mut of)),
                     Basic::Distinct(x, y) | Basic::Equal(x, y) => {
-                        vars(x, &mut of);
-                        vars(y, &mut of);
+                        x.vars_into(&mut of);
+                        y.vars_into(&mut of);
                     }
                 }
                 !of.contains(v)
@@ -310,13 +298,13 @@ fn order_body(
             let (needed, score) = match rule.body[j] {
                 Basic::Distinct(x, y) | Basic::Equal(x, y) => {
                     let mut v = BTreeSet::new();
-                    vars(x, &mut v);
-                    vars(y, &mut v);
+                    x.vars_into(&mut v);
+                    y.vars_into(&mut v);
                     (v.is_subset(&bound), (5, 0))
                 }
-                Basic::Neg(a) => (atom_vars(a).is_subset(&bound), (5, 0)),
+                Basic::Neg(a) => (a.vars().is_subset(&bound), (5, 0)),
                 Basic::Pos(a) => {
-                    let all = atom_vars(a).is_subset(&bound);
+                    let all = a.vars().is_subset(&bound);
                     let is_call = checked.contains(a.name.as_str());
                     let mask = bound_mask(a, &bound);
                     let bound_args = mask.count_ones() as usize;
@@ -347,7 +335,7 @@ fn order_body(
         let (slot, _) = best?;
         let j = left.remove(slot);
         if let Basic::Pos(a) = rule.body[j] {
-            a.args.iter().for_each(|t| vars(t, &mut bound));
+            a.args.iter().for_each(|t| t.vars_into(&mut bound));
         }
         order.push(j);
     }
@@ -415,14 +403,14 @@ fn absorbable(
     dynamic: &BTreeSet<String>,
 ) -> Option<(Vec<usize>, Vec<String>)> {
     let mut head_vars = BTreeSet::new();
-    head.args.iter().for_each(|t| vars(t, &mut head_vars));
+    head.args.iter().for_each(|t| t.vars_into(&mut head_vars));
     // Literals a checked relation may read: the state, static relations, checked relations.
     let foldable = |l: &Literal| match literal_atom(l) {
         Some(a) => a.name == "true" || !dynamic.contains(&a.name) || checked.contains(&a.name),
         None => true,
     };
     let is_checked = |l: &Literal| literal_atom(l).is_some_and(|a| checked.contains(&a.name));
-    let vars_of: Vec<BTreeSet<String>> = body.iter().map(literal_vars).collect();
+    let vars_of: Vec<BTreeSet<String>> = body.iter().map(Literal::vars).collect();
     for seed in (0..body.len()).filter(|&j| is_checked(&body[j])) {
         let fixed: BTreeSet<String> = (0..body.len())
             .filter(|&j| !foldable(&body[j]))

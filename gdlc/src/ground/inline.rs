@@ -11,7 +11,6 @@
 //! arguments joined through variables it hides (quarto's pieces that share an attribute, see
 //! [`hidden_join_of_state_rules`]), into the state-dependent rules that use it.
 
-use super::decompose::vars_of;
 use crate::ast::{Description, Literal, Rule, Term};
 use crate::check::keywords::RELATION_KEYWORDS;
 use crate::graph::Dependencies;
@@ -123,11 +122,8 @@ fn hidden_join_of_state_rules(used: &Uses, definition: &Definitions, dynamic: &B
 /// Whether a rule's body joins, through variables its head does not have, literals that each
 /// read at most one of the head's variables, of which it has two or more.
 fn is_product(rule: &Rule) -> bool {
-    let mut head_vars = BTreeSet::new();
-    rule.head.for_each_var(&mut |v, _| {
-        head_vars.insert(v.to_string());
-    });
-    let body_vars: Vec<BTreeSet<String>> = rule.body.iter().map(vars_of).collect();
+    let head_vars = rule.head.vars();
+    let body_vars: Vec<BTreeSet<String>> = rule.body.iter().map(Literal::vars).collect();
     let hides = body_vars.iter().any(|vars| !vars.is_subset(&head_vars));
     let each_reads_one = body_vars.iter().all(|vars| vars.intersection(&head_vars).count() <= 1);
     head_vars.len() >= 2 && hides && each_reads_one
@@ -182,24 +178,10 @@ fn first_to_inline<'a>(candidates: &BTreeMap<&'a str, (&Uses, &Definitions)>, de
 /// atom and the definition's head do not unify.
 fn substitute(rule: &Rule, use_index: usize, definition: &Rule) -> Option<Rule> {
     let Literal::Atom(used) = &rule.body[use_index] else { return None };
-    let mut taken: BTreeSet<String> = BTreeSet::new();
-    rule.head.for_each_var(&mut |v, _| {
-        taken.insert(v.to_string());
-    });
-    for literal in &rule.body {
-        literal.for_each_var(&mut |v, _| {
-            taken.insert(v.to_string());
-        });
-    }
-    let mut definition_vars: BTreeSet<String> = BTreeSet::new();
-    definition.head.for_each_var(&mut |v, _| {
-        definition_vars.insert(v.to_string());
-    });
-    for literal in &definition.body {
-        literal.for_each_var(&mut |v, _| {
-            definition_vars.insert(v.to_string());
-        });
-    }
+    let mut taken = rule.head.vars();
+    taken.extend(rule.body.iter().flat_map(Literal::vars));
+    let mut definition_vars = definition.head.vars();
+    definition_vars.extend(definition.body.iter().flat_map(Literal::vars));
     taken.extend(definition_vars.iter().cloned());
     // A variable of the definition keeps its name unless the rule uses it too.
     let mut renaming: BTreeMap<String, Term> = BTreeMap::new();

@@ -202,15 +202,9 @@ struct Calls<'r> {
     calls: Vec<Call<'r>>,
 }
 
-fn vars_of(term: &Term, out: &mut BTreeSet<String>) {
-    term.for_each_var(&mut |v, _| {
-        out.insert(v.to_string());
-    });
-}
-
 fn bound_term(term: &Term, bound: &BTreeSet<String>) -> bool {
     let mut vars = BTreeSet::new();
-    vars_of(term, &mut vars);
+    term.vars_into(&mut vars);
     vars.is_subset(bound)
 }
 
