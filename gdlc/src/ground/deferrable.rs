@@ -127,15 +127,7 @@ fn checkable_rule(rule: &Rule<'_, '_>, dynamic: &BTreeSet<String>) -> bool {
 }
 
 fn bound_mask(atom: &Atom, bound: &BTreeSet<String>) -> u64 {
-    atom.args.iter().enumerate().fold(0, |mask, (i, t)| {
-        let mut v = BTreeSet::new();
-        t.vars_into(&mut v);
-        if v.is_subset(bound) {
-            mask | 1 << i
-        } else {
-            mask
-        }
-    })
+    atom.args.iter().enumerate().fold(0, |mask, (i, t)| if t.vars().is_subset(bound) { mask | 1 << i } else { mask })
 }
 
 fn full(arity: usize) -> u64 {
@@ -261,9 +253,7 @@ fn orders(
 
 /// Whether variable `v` occurs in no literal of `rule` but the `j`th, nor in its head.
 fn only_in(rule: &Rule<'_, '_>, j: usize, v: &str) -> bool {
-    let mut head = BTreeSet::new();
-    rule.head.args.iter().for_each(|t| t.vars_into(&mut head));
-    !head.contains(v)
+    !rule.head.vars().contains(v)
         && rule.body.iter().enumerate().all(|(k, b)| {
             k == j || {
                 let mut of = BTreeSet::new();
@@ -402,8 +392,7 @@ fn absorbable(
     checked: &BTreeSet<String>,
     dynamic: &BTreeSet<String>,
 ) -> Option<(Vec<usize>, Vec<String>)> {
-    let mut head_vars = BTreeSet::new();
-    head.args.iter().for_each(|t| t.vars_into(&mut head_vars));
+    let head_vars = head.vars();
     // Literals a checked relation may read: the state, static relations, checked relations.
     let foldable = |l: &Literal| match literal_atom(l) {
         Some(a) => a.name == "true" || !dynamic.contains(&a.name) || checked.contains(&a.name),

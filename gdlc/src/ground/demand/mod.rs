@@ -203,9 +203,7 @@ struct Calls<'r> {
 }
 
 fn bound_term(term: &Term, bound: &BTreeSet<String>) -> bool {
-    let mut vars = BTreeSet::new();
-    term.vars_into(&mut vars);
-    vars.is_subset(bound)
+    term.vars().is_subset(bound)
 }
 
 fn adornment(atom: &Atom, bound: &BTreeSet<String>) -> Adornment {
