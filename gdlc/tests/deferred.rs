@@ -233,6 +233,26 @@ fn grounding_stops_at_the_checked_atoms_asked_with_the_base_facts_and_moves() {
     assert!(known_terms(&whole).iter().all(|text| known.contains(text)));
 }
 
+/// Under `--form auto`, the first deferring attempt comes before the demand restriction: a game
+/// that plain grounding cannot take within its limit and demand would ground (checkersTorus at
+/// 30,000 instances) stops at that attempt when it reads the atoms to check that
+/// [`Options::lift_at_checks`] allows, without demand's work (chess: 8 s of it); without the
+/// stop, demand grounds the game whole.
+#[test]
+fn a_deferring_attempt_that_stops_at_its_checks_comes_before_demand() {
+    let text = std::fs::read_to_string("../games/checkersTorus.kif").unwrap();
+    let description = parse_auto(&text).description;
+    let limited = Options { max_instances: 30_000, ..Options::default() };
+    let demanded = ground(&description, &limited).unwrap();
+    assert!(demanded.deferred.atoms.is_empty(), "{} atoms", demanded.deferred.atoms.len());
+    let deferring = ground(&description, &Options { defer_relations: true, ..limited.clone() }).unwrap();
+    let checks = deferring.deferred.atoms.len();
+    assert!(checks > 1, "{checks} atoms");
+    let stopped = ground(&description, &Options { lift_at_checks: Some(1), ..limited });
+    let Err(gdlc::ground::Error::ChecksMany { atoms, .. }) = stopped else { panic!("{stopped:?}") };
+    assert!((1..=checks).contains(&atoms), "stopped at {atoms}");
+}
+
 /// Compiler options in `form` with every relation that can be checked at run time checked.
 fn checking_every_relation(form: gdlc::codegen::Form) -> gdlc::codegen::Options {
     gdlc::codegen::Options { ground: Options { defer_relations: true, ..Options::default() }, form }
