@@ -258,7 +258,7 @@ impl Grounding {
 enum FormArg {
     /// Straight-line code, or tables when the ground program has over 150,000 literals or its straight-line functions over 750,000 tokens (rustc would take over a minute); a game with most of its propositions in node words (boards evaluated 64 cells at a time) is written straight up to 500,000 literals and 1,100,000 tokens. A game too large to ground gets the lifted form.
     Auto,
-    /// Straight-line Rust: the fastest, but slow to build for large games.
+    /// Straight-line Rust: the fastest on most games (the tables are faster where few facts change a step), but slow to build for large games.
     Straight,
     /// Tables of the ground program, evaluated by the runtime: quick to build at any size. The lifted rules come beside them, and the faster of the two plays, chosen by a race when the game is first used (GDL_ENGINE=tables or GDL_ENGINE=lifted in the environment chooses instead).
     Tables,
