@@ -146,6 +146,19 @@ pub struct Node {
 }
 
 impl Node {
+    /// The derived propositions its rules read, in increasing order, each once.
+    pub fn nodes_read(&self) -> Vec<u32> {
+        let mut read: Vec<u32> = self
+            .rules
+            .iter()
+            .flatten()
+            .filter_map(|l| if let Prop::Node(n) = l.prop { Some(n) } else { None })
+            .collect();
+        read.sort_unstable();
+        read.dedup();
+        read
+    }
+
     /// Whether a rule reads an atom proved at run time.
     pub fn reads_deferred(&self) -> bool {
         self.rules.iter().flatten().any(|lit| matches!(lit.prop, Prop::Deferred(_)))

@@ -2,7 +2,7 @@
 //! the ground dependency graph, every component after those it depends on. A component with
 //! a cycle is a recursive group, evaluated by iterating to its least fixpoint.
 
-use super::{Node, Prop};
+use super::Node;
 use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -23,15 +23,7 @@ pub fn components(nodes: &[Node]) -> Vec<Component> {
     }
     let mut self_loop = vec![false; nodes.len()];
     for (head, node) in nodes.iter().enumerate() {
-        let mut bodies: Vec<u32> = node
-            .rules
-            .iter()
-            .flatten()
-            .filter_map(|l| if let Prop::Node(n) = l.prop { Some(n) } else { None })
-            .collect();
-        bodies.sort_unstable();
-        bodies.dedup();
-        for body in bodies {
+        for body in node.nodes_read() {
             if body as usize == head {
                 self_loop[head] = true;
             }
@@ -55,7 +47,7 @@ pub fn components(nodes: &[Node]) -> Vec<Component> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ground::Lit;
+    use crate::ground::{Lit, Prop};
 
     fn node(bodies: &[u32]) -> Node {
         Node { name: String::new(), rules: bodies.iter().map(|&b| vec![Lit::pos(Prop::Node(b))]).collect() }

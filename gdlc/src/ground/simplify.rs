@@ -150,21 +150,11 @@ struct Readers {
 }
 
 impl Readers {
+    /// The readers of every node of `nodes`.
     fn of(nodes: &[Node]) -> Readers {
-        let read = |node: &Node| -> Vec<u32> {
-            let mut bodies: Vec<u32> = node
-                .rules
-                .iter()
-                .flatten()
-                .filter_map(|l| if let Prop::Node(n) = l.prop { Some(n) } else { None })
-                .collect();
-            bodies.sort_unstable();
-            bodies.dedup();
-            bodies
-        };
         let mut start = vec![0u32; nodes.len() + 1];
         for node in nodes {
-            for n in read(node) {
+            for n in node.nodes_read() {
                 start[n as usize + 1] += 1;
             }
         }
@@ -174,7 +164,7 @@ impl Readers {
         let mut fill = start.clone();
         let mut readers = vec![0; start[nodes.len()] as usize];
         for (v, node) in nodes.iter().enumerate() {
-            for n in read(node) {
+            for n in node.nodes_read() {
                 readers[fill[n as usize] as usize] = v as u32;
                 fill[n as usize] += 1;
             }
@@ -182,6 +172,7 @@ impl Readers {
         Readers { start, readers }
     }
 
+    /// The nodes whose rules read node `n`.
     fn of_node(&self, n: u32) -> &[u32] {
         &self.readers[self.start[n as usize] as usize..self.start[n as usize + 1] as usize]
     }
