@@ -109,13 +109,17 @@ fn a_large_game_answers_terminal_and_goals_from_the_steps_code() {
     assert!(!small.contains("fn evaluate(") && small.contains("fn legal_0("), "{small}");
 }
 
+/// The straight-line functions of `ground` as `--form auto` asks for them: only when most of the
+/// program is in node words if `words_needed`, abandoned past `give_up_over` tokens.
+fn auto_functions(ground: &Ground, words_needed: bool, give_up_over: usize) -> Option<emit::Functions> {
+    emit::generate_functions(ground, None, Purpose::Auto { words_needed, give_up_over })
+}
+
 #[test]
 fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions =
-        emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
-            .expect("written");
+    let functions = auto_functions(&ground, false, usize::MAX).expect("written");
     let written = token_count(&functions.tokens);
     let budget = functions.budget_tokens.expect("asked for");
     assert!(budget > written + 1000, "{budget} against {written}");
@@ -131,9 +135,7 @@ fn functions_the_step_serves_count_toward_the_budget_as_if_written_apart() {
 fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_written_in() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let functions =
-        emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
-            .expect("written");
+    let functions = auto_functions(&ground, false, usize::MAX).expect("written");
     assert!(functions.mostly_words);
     let written = token_count(&functions.tokens);
     assert!(
@@ -150,12 +152,11 @@ fn a_game_mostly_in_node_words_may_pass_the_budget_up_to_the_tokens_it_is_writte
 fn writing_gives_up_once_the_functions_pass_the_tokens_the_form_would_take() {
     let ground =
         crate::compile::ground_source(include_str!("../../../games/gather.kif"), &Options::default()).expect("grounds");
-    let all = Purpose::Auto { words_needed: false, give_up_over: usize::MAX };
-    let written = token_count(&emit::generate_functions(&ground, None, all).expect("written").tokens);
-    let within = Purpose::Auto { words_needed: false, give_up_over: written };
-    assert!(emit::generate_functions(&ground, None, within).is_some());
-    let under = Purpose::Auto { words_needed: false, give_up_over: written / 2 };
-    assert!(emit::generate_functions(&ground, None, under).is_none());
+    let written = token_count(&auto_functions(&ground, false, usize::MAX).expect("written").tokens);
+    assert!(auto_functions(&ground, false, written).is_some());
+    assert!(auto_functions(&ground, false, written / 2).is_none());
+    // Given up, the functions are not there to count: `--form auto` takes the tables, as it
+    // would have once it counted them.
     assert!(
         generate_ground_within(&ground, Form::Auto, None, Limits { budget: 0, words: written / 2 }, &no_lifted_rules)
             .tables
@@ -166,23 +167,13 @@ fn writing_gives_up_once_the_functions_pass_the_tokens_the_form_would_take() {
 fn past_the_literals_only_a_game_mostly_in_node_words_is_written() {
     for source in [include_str!("../../../games/gather.kif"), include_str!("../../../games/eightPuzzle.kif")] {
         let ground = crate::compile::ground_source(source, &Options::default()).expect("grounds");
-        let all =
-            emit::generate_functions(&ground, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
-                .expect("written");
-        assert_eq!(
-            emit::generate_functions(&ground, None, Purpose::Auto { words_needed: true, give_up_over: usize::MAX })
-                .is_some(),
-            all.mostly_words
-        );
+        let all = auto_functions(&ground, false, usize::MAX).expect("written");
+        assert_eq!(auto_functions(&ground, true, usize::MAX).is_some(), all.mostly_words);
     }
     let eight_puzzle =
         crate::compile::ground_source(include_str!("../../../games/eightPuzzle.kif"), &Options::default())
             .expect("grounds");
-    assert!(
-        !emit::generate_functions(&eight_puzzle, None, Purpose::Auto { words_needed: false, give_up_over: usize::MAX })
-            .expect("written")
-            .mostly_words
-    );
+    assert!(!auto_functions(&eight_puzzle, false, usize::MAX).expect("written").mostly_words);
 }
 
 #[test]
