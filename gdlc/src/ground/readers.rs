@@ -1,7 +1,7 @@
 //! Who reads each derived proposition of a ground program: the rules that read it, and whether
 //! an output value does.
 
-use super::{Ground, Lit, Prop, Value};
+use super::{Ground, Lit, Node, Prop, Value};
 
 /// For every node, the rules that read it: the reading node and the rule's index.
 pub(crate) struct Readers {
@@ -10,8 +10,13 @@ pub(crate) struct Readers {
 
 impl Readers {
     pub(crate) fn new(ground: &Ground) -> Readers {
-        let mut of = vec![Vec::new(); ground.nodes.len()];
-        for (head, node) in ground.nodes.iter().enumerate() {
+        Readers::of_nodes(&ground.nodes)
+    }
+
+    /// The readers of every node of `nodes`.
+    pub(crate) fn of_nodes(nodes: &[Node]) -> Readers {
+        let mut of = vec![Vec::new(); nodes.len()];
+        for (head, node) in nodes.iter().enumerate() {
             for (r, rule) in node.rules.iter().enumerate() {
                 for lit in rule {
                     if let Prop::Node(m) = lit.prop {

@@ -4,6 +4,7 @@
 //! are numbered in evaluation order.
 
 use super::order::components;
+use super::readers::Readers;
 use super::{Ground, Lit, Node, Prop, Value};
 use rustc_hash::FxHashMap;
 
@@ -118,7 +119,7 @@ fn round(ground: &mut Ground, first: bool) -> bool {
 /// the least fixpoint, as the components of the program in order would find it, without
 /// building them in every round.
 fn constants(nodes: &[Node]) -> Vec<Option<bool>> {
-    let readers = Readers::of(nodes);
+    let readers = Readers::of_nodes(nodes);
     let mut known: Vec<Option<bool>> = vec![None; nodes.len()];
     let mut queued = vec![false; nodes.len()];
     let mut wave: Vec<u32> = (0..nodes.len() as u32).collect();
@@ -131,7 +132,7 @@ fn constants(nodes: &[Node]) -> Vec<Option<bool>> {
             }
             let Some(value) = node_value(&nodes[v as usize], &known) else { continue };
             known[v as usize] = Some(value);
-            for &reader in readers.of_node(v) {
+            for reader in readers.reading(v) {
                 if known[reader as usize].is_none() && !std::mem::replace(&mut queued[reader as usize], true) {
                     next.push(reader);
                 }
@@ -141,41 +142,6 @@ fn constants(nodes: &[Node]) -> Vec<Option<bool>> {
         next.clear();
     }
     known
-}
-
-/// For every node, the nodes whose rules read it, each once.
-struct Readers {
-    start: Vec<u32>,
-    readers: Vec<u32>,
-}
-
-impl Readers {
-    /// The readers of every node of `nodes`.
-    fn of(nodes: &[Node]) -> Readers {
-        let mut start = vec![0u32; nodes.len() + 1];
-        for node in nodes {
-            for n in node.nodes_read() {
-                start[n as usize + 1] += 1;
-            }
-        }
-        for k in 1..start.len() {
-            start[k] += start[k - 1];
-        }
-        let mut fill = start.clone();
-        let mut readers = vec![0; start[nodes.len()] as usize];
-        for (v, node) in nodes.iter().enumerate() {
-            for n in node.nodes_read() {
-                readers[fill[n as usize] as usize] = v as u32;
-                fill[n as usize] += 1;
-            }
-        }
-        Readers { start, readers }
-    }
-
-    /// The nodes whose rules read node `n`.
-    fn of_node(&self, n: u32) -> &[u32] {
-        &self.readers[self.start[n as usize] as usize..self.start[n as usize + 1] as usize]
-    }
 }
 
 fn node_value(node: &Node, known: &[Option<bool>]) -> Option<bool> {
